@@ -1,0 +1,23 @@
+# tickwork: run `make test` for everything; see README.md.
+GO ?= go
+STATICCHECK := $(GO) tool staticcheck
+
+.PHONY: test unit lint bench simulate mutants chaos
+
+# test: lint, every package's tests (PostgreSQL through DATABASE_URL), then
+# the simulator over 10,000 seeds.
+test: lint unit simulate
+
+unit:
+	$(GO) test -count=1 -timeout 10m ./...
+
+lint:
+	$(GO) vet ./...
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(STATICCHECK) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./store/pg/
+
+simulate:
+	@if [ -d cmd/simulate ]; then $(GO) run ./cmd/simulate -seeds 10000; else echo "cmd/simulate not built yet"; fi

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Store is a queue database. It is safe for concurrent use.
+type Store interface {
+	// InTx runs fn in one transaction: everything fn does commits together
+	// when fn returns nil, and nothing does when it returns an error or
+	// panics. An ErrUnavailable from InTx may come after the commit: callers
+	// must treat it as "maybe applied".
+	InTx(ctx context.Context, fn func(Tx) error) error
+	// Listen subscribes to the available and stepdown channels until ctx is
+	// done. Delivery is best effort: a slow reader loses notifications, and
+	// workers poll anyway.
+	Listen(ctx context.Context) (<-chan Notification, error)
+}
+
+// Tx is one transaction. Its methods must only be used inside the InTx
+// callback that received it, from one goroutine.
+type Tx interface {
+	// Now is the store's time for this transaction, rounded to the
+	// microsecond. Every timestamp the transaction writes or compares is
+	// this value.
+	Now(ctx context.Context) (time.Time, error)
+
+	Workers
+	Leases
+	Jobs
+	Schedules
+}
+
+// Workers manages the workers table.
+type Workers interface {
+	// RegisterWorker inserts a live worker row; ErrConflict if id exists.
+	RegisterWorker(ctx context.Context, id ulid.ULID) error
+	// Heartbeat sets last_seen_at to now. ErrNotFound if the worker does
+	// not exist or was shut down: it was declared dead and must register
+	// again under a new id.
+	Heartbeat(ctx context.Context, id ulid.ULID) error
+	// ShutdownWorker sets shutdown_at to now; a no-op for a worker already
+	// shut down, ErrNotFound for an unknown one.
+	ShutdownWorker(ctx context.Context, id ulid.ULID) error
+	// ShutdownDeadWorkers shuts down every live worker whose last_seen_at
+	// is older than now − threshold and returns their ids in id order.
+	ShutdownDeadWorkers(ctx context.Context, threshold time.Duration) ([]ulid.ULID, error)
+	// ListWorkers returns every worker row in id order.
+	ListWorkers(ctx context.Context) ([]Worker, error)
+	// DeleteOldWorkers deletes workers shut down before now − age and
+	// returns how many.
+	DeleteOldWorkers(ctx context.Context, age time.Duration) (int, error)
+}
+
+// Leases manages the single leader lease. Lease times are store time.
+type Leases interface {
+	// ExpireLease deletes the lease if it expired (expires_at <= now) and
+	// reports whether it did.
+	ExpireLease(ctx context.Context) (bool, error)
+	// TryAcquireLease takes the lease for worker when there is none, or
+	// renews it to now + ttl when worker already holds an unexpired one.
+	// It reports whether worker holds the lease afterwards. ErrNotFound if
+	// worker is not a live worker. It never takes over a lease held by
+	// another worker, expired or not: ExpireLease does that.
+	TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Duration) (bool, error)
+	// ReleaseLease deletes the lease if worker holds it, reports whether it
+	// did, and then notifies the stepdown channel.
+	ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error)
+	// GetLease returns the lease row; ErrNotFound if there is none.
+	GetLease(ctx context.Context) (Lease, error)
+	// LockLeaderDuties takes the transaction-scoped leader-duty lock
+	// (waiting for another holder) and then reports whether worker holds an
+	// unexpired lease. Duties run in the same transaction only if it is true.
+	LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, error)
+}
+
+// Jobs manages the jobs table.
+type Jobs interface {
+	// InsertJobs inserts rows, attempt 0, in one statement (COPY for large
+	// batches in PostgreSQL) and notifies the available channel once per
+	// queue that got an available row. ErrInvalid for a bad job (nothing is
+	// inserted), ErrConflict for a duplicate id.
+	InsertJobs(ctx context.Context, jobs []NewJob) error
+	// Reserve marks up to limit available jobs of the given queues as
+	// running, started by worker at now, oldest id first, skipping rows
+	// locked by other transactions, and returns them in id order.
+	// ErrNotFound if worker is not a live worker; nothing is reserved then.
+	Reserve(ctx context.Context, worker ulid.ULID, queues []string, limit int) ([]Job, error)
+	// RunningJobs returns the jobs running under worker, in id order. A
+	// worker uses it to recover reservations whose commit it did not see.
+	RunningJobs(ctx context.Context, worker ulid.ULID) ([]Job, error)
+	// CompleteJobs marks the given jobs completed if each is still running
+	// under worker, and returns the ids that were fenced off (not changed),
+	// in the order given.
+	CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) (fenced []ulid.ULID, err error)
+	// FailJob marks a job failed with reason if it is still running under
+	// worker; ErrFenced (nothing changed) otherwise.
+	FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error
+	// ScheduleRetry inserts the next attempt of a failed or lost job that
+	// has none: same queue, payload, metadata and schedule name, attempt+1,
+	// scheduled at now + delay (available at once when delay <= 0). It links
+	// the old row's next_attempt_id to it and, if the schedule points at
+	// the old row, moves the schedule's pointer to the new one. It returns
+	// the new row. ErrConflict if the job is not failed or lost, or already
+	// has a next attempt; ErrNotFound if it does not exist.
+	ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (Job, error)
+	// RescueLostJobs marks every running job whose worker is shut down as
+	// lost (failed_at = now, failed_reason naming the worker) and returns
+	// them in id order; the caller decides on their retries.
+	RescueLostJobs(ctx context.Context) ([]Job, error)
+	// PromoteScheduledJobs makes scheduled jobs whose scheduled_at <= now
+	// available, notifies once per queue, and returns how many.
+	PromoteScheduledJobs(ctx context.Context) (int, error)
+	// GetJob returns one row; ErrNotFound if it does not exist.
+	GetJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// ListJobs returns rows matching f in id order.
+	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
+	// CancelJob cancels a scheduled, available or running job (a running
+	// job's result will then be fenced off). ErrConflict for a terminal
+	// job, ErrNotFound for an unknown one.
+	CancelJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// DeleteOldJobs deletes terminal jobs that ended (completed, failed or
+	// cancelled) before now − age and returns how many. Links to deleted
+	// rows (next_attempt_id, schedules) become NULL.
+	DeleteOldJobs(ctx context.Context, age time.Duration) (int, error)
+}
+
+// Schedules manages the schedules table.
+type Schedules interface {
+	// EnsureSchedules inserts a row for each name that has none.
+	EnsureSchedules(ctx context.Context, names []string) error
+	// ListSchedules returns every schedule row in name order.
+	ListSchedules(ctx context.Context) ([]Schedule, error)
+	// AdvanceSchedule records that the schedule's next run is job at at.
+	// ErrNotFound for an unknown schedule.
+	AdvanceSchedule(ctx context.Context, name string, at time.Time, job ulid.ULID) error
+}

@@ -1,0 +1,119 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Status is the state of one job row (one attempt).
+type Status string
+
+// Job statuses. A row starts Scheduled or Available, becomes Running when a
+// worker reserves it, and ends in one of the terminal statuses.
+const (
+	Scheduled Status = "scheduled" // waits for ScheduledAt
+	Available Status = "available" // may be reserved
+	Running   Status = "running"   // reserved by StartedBy
+	Completed Status = "completed" // the handler succeeded
+	Failed    Status = "failed"    // the handler failed; see NextAttemptID
+	Lost      Status = "lost"      // its worker was declared dead while it ran
+	Cancelled Status = "cancelled" // cancelled by an operator
+)
+
+// Terminal reports whether a row in status s will never run again.
+func (s Status) Terminal() bool {
+	return s == Completed || s == Failed || s == Lost || s == Cancelled
+}
+
+// Valid reports whether s is one of the statuses above.
+func (s Status) Valid() bool {
+	switch s {
+	case Scheduled, Available, Running, Completed, Failed, Lost, Cancelled:
+		return true
+	}
+	return false
+}
+
+// Job is one attempt of a job. Zero times and zero ULIDs stand for SQL NULL.
+type Job struct {
+	ID            ulid.ULID
+	Queue         string
+	Payload       json.RawMessage
+	Metadata      json.RawMessage
+	Status        Status
+	Attempt       int
+	CreatedAt     time.Time
+	ScheduledAt   time.Time
+	StartedAt     time.Time
+	StartedBy     ulid.ULID
+	CompletedAt   time.Time
+	FailedAt      time.Time
+	FailedReason  string
+	CancelledAt   time.Time
+	NextAttemptID ulid.ULID
+	ScheduleName  string
+}
+
+// NewJob describes a job to insert. A zero ScheduledAt, or one not after the
+// store's now, makes the row Available at once; a later one makes it
+// Scheduled. A nil Metadata is stored as {}.
+type NewJob struct {
+	ID           ulid.ULID
+	Queue        string
+	Payload      json.RawMessage
+	Metadata     json.RawMessage
+	ScheduledAt  time.Time
+	ScheduleName string
+}
+
+// Worker is one row of the workers table: one worker start.
+type Worker struct {
+	ID           ulid.ULID
+	RegisteredAt time.Time
+	LastSeenAt   time.Time
+	ShutdownAt   time.Time // zero while alive
+}
+
+// Lease is the leader row.
+type Lease struct {
+	WorkerID  ulid.ULID
+	ElectedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Schedule is one row of the schedules table.
+type Schedule struct {
+	Name               string
+	LastScheduledAt    time.Time // zero: never scheduled
+	LastScheduledJobID ulid.ULID // zero: none (or deleted by retention)
+}
+
+// JobFilter selects jobs for ListJobs. Zero fields match everything.
+// Results are ordered by id; After pages past a previous result.
+type JobFilter struct {
+	Status Status
+	Queue  string
+	After  ulid.ULID
+	Limit  int // 0 means 100
+}
+
+// Notification is a message on one of the store's channels.
+type Notification struct {
+	Channel Channel
+	Queue   string // for ChannelAvailable: the queue that has a new job
+}
+
+// Channel names a notification channel. PostgreSQL prefixes it with the
+// schema: <schema>_available, <schema>_leader_stepdown.
+type Channel string
+
+// The notification channels.
+const (
+	ChannelAvailable Channel = "available"
+	ChannelStepdown  Channel = "leader_stepdown"
+)
+
+// MaxPayloadBytes is the largest payload or metadata document a store accepts.
+const MaxPayloadBytes = 1 << 20
