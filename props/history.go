@@ -1,0 +1,217 @@
+package props
+
+import (
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+)
+
+// A History is what a run of tickwork recorded: the scenario parameters the
+// properties depend on, then the events in the order they happened. Event
+// times are store time (true DB time), never a worker's local clock; they
+// never decrease, and Seq strictly increases.
+type History struct {
+	Params Params
+	Events []Event
+}
+
+// Params are the scenario settings the properties are checked against. They
+// must be the settings actually in force in the run (a simulator that
+// shortens the backoff per seed records the shortened policy).
+type Params struct {
+	MaxRetries    int              // a chain has at most MaxRetries+1 attempts
+	MaxConcurrent int              // executions at once per worker process
+	Backoff       clockrng.Backoff // the retry delay policy in force
+	LeaseTTL      time.Duration    // leader lease time to live (store time)
+	DeadThreshold time.Duration    // a worker unseen this long is declared dead
+	Schedules     []ScheduleSpec   // the cron schedules the workers run
+}
+
+// ScheduleSpec names a schedule and its cron expression: 6 fields, seconds
+// first, UTC (robfig/cron/v3 with seconds).
+type ScheduleSpec struct {
+	Name string
+	Cron string
+}
+
+// Kind says what an Event records and so which of its fields are set.
+type Kind string
+
+// The event kinds. The comment on each lists the Event fields it uses
+// besides Seq and Time.
+const (
+	// Commit: one store transaction committed. Jobs, Workers, Leases and
+	// Schedules list every row it changed, each at most once. Worker is
+	// the worker whose transaction it was (zero for the driver: enqueues,
+	// cancellations); Process names that worker's process when known.
+	Commit Kind = "commit"
+
+	// ExecStarted: a handler really began running Job on Process, acting
+	// as Worker.
+	ExecStarted Kind = "exec_started"
+	// ExecEnded: the handler of Job on Process returned; Decision and
+	// Reason are what it returned. A crash or a completed shutdown ends
+	// the process's executions without an ExecEnded.
+	ExecEnded Kind = "exec_ended"
+
+	// Crashed: Process died at once, losing all in-memory state; its
+	// executions stop. Worker is the id it was acting as.
+	Crashed Kind = "crashed"
+	// Restarted: Process started again (it will register a new Worker).
+	Restarted Kind = "restarted"
+	// ShutdownBegan: Process (acting as Worker) began a graceful shutdown.
+	ShutdownBegan Kind = "shutdown_began"
+	// ShutdownCompleted: Process finished its graceful shutdown as Worker
+	// and exits; its executions stop. Running and LeaseHolder are what the
+	// driver read from the store at that moment: the jobs running with
+	// started_by = Worker (in id order) and the lease holder (zero: none).
+	ShutdownCompleted Kind = "shutdown_completed"
+	// DeclaredDead: Process learned that Worker was declared dead (its
+	// heartbeat found no live row) and will register again.
+	DeclaredDead Kind = "declared_dead"
+
+	// DutiesStarted: Worker (on Process) began leader duties in a
+	// transaction at store time Time, after checking its lease; LeaseExpires
+	// is the expiry it believed. DutiesEnded: that transaction ended.
+	DutiesStarted Kind = "duties_started"
+	DutiesEnded   Kind = "duties_ended"
+
+	// ResultFenced: the store refused Worker's result for Job (the row was
+	// no longer running under Worker); the row must not change because of it.
+	ResultFenced Kind = "result_fenced"
+
+	// ScheduleFired: the leader Worker enqueued Job for Schedule at cron
+	// time CronTime.
+	ScheduleFired Kind = "schedule_fired"
+)
+
+// Decision is what a handler's run asked for.
+type Decision string
+
+// The decisions a handler's run can end with. A panic or a timeout is
+// recorded as Retry (with its reason); an undecodable payload as Fail.
+const (
+	Succeed Decision = "succeed"
+	Retry   Decision = "retry"
+	Fail    Decision = "fail"
+)
+
+// Event is one recorded happening. Kind says which fields are set; the
+// others are zero. Time is store time.
+type Event struct {
+	Seq  int64
+	Time time.Time
+	Kind Kind
+
+	Process string    `json:",omitzero"` // the driver's stable name for a worker process
+	Worker  ulid.ULID `json:",omitzero"` // the worker row id the process acts as
+	Job     ulid.ULID `json:",omitzero"`
+
+	// Commit
+	Jobs      []JobChange      `json:",omitempty"`
+	Workers   []WorkerChange   `json:",omitempty"`
+	Leases    []LeaseChange    `json:",omitempty"`
+	Schedules []ScheduleChange `json:",omitempty"`
+
+	// ExecEnded
+	Decision Decision `json:",omitzero"`
+	Reason   string   `json:",omitzero"`
+
+	// ShutdownCompleted
+	Running     []ulid.ULID `json:",omitempty"`
+	LeaseHolder ulid.ULID   `json:",omitzero"`
+
+	// DutiesStarted
+	LeaseExpires time.Time `json:",omitzero"`
+
+	// ScheduleFired
+	Schedule string    `json:",omitzero"`
+	CronTime time.Time `json:",omitzero"`
+}
+
+// Status is the status of a job row; the values are the store's.
+type Status string
+
+// The job statuses (SPEC 1).
+const (
+	Scheduled Status = "scheduled"
+	Available Status = "available"
+	Running   Status = "running"
+	Completed Status = "completed"
+	Failed    Status = "failed"
+	Lost      Status = "lost"
+	Cancelled Status = "cancelled"
+)
+
+// Terminal reports whether a row in status s will never run again.
+func (s Status) Terminal() bool {
+	return s == Completed || s == Failed || s == Lost || s == Cancelled
+}
+
+// JobRow is the part of a jobs row the properties read. Zero times and zero
+// ids stand for SQL NULL.
+type JobRow struct {
+	ID            ulid.ULID
+	Queue         string
+	Status        Status
+	Attempt       int
+	CreatedAt     time.Time
+	ScheduledAt   time.Time
+	StartedAt     time.Time `json:",omitzero"`
+	StartedBy     ulid.ULID `json:",omitzero"`
+	CompletedAt   time.Time `json:",omitzero"`
+	FailedAt      time.Time `json:",omitzero"`
+	FailedReason  string    `json:",omitzero"`
+	CancelledAt   time.Time `json:",omitzero"`
+	NextAttemptID ulid.ULID `json:",omitzero"`
+	ScheduleName  string    `json:",omitzero"`
+}
+
+// WorkerRow is a workers row. A zero ShutdownAt means alive.
+type WorkerRow struct {
+	ID           ulid.ULID
+	RegisteredAt time.Time
+	LastSeenAt   time.Time
+	ShutdownAt   time.Time `json:",omitzero"`
+}
+
+// LeaseRow is the leader lease row.
+type LeaseRow struct {
+	Holder    ulid.ULID
+	ElectedAt time.Time
+	ExpiresAt time.Time
+}
+
+// ScheduleRow is a schedules row. Zero fields stand for SQL NULL.
+type ScheduleRow struct {
+	Name               string
+	LastScheduledAt    time.Time `json:",omitzero"`
+	LastScheduledJobID ulid.ULID `json:",omitzero"`
+}
+
+// JobChange is one jobs row changed by a commit: Before is nil for an
+// insert, After is nil for a delete.
+type JobChange struct {
+	Before *JobRow `json:",omitempty"`
+	After  *JobRow `json:",omitempty"`
+}
+
+// WorkerChange is one workers row changed by a commit (nil: absent).
+type WorkerChange struct {
+	Before *WorkerRow `json:",omitempty"`
+	After  *WorkerRow `json:",omitempty"`
+}
+
+// LeaseChange is the lease row changed by a commit (nil: absent).
+type LeaseChange struct {
+	Before *LeaseRow `json:",omitempty"`
+	After  *LeaseRow `json:",omitempty"`
+}
+
+// ScheduleChange is one schedules row changed by a commit (nil: absent).
+type ScheduleChange struct {
+	Before *ScheduleRow `json:",omitempty"`
+	After  *ScheduleRow `json:",omitempty"`
+}
