@@ -1,0 +1,199 @@
+package worker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// Config is what a worker core does and how often. DefaultConfig returns the
+// SPEC defaults; Validate reports a config that cannot work.
+type Config struct {
+	// Queues are the queues this worker reserves jobs from. It may be empty
+	// for a worker that only takes part in leader duties.
+	Queues []string
+	// MaxConcurrent caps the jobs executing locally at once (default 10).
+	MaxConcurrent int
+	// MaxFetch caps the jobs reserved by one tick (default 5).
+	MaxFetch int
+	// MaxRetries is the highest attempt number a retry may create: a job
+	// runs at most MaxRetries+1 times (default 10).
+	MaxRetries int
+
+	// PollInterval is the wait between ticks when nothing else wakes the
+	// worker (default 1 s), spread by ±PollJitter (default 0.1).
+	PollInterval time.Duration
+	PollJitter   float64
+	// HeartbeatInterval is how often, on the local clock, the worker
+	// updates its last_seen_at (default 1 min).
+	HeartbeatInterval time.Duration
+	// LeaseTTL is how long, in store time, the leader lease lasts after
+	// each renewal (default 5 s).
+	LeaseTTL time.Duration
+	// LeaderInterval is how often at most, on the local clock, a tick runs
+	// lease maintenance and leader duties (default 500 ms). Ticks woken by
+	// finished jobs come much more often than that; doing the lease and the
+	// duties on each of them would cost round trips without changing what
+	// happens. It must be well below LeaseTTL so the lease is renewed in time.
+	LeaderInterval time.Duration
+	// DeadWorkerThreshold is how long, in store time, a worker may go
+	// without a heartbeat before the leader declares it dead (default 2 min).
+	DeadWorkerThreshold time.Duration
+	// JobRetention and WorkerRetention are how long, in store time, terminal
+	// jobs and shut-down workers are kept (defaults 30 days and 7 days).
+	JobRetention    time.Duration
+	WorkerRetention time.Duration
+	// CleanupInterval is how often at most, on the local clock, the leader
+	// deletes old rows (default 1 min).
+	CleanupInterval time.Duration
+	// DrainTimeout is how long a graceful shutdown waits for running jobs
+	// before cancelling and releasing them (default 30 s).
+	DrainTimeout time.Duration
+	// Backoff is the retry delay policy (default 5 s × 2^attempt).
+	Backoff clockrng.Backoff
+	// Schedules are the recurring jobs the leader enqueues.
+	Schedules []ScheduleSpec
+}
+
+// ScheduleSpec is one recurring job: Cron has six fields, seconds first, and
+// is read in UTC (robfig/cron/v3). Each run enqueues Payload on Queue.
+type ScheduleSpec struct {
+	Name    string
+	Cron    string
+	Queue   string
+	Payload json.RawMessage
+}
+
+// DefaultConfig returns the SPEC defaults with no queues and no schedules.
+func DefaultConfig() Config {
+	return Config{
+		MaxConcurrent:       10,
+		MaxFetch:            5,
+		MaxRetries:          10,
+		PollInterval:        time.Second,
+		PollJitter:          0.1,
+		HeartbeatInterval:   time.Minute,
+		LeaseTTL:            5 * time.Second,
+		LeaderInterval:      500 * time.Millisecond,
+		DeadWorkerThreshold: 2 * time.Minute,
+		JobRetention:        30 * 24 * time.Hour,
+		WorkerRetention:     7 * 24 * time.Hour,
+		CleanupInterval:     time.Minute,
+		DrainTimeout:        30 * time.Second,
+		Backoff:             clockrng.DefaultBackoff(),
+	}
+}
+
+// cronParser reads six-field expressions, seconds first.
+var cronParser = cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+
+// Validate reports every setting that cannot work, joined into one error.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("worker config: "+format, args...)) }
+	if c.MaxConcurrent < 1 {
+		bad("MaxConcurrent is %d, must be at least 1", c.MaxConcurrent)
+	}
+	if c.MaxFetch < 1 {
+		bad("MaxFetch is %d, must be at least 1", c.MaxFetch)
+	}
+	if c.MaxRetries < 0 {
+		bad("MaxRetries is %d, must not be negative", c.MaxRetries)
+	}
+	if c.PollJitter < 0 || c.PollJitter >= 1 {
+		bad("PollJitter is %v, must be within [0, 1)", c.PollJitter)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"PollInterval", c.PollInterval}, {"HeartbeatInterval", c.HeartbeatInterval},
+		{"LeaseTTL", c.LeaseTTL}, {"LeaderInterval", c.LeaderInterval},
+		{"DeadWorkerThreshold", c.DeadWorkerThreshold}, {"JobRetention", c.JobRetention},
+		{"WorkerRetention", c.WorkerRetention}, {"CleanupInterval", c.CleanupInterval},
+	} {
+		if d.v <= 0 {
+			bad("%s is %v, must be positive", d.name, d.v)
+		}
+	}
+	if c.DrainTimeout < 0 {
+		bad("DrainTimeout is %v, must not be negative", c.DrainTimeout)
+	}
+	if c.LeaderInterval >= c.LeaseTTL && c.LeaseTTL > 0 {
+		bad("LeaderInterval %v must be shorter than LeaseTTL %v, or the lease lapses between renewals", c.LeaderInterval, c.LeaseTTL)
+	}
+	if c.DeadWorkerThreshold <= c.HeartbeatInterval && c.HeartbeatInterval > 0 {
+		bad("DeadWorkerThreshold %v must be longer than HeartbeatInterval %v, or live workers are declared dead", c.DeadWorkerThreshold, c.HeartbeatInterval)
+	}
+	if err := c.Backoff.Validate(); err != nil {
+		bad("%v", err)
+	}
+	errs = append(errs, validateNames("queue", c.Queues)...)
+	errs = append(errs, validateSchedules(c.Schedules)...)
+	return errors.Join(errs...)
+}
+
+// validateNames checks that queue names are usable and distinct.
+func validateNames(what string, names []string) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n == "" || len(n) > store.MaxQueueNameBytes {
+			errs = append(errs, fmt.Errorf("worker config: %s name %q must be 1 to %d bytes", what, n, store.MaxQueueNameBytes))
+		}
+		if seen[n] {
+			errs = append(errs, fmt.Errorf("worker config: %s %q is listed twice", what, n))
+		}
+		seen[n] = true
+	}
+	return errs
+}
+
+func validateSchedules(specs []ScheduleSpec) []error {
+	var errs []error
+	names := make([]string, 0, len(specs))
+	for _, s := range specs {
+		names = append(names, s.Name)
+		if _, err := parseCron(s.Cron); err != nil {
+			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
+		}
+		if s.Queue == "" || len(s.Queue) > store.MaxQueueNameBytes {
+			errs = append(errs, fmt.Errorf("worker config: schedule %q: queue name %q must be 1 to %d bytes", s.Name, s.Queue, store.MaxQueueNameBytes))
+		}
+		if !json.Valid(s.Payload) {
+			errs = append(errs, fmt.Errorf("worker config: schedule %q: payload %q is not valid JSON", s.Name, s.Payload))
+		}
+	}
+	return append(errs, validateNames("schedule", names)...)
+}
+
+// parseCron reads a six-field UTC expression. Time zone prefixes are
+// refused because schedules run in UTC, the store's zone.
+func parseCron(expr string) (cron.Schedule, error) {
+	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
+		return nil, fmt.Errorf("cron expression %q names a time zone; schedules run in UTC", expr)
+	}
+	s, err := cronParser.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("cron expression %q (want 6 fields, seconds first): %w", expr, err)
+	}
+	return s, nil
+}
+
+// scheduleNames returns the schedule names in sorted order.
+func scheduleNames(specs []ScheduleSpec) []string {
+	names := make([]string, 0, len(specs))
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return names
+}

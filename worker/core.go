@@ -1,0 +1,256 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"github.com/robfig/cron/v3"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// ErrShutDown is returned by Tick, Release and Shutdown once Shutdown has
+// completed: a core is not reused after a graceful shutdown.
+var ErrShutDown = errors.New("worker core is shut down")
+
+// maxErrorBackoff caps the wait between ticks while the store keeps failing.
+const maxErrorBackoff = 30 * time.Second
+
+// Core is one worker's queue logic. It is driven by one goroutine: Tick,
+// Finished, BeginShutdown, Release, Shutdown and the accessors must not be
+// called concurrently. It reads no clock (local time is Tick's argument),
+// starts no goroutine, draws randomness only from the source it was given,
+// and blocks only on the store.
+type Core struct {
+	st  store.Store
+	cfg Config
+	obs Observer
+
+	// Independent children of the caller's source, so that drawing poll
+	// jitter does not change the ids or backoff delays a seed produces.
+	idRand, pollRand, backoffRand *clockrng.Rand
+
+	schedules []ScheduleSpec // sorted by name
+	crons     map[string]cron.Schedule
+
+	id           ulid.ULID // zero until registered, and after being declared dead
+	leader       bool
+	shuttingDown bool
+	closed       bool
+
+	executing map[ulid.ULID]localJob // jobs handed to the driver that have not finished
+	pending   []pendingResult        // finished jobs whose result is not yet recorded
+	// unseenReserve is the worker id under which a Reserve may have
+	// committed without the core seeing it; the next job pass recovers its
+	// reservations with RunningJobs.
+	unseenReserve ulid.ULID
+
+	lastHeartbeat, lastLeader, lastCleanup time.Time // local clock
+	failures                               int       // consecutive failed ticks
+
+	now    time.Time // the local time of the current call
+	events []Event   // buffered until the current transaction commits
+}
+
+// localJob is a job handed to the driver, with the worker id it was
+// reserved under (an earlier incarnation's after a re-registration).
+type localJob struct {
+	job    store.Job
+	worker ulid.ULID
+}
+
+// pendingResult is a result waiting to be written. tries counts earlier
+// transactions that tried to write it and whose outcome is unknown.
+type pendingResult struct {
+	Result
+	local localJob
+	tries int
+}
+
+// TickResult is what one Tick hands back to its driver.
+type TickResult struct {
+	// Start are the jobs to execute now, in id order. Their reservations
+	// have committed. Start them even when Tick also returns an error: the
+	// error then concerns a later phase of the tick.
+	Start []store.Job
+}
+
+// NewCore returns a core for cfg, which must pass Validate. rnd supplies
+// every random choice (ids, poll jitter, backoff jitter); obs may be nil.
+// The core registers its worker row on the first Tick.
+func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Core, error) {
+	if st == nil {
+		return nil, errors.New("worker: NewCore needs a store")
+	}
+	if rnd == nil {
+		return nil, errors.New("worker: NewCore needs a random source")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if obs == nil {
+		obs = ObserverFunc(func(Event) {})
+	}
+	c := &Core{
+		st: st, cfg: cfg, obs: obs,
+		idRand: rnd.Child("ids"), pollRand: rnd.Child("poll"), backoffRand: rnd.Child("backoff"),
+		crons:     map[string]cron.Schedule{},
+		executing: map[ulid.ULID]localJob{},
+	}
+	c.cfg.Queues = slices.Clone(cfg.Queues)
+	c.schedules = slices.Clone(cfg.Schedules)
+	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return cmpString(a.Name, b.Name) })
+	for _, s := range c.schedules {
+		c.crons[s.Name], _ = parseCron(s.Cron) // Validate checked it
+	}
+	return c, nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Config returns the configuration the core runs with.
+func (c *Core) Config() Config { return c.cfg }
+
+// ID returns the current worker id: zero before the first registration and
+// between being declared dead and registering again.
+func (c *Core) ID() ulid.ULID { return c.id }
+
+// IsLeader reports whether the core believes it holds the lease. The belief
+// only decides whether to try leader duties; the duties themselves re-check
+// the lease in their transaction.
+func (c *Core) IsLeader() bool { return c.leader }
+
+// Running returns the jobs handed to the driver that have not finished, in
+// id order, including jobs reserved under an earlier worker id.
+func (c *Core) Running() []ulid.ULID {
+	return slices.SortedFunc(maps.Keys(c.executing), func(a, b ulid.ULID) int { return a.Compare(b) })
+}
+
+// Finished reports that a job handed out by Tick has ended; its result is
+// written by the next Tick (or Shutdown). Results for jobs the core does not
+// count as running (unknown, already finished, or released) are ignored.
+func (c *Core) Finished(r Result) {
+	lj, ok := c.executing[r.JobID]
+	if !ok {
+		return
+	}
+	delete(c.executing, r.JobID)
+	c.pending = append(c.pending, pendingResult{Result: r, local: lj})
+}
+
+// NextPoll returns how long the driver should wait before the next Tick
+// when nothing wakes it: the poll interval with jitter, or, after a Tick
+// that failed, an exponential backoff (poll interval × 2^(failures−1),
+// capped at 30 s, same jitter). While backing off the driver should not let
+// finished jobs or notifications cut the wait short.
+func (c *Core) NextPoll() time.Duration {
+	d := c.cfg.PollInterval
+	if c.failures > 0 {
+		d = ErrorBackoff(c.cfg.PollInterval, c.failures)
+	}
+	return clockrng.Jitter(c.pollRand, d, c.cfg.PollJitter)
+}
+
+// Failing reports whether the last Tick failed, so the driver is backing off.
+func (c *Core) Failing() bool { return c.failures > 0 }
+
+// ErrorBackoff is the nominal wait before the next tick after failures
+// consecutive failed ticks: poll × 2^(failures−1), at most 30 s (and at
+// least poll).
+func ErrorBackoff(poll time.Duration, failures int) time.Duration {
+	d := poll
+	for i := 1; i < failures && d < maxErrorBackoff; i++ {
+		d *= 2
+	}
+	return max(min(d, maxErrorBackoff), poll)
+}
+
+// BeginShutdown stops the core from reserving jobs and from lease
+// maintenance and leader duties. Ticks still record finished results.
+func (c *Core) BeginShutdown() { c.shuttingDown = true }
+
+// ShuttingDown reports whether BeginShutdown or Shutdown was called.
+func (c *Core) ShuttingDown() bool { return c.shuttingDown }
+
+// note buffers an event of the current transaction.
+func (c *Core) note(e Event) {
+	e.Local = c.now
+	c.events = append(c.events, e)
+}
+
+// emit delivers an event that needs no transaction.
+func (c *Core) emit(e Event) {
+	e.Local = c.now
+	c.obs.Observe(e)
+}
+
+// inTx runs fn in a transaction with the store time, delivering the events
+// fn noted only if it committed. A failure is reported as EventStoreError
+// naming phase, except the declared-dead signal, which callers handle.
+func (c *Core) inTx(ctx context.Context, phase string, fn func(tx store.Tx, now time.Time) error) error {
+	err := c.st.InTx(ctx, func(tx store.Tx) error {
+		c.events = c.events[:0] // a store may run fn again
+		now, err := tx.Now(ctx)
+		if err != nil {
+			return fmt.Errorf("read store time: %w", err)
+		}
+		return fn(tx, now)
+	})
+	events := c.events
+	c.events = nil
+	if err != nil {
+		if !isDead(err) {
+			c.emit(Event{Kind: EventStoreError, Worker: c.id, Reason: phase, Err: err})
+		}
+		return fmt.Errorf("worker %s: %s: %w", c.id, phase, err)
+	}
+	for _, e := range events {
+		c.obs.Observe(e)
+	}
+	return nil
+}
+
+// deadError marks a store answer saying this worker is no longer live.
+type deadError struct {
+	worker ulid.ULID
+	err    error
+}
+
+func (e *deadError) Error() string {
+	return fmt.Sprintf("worker %s was declared dead: %v", e.worker, e.err)
+}
+func (e *deadError) Unwrap() error { return e.err }
+
+// asDead turns ErrNotFound from an operation that needs a live worker into
+// the declared-dead signal.
+func asDead(worker ulid.ULID, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &deadError{worker: worker, err: err}
+	}
+	return err
+}
+
+func isDead(err error) bool {
+	var d *deadError
+	return errors.As(err, &d)
+}
+
+// due reports whether interval has passed on the local clock since last. A
+// clock that jumped backwards counts as due, so a jump cannot stall it.
+func due(now, last time.Time, interval time.Duration) bool {
+	return last.IsZero() || now.Before(last) || now.Sub(last) >= interval
+}

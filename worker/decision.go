@@ -1,0 +1,42 @@
+package worker
+
+import (
+	"fmt"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Decision is what becomes of a job after one attempt.
+type Decision int
+
+// The decisions a handler's outcome maps to.
+const (
+	// Succeed marks the job completed.
+	Succeed Decision = iota
+	// Retry marks the attempt failed and, while attempts remain, schedules
+	// the next one after the backoff delay.
+	Retry
+	// Fail marks the job failed for good: no further attempt.
+	Fail
+)
+
+// String returns "succeed", "retry" or "fail".
+func (d Decision) String() string {
+	switch d {
+	case Succeed:
+		return "succeed"
+	case Retry:
+		return "retry"
+	case Fail:
+		return "fail"
+	}
+	return fmt.Sprintf("Decision(%d)", int(d))
+}
+
+// Result is the outcome of one attempt of a job that ran locally. Reason
+// explains a Retry or Fail; it is stored as the row's failed_reason.
+type Result struct {
+	JobID    ulid.ULID
+	Decision Decision
+	Reason   string
+}

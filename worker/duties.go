@@ -1,0 +1,95 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// duties runs the leader's housekeeping in one transaction, only after
+// LockLeaderDuties confirmed in that same transaction that our lease is
+// held and unexpired: a worker whose lease lapsed does nothing.
+func (c *Core) duties(ctx context.Context) error {
+	held := false
+	cleanup := due(c.now, c.lastCleanup, c.cfg.CleanupInterval)
+	err := c.inTx(ctx, "duties", func(tx store.Tx, now time.Time) error {
+		var err error
+		if held, err = tx.LockLeaderDuties(ctx, c.id); err != nil || !held {
+			if err == nil {
+				c.note(Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now})
+			}
+			return err
+		}
+		c.note(Event{Kind: EventDutiesStarted, Worker: c.id, StoreTime: now})
+		if err := c.fireSchedules(ctx, tx, now); err != nil {
+			return err
+		}
+		if err := c.rescueDeadWorkers(ctx, tx, now); err != nil {
+			return err
+		}
+		n, err := tx.PromoteScheduledJobs(ctx)
+		if err != nil {
+			return fmt.Errorf("promote scheduled jobs: %w", err)
+		}
+		if n > 0 {
+			c.note(Event{Kind: EventJobsPromoted, Worker: c.id, StoreTime: now, Count: n})
+		}
+		if cleanup {
+			return c.deleteOldRows(ctx, tx, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.leader = held
+	if held && cleanup {
+		c.lastCleanup = c.now
+	}
+	return nil
+}
+
+// rescueDeadWorkers shuts down workers whose heartbeat is older than the
+// threshold (store time) and turns every job still running under a shut-down
+// worker into a lost row, retried like a failure while attempts remain.
+func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time) error {
+	dead, err := tx.ShutdownDeadWorkers(ctx, c.cfg.DeadWorkerThreshold)
+	if err != nil {
+		return fmt.Errorf("shut down dead workers: %w", err)
+	}
+	if len(dead) > 0 {
+		c.note(Event{Kind: EventDeadWorkersShutDown, Worker: c.id, StoreTime: now, Workers: dead, Count: len(dead)})
+	}
+	lost, err := tx.RescueLostJobs(ctx)
+	if err != nil {
+		return fmt.Errorf("rescue lost jobs: %w", err)
+	}
+	for _, j := range lost {
+		c.note(Event{Kind: EventJobRescued, Worker: c.id, StoreTime: now, Job: j, Reason: j.FailedReason})
+		if err := c.retryOrAbandon(ctx, tx, now, c.id, j, Retry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteOldRows applies the retention periods.
+func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) error {
+	jobs, err := tx.DeleteOldJobs(ctx, c.cfg.JobRetention)
+	if err != nil {
+		return fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
+	}
+	if jobs > 0 {
+		c.note(Event{Kind: EventJobsDeleted, Worker: c.id, StoreTime: now, Count: jobs})
+	}
+	workers, err := tx.DeleteOldWorkers(ctx, c.cfg.WorkerRetention)
+	if err != nil {
+		return fmt.Errorf("delete workers shut down before %v: %w", c.cfg.WorkerRetention, err)
+	}
+	if workers > 0 {
+		c.note(Event{Kind: EventWorkersDeleted, Worker: c.id, StoreTime: now, Count: workers})
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package worker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// Observer receives the core's events, in order, on the goroutine that calls
+// the core. An event about a store change is delivered only after the
+// transaction that made it committed, stamped with that transaction's store
+// time; the simulator and the runner's logs are built from these.
+type Observer interface {
+	Observe(Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e Event) { f(e) }
+
+// EventKind names what happened.
+type EventKind int
+
+// The events a core reports. The comment of each says which Event fields it
+// fills besides Kind, Worker, Local and (for store changes) StoreTime.
+const (
+	// EventRegistered: the worker inserted its row under Worker.
+	EventRegistered EventKind = iota + 1
+	// EventDeclaredDead: the store no longer knows Worker as live (its row
+	// was shut down by a leader); the core drops its leader belief and
+	// registers again. Err is the store's answer. Not a change of ours:
+	// StoreTime is that of the transaction that noticed it.
+	EventDeclaredDead
+	// EventHeartbeat: last_seen_at was updated.
+	EventHeartbeat
+	// EventLeaseAcquired: Worker took the lease (a new term); LeaseExpires
+	// is StoreTime + LeaseTTL.
+	EventLeaseAcquired
+	// EventLeaseRenewed: Worker extended its lease to LeaseExpires.
+	EventLeaseRenewed
+	// EventLeaseLost: Worker believed it was leader and found it is not
+	// (renewal refused or duties re-check failed). Nothing was changed.
+	EventLeaseLost
+	// EventLeaseReleased: Worker deleted its lease at shutdown and notified
+	// the stepdown channel.
+	EventLeaseReleased
+	// EventDutiesStarted: LockLeaderDuties returned true in the transaction
+	// stamped StoreTime; the duty events that follow ran in it.
+	EventDutiesStarted
+	// EventScheduleFired: Schedule enqueued Job (its new row) for CronTime.
+	EventScheduleFired
+	// EventDeadWorkersShutDown: the leader shut down Workers, whose last
+	// heartbeat was older than the dead threshold.
+	EventDeadWorkersShutDown
+	// EventJobRescued: Job (as returned, status lost) was running under a
+	// shut-down worker. A retry or abandon event follows.
+	EventJobRescued
+	// EventJobsPromoted: Count scheduled jobs became available.
+	EventJobsPromoted
+	// EventJobsDeleted: retention deleted Count old jobs.
+	EventJobsDeleted
+	// EventWorkersDeleted: retention deleted Count old worker rows.
+	EventWorkersDeleted
+	// EventRetryScheduled: Job (the failed or lost attempt, as the core
+	// knows it) got its next attempt Next, scheduled Delay after StoreTime.
+	EventRetryScheduled
+	// EventRetryAbandoned: Job ended for good: Decision was Fail, or its
+	// attempt reached MaxRetries. Reason says which.
+	EventRetryAbandoned
+	// EventResultRecorded: the result (Decision, Reason) of Job was
+	// written: completed, or failed.
+	EventResultRecorded
+	// EventResultFenced: the result of Job was refused because the row no
+	// longer runs under the worker that reserved it (Worker is that id).
+	// Reason says whether an earlier, unseen commit may have recorded it.
+	EventResultFenced
+	// EventJobStarted: Job, reserved under Worker, was handed to the driver
+	// to execute after its reservation committed. Reason is non-empty when
+	// it was recovered with RunningJobs after a reserve whose commit the
+	// core did not see.
+	EventJobStarted
+	// EventReleasedAtShutdown: Job did not return by the drain deadline and
+	// was failed with reason "worker shut down"; a retry or abandon event
+	// follows.
+	EventReleasedAtShutdown
+	// EventShutDown: Worker's row was marked shut down.
+	EventShutDown
+	// EventStoreError: a transaction failed with Err; its outcome is
+	// unknown. Reason names the phase (register, lease, jobs, duties,
+	// release, shutdown).
+	EventStoreError
+)
+
+var eventNames = map[EventKind]string{
+	EventRegistered: "registered", EventDeclaredDead: "declared-dead", EventHeartbeat: "heartbeat",
+	EventLeaseAcquired: "lease-acquired", EventLeaseRenewed: "lease-renewed", EventLeaseLost: "lease-lost",
+	EventLeaseReleased: "lease-released", EventDutiesStarted: "duties-started",
+	EventScheduleFired: "schedule-fired", EventDeadWorkersShutDown: "dead-workers-shut-down",
+	EventJobRescued: "job-rescued", EventJobsPromoted: "jobs-promoted", EventJobsDeleted: "jobs-deleted",
+	EventWorkersDeleted: "workers-deleted", EventRetryScheduled: "retry-scheduled",
+	EventRetryAbandoned: "retry-abandoned", EventResultRecorded: "result-recorded",
+	EventResultFenced: "result-fenced", EventJobStarted: "job-started",
+	EventReleasedAtShutdown: "released-at-shutdown", EventShutDown: "shut-down", EventStoreError: "store-error",
+}
+
+// String returns the kind's name, e.g. "lease-acquired".
+func (k EventKind) String() string {
+	if s, ok := eventNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event is one thing a core did or noticed. Fields a kind does not use are
+// zero.
+type Event struct {
+	Kind EventKind
+	// Worker is the worker id the event concerns: for results, the id that
+	// reserved the job (an earlier incarnation's after a re-registration).
+	Worker ulid.ULID
+	// Local is the `now` of the Tick (or zero for Release and Shutdown,
+	// which get no local time).
+	Local time.Time
+	// StoreTime is Tx.Now of the transaction the event happened in.
+	StoreTime time.Time
+
+	Job  store.Job // the row concerned, as the core knows it
+	Next store.Job // EventRetryScheduled: the new attempt's row
+	// Delay is the backoff delay of a retry.
+	Delay    time.Duration
+	Decision Decision
+	Reason   string
+
+	LeaseExpires time.Time // lease events
+	Schedule     string    // EventScheduleFired
+	CronTime     time.Time // EventScheduleFired: the run's scheduled_at
+	Workers      []ulid.ULID
+	Count        int
+	Err          error
+}
+
+// String renders the event on one line, for traces and logs.
+func (e Event) String() string {
+	s := fmt.Sprintf("%s worker=%s", e.Kind, e.Worker)
+	if !e.StoreTime.IsZero() {
+		s += " store=" + e.StoreTime.Format(time.RFC3339Nano)
+	}
+	if e.Job.ID != (ulid.ULID{}) {
+		s += fmt.Sprintf(" job=%s queue=%s attempt=%d", e.Job.ID, e.Job.Queue, e.Job.Attempt)
+	}
+	if e.Next.ID != (ulid.ULID{}) {
+		s += fmt.Sprintf(" next=%s delay=%v", e.Next.ID, e.Delay)
+	}
+	if e.Kind == EventResultRecorded || e.Kind == EventResultFenced || e.Kind == EventRetryAbandoned {
+		s += " decision=" + e.Decision.String()
+	}
+	if e.Reason != "" {
+		s += fmt.Sprintf(" reason=%q", e.Reason)
+	}
+	if !e.LeaseExpires.IsZero() {
+		s += " expires=" + e.LeaseExpires.Format(time.RFC3339Nano)
+	}
+	if e.Schedule != "" {
+		s += fmt.Sprintf(" schedule=%s at=%s", e.Schedule, e.CronTime.Format(time.RFC3339))
+	}
+	if len(e.Workers) > 0 {
+		s += fmt.Sprintf(" workers=%v", e.Workers)
+	}
+	if e.Count != 0 {
+		s += fmt.Sprintf(" count=%d", e.Count)
+	}
+	if e.Err != nil {
+		s += fmt.Sprintf(" err=%q", e.Err.Error())
+	}
+	return s
+}

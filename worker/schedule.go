@@ -1,0 +1,89 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// fireSchedules enqueues the next run of every schedule that is due and
+// whose previous run has ended, so runs never overlap and missed cron times
+// are skipped rather than made up.
+func (c *Core) fireSchedules(ctx context.Context, tx store.Tx, now time.Time) error {
+	if len(c.schedules) == 0 {
+		return nil
+	}
+	rows, err := tx.ListSchedules(ctx)
+	if err != nil {
+		return fmt.Errorf("list schedules: %w", err)
+	}
+	byName := make(map[string]store.Schedule, len(rows))
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	for _, s := range c.schedules {
+		row, ok := byName[s.Name]
+		if !ok {
+			return fmt.Errorf("schedule %q has no row: %w", s.Name, store.ErrNotFound)
+		}
+		if row.LastScheduledAt.After(now) {
+			continue
+		}
+		running, err := c.lastRunActive(ctx, tx, row.LastScheduledJobID)
+		if err != nil {
+			return fmt.Errorf("schedule %q: %w", s.Name, err)
+		}
+		if running {
+			continue
+		}
+		if err := c.fire(ctx, tx, now, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lastRunActive reports whether the schedule's last job, following its
+// retry chain, has not reached a terminal status. ScheduleRetry already
+// moves the pointer to each new attempt; following next_attempt_id as well
+// keeps a run from overlapping even if a pointer lagged behind.
+func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID) (bool, error) {
+	for hops := 0; !id.IsZero(); hops++ {
+		if hops > c.cfg.MaxRetries+1 {
+			return false, fmt.Errorf("retry chain from job %s is longer than MaxRetries+1", id)
+		}
+		job, err := tx.GetJob(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil // deleted by retention: long over
+		}
+		if err != nil {
+			return false, fmt.Errorf("get last scheduled job %s: %w", id, err)
+		}
+		if !job.Status.Terminal() {
+			return true, nil
+		}
+		id = job.NextAttemptID
+	}
+	return false, nil
+}
+
+// fire enqueues the run at the next cron time after the store's now.
+func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleSpec) error {
+	at := c.crons[s.Name].Next(now.UTC())
+	job := store.NewJob{ID: clockrng.NewULID(now, c.idRand), Queue: s.Queue, Payload: s.Payload, ScheduledAt: at, ScheduleName: s.Name}
+	if err := tx.InsertJobs(ctx, []store.NewJob{job}); err != nil {
+		return fmt.Errorf("schedule %q: enqueue run at %v: %w", s.Name, at, err)
+	}
+	if err := tx.AdvanceSchedule(ctx, s.Name, at, job.ID); err != nil {
+		return fmt.Errorf("schedule %q: advance to %v: %w", s.Name, at, err)
+	}
+	c.note(Event{Kind: EventScheduleFired, Worker: c.id, StoreTime: now, Schedule: s.Name, CronTime: at,
+		Job: store.Job{ID: job.ID, Queue: s.Queue, Payload: s.Payload, Status: store.Scheduled, CreatedAt: now, ScheduledAt: at, ScheduleName: s.Name}})
+	return nil
+}

@@ -1,0 +1,127 @@
+package worker
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// Release gives up jobs that did not return by the drain deadline: each is
+// failed with reason "worker shut down" and retried while attempts remain,
+// in one transaction, so none stays running. The core stops counting them
+// and ignores their results if they return later. Ids the core does not
+// count as running are skipped. It holds no transaction while anyone waits.
+func (c *Core) Release(ctx context.Context, ids []ulid.ULID) error {
+	if c.closed {
+		return ErrShutDown
+	}
+	c.shuttingDown = true
+	c.now = time.Time{}
+	jobs := c.releasable(ids)
+	if len(jobs) == 0 {
+		return nil
+	}
+	err := c.inTx(ctx, "release", func(tx store.Tx, now time.Time) error {
+		return c.releaseJobs(ctx, tx, now, jobs)
+	})
+	if err != nil {
+		return err
+	}
+	for _, lj := range jobs {
+		delete(c.executing, lj.job.ID)
+	}
+	return nil
+}
+
+// releasable returns the executing jobs among ids, in id order.
+func (c *Core) releasable(ids []ulid.ULID) []localJob {
+	var jobs []localJob
+	for _, id := range ids {
+		if lj, ok := c.executing[id]; ok {
+			jobs = append(jobs, lj)
+		}
+	}
+	slices.SortFunc(jobs, func(a, b localJob) int { return a.job.ID.Compare(b.job.ID) })
+	return slices.CompactFunc(jobs, func(a, b localJob) bool { return a.job.ID == b.job.ID })
+}
+
+func (c *Core) releaseJobs(ctx context.Context, tx store.Tx, now time.Time, jobs []localJob) error {
+	for _, lj := range jobs {
+		c.note(Event{Kind: EventReleasedAtShutdown, Worker: lj.worker, StoreTime: now, Job: lj.job, Reason: ReasonShutdown})
+		if err := c.failJob(ctx, tx, now, lj, Retry, ReasonShutdown, "the job no longer ran under this worker when it was released"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Shutdown ends the worker in one transaction: it records pending results,
+// releases every job still counted as running (as Release does), marks the
+// worker row shut down and gives up the lease, which notifies the stepdown
+// channel. Afterwards the worker owns no running job and no lease. The
+// driver calls it after draining; if it fails it may be called again.
+func (c *Core) Shutdown(ctx context.Context) error {
+	if c.closed {
+		return ErrShutDown
+	}
+	c.shuttingDown = true
+	c.now = time.Time{}
+	id := c.id
+	jobs := c.releasable(c.Running())
+	err := c.inTx(ctx, "shutdown", func(tx store.Tx, now time.Time) error {
+		if err := c.recordResults(ctx, tx, now); err != nil {
+			return err
+		}
+		if err := c.releaseJobs(ctx, tx, now, jobs); err != nil {
+			return err
+		}
+		if id.IsZero() {
+			return nil
+		}
+		if err := c.releaseUnseen(ctx, tx, now, id); err != nil {
+			return err
+		}
+		if err := tx.ShutdownWorker(ctx, id); err != nil {
+			return err
+		}
+		c.note(Event{Kind: EventShutDown, Worker: id, StoreTime: now})
+		released, err := tx.ReleaseLease(ctx, id)
+		if err != nil {
+			return err
+		}
+		if released {
+			c.note(Event{Kind: EventLeaseReleased, Worker: id, StoreTime: now})
+		}
+		return nil
+	})
+	if err != nil {
+		for i := range c.pending {
+			c.pending[i].tries++
+		}
+		return err
+	}
+	c.pending = nil
+	clear(c.executing)
+	c.leader = false
+	c.closed = true
+	return nil
+}
+
+// releaseUnseen releases jobs still running under id that the core never
+// handed out (a reservation whose commit it did not see), so that a
+// graceful shutdown leaves no running row behind.
+func (c *Core) releaseUnseen(ctx context.Context, tx store.Tx, now time.Time, id ulid.ULID) error {
+	running, err := tx.RunningJobs(ctx, id)
+	if err != nil {
+		return err
+	}
+	jobs := make([]localJob, len(running))
+	for i, j := range running {
+		jobs[i] = localJob{job: j, worker: id}
+	}
+	return c.releaseJobs(ctx, tx, now, jobs)
+}

@@ -1,0 +1,230 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// Tick runs one loop iteration at local time now: register if needed;
+// lease maintenance in its own short transaction when LeaderInterval has
+// passed; then one transaction that heartbeats when due, recovers
+// reservations whose commit was not seen, records finished results and
+// reserves min(MaxFetch, MaxConcurrent − running) jobs; then leader duties
+// in their own transaction if this worker believes it leads.
+//
+// A failed phase does not stop the later ones: the error is returned
+// (joined) after all ran, and the jobs in Start must be started regardless.
+// A worker declared dead is not an error: the core registers again under a
+// new id and carries on.
+func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
+	if c.closed {
+		return TickResult{}, ErrShutDown
+	}
+	c.now = now
+	var errs []error
+	if c.id.IsZero() && !c.shuttingDown {
+		if err := c.register(ctx); err != nil {
+			return TickResult{}, c.tickFailed(err)
+		}
+	}
+	leaderPass := false
+	if !c.shuttingDown && due(now, c.lastLeader, c.cfg.LeaderInterval) {
+		err := c.maintainLease(ctx)
+		leaderPass = err == nil
+		errs = append(errs, err)
+	}
+	start, err := c.jobPass(ctx)
+	if isDead(err) && !c.shuttingDown {
+		c.declaredDead(err)
+		if err = c.register(ctx); err == nil {
+			start, err = c.jobPass(ctx)
+		}
+	}
+	errs = append(errs, err)
+	if leaderPass && c.leader {
+		errs = append(errs, c.duties(ctx))
+	}
+	return TickResult{Start: start}, c.tickFailed(errors.Join(errs...))
+}
+
+// tickFailed counts consecutive failed ticks for NextPoll's backoff.
+func (c *Core) tickFailed(err error) error {
+	if err != nil {
+		c.failures++
+	} else {
+		c.failures = 0
+	}
+	return err
+}
+
+// register inserts a new worker row and makes sure the schedules exist. If
+// the commit is not seen, the row may exist anyway; it is never used and a
+// leader declares it dead once its heartbeat is stale.
+func (c *Core) register(ctx context.Context) error {
+	var id ulid.ULID
+	err := c.inTx(ctx, "register", func(tx store.Tx, now time.Time) error {
+		id = clockrng.NewULID(now, c.idRand)
+		if err := tx.RegisterWorker(ctx, id); err != nil {
+			return err
+		}
+		if err := tx.EnsureSchedules(ctx, scheduleNames(c.schedules)); err != nil {
+			return err
+		}
+		c.note(Event{Kind: EventRegistered, Worker: id, StoreTime: now})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.id = id
+	c.lastHeartbeat = c.now
+	return nil
+}
+
+// declaredDead forgets everything tied to the old worker id. Jobs reserved
+// under it keep running and stay counted; their results are written under
+// the old id and fenced if a leader rescued them.
+func (c *Core) declaredDead(err error) {
+	c.emit(Event{Kind: EventDeclaredDead, Worker: c.id, Err: err})
+	c.id = ulid.ULID{}
+	c.leader = false
+	c.unseenReserve = ulid.ULID{}
+}
+
+// maintainLease expires a lapsed lease and takes or renews ours, in a
+// transaction of its own so the job path of other workers never waits on
+// the lease row.
+func (c *Core) maintainLease(ctx context.Context) error {
+	var held, expired bool
+	err := c.inTx(ctx, "lease", func(tx store.Tx, now time.Time) error {
+		var err error
+		if expired, err = tx.ExpireLease(ctx); err != nil {
+			return err
+		}
+		if held, err = tx.TryAcquireLease(ctx, c.id, c.cfg.LeaseTTL); err != nil {
+			return asDead(c.id, err)
+		}
+		e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
+		switch {
+		case held && (expired || !c.leader):
+			e.Kind = EventLeaseAcquired
+		case held:
+			e.Kind = EventLeaseRenewed
+		case c.leader:
+			e = Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now}
+		default:
+			return nil
+		}
+		c.note(e)
+		return nil
+	})
+	if isDead(err) {
+		c.declaredDead(err)
+		if c.shuttingDown {
+			return nil
+		}
+		return c.register(ctx)
+	}
+	if err != nil {
+		// The renewal may or may not have happened; duties re-check anyway.
+		return err
+	}
+	c.leader = held
+	c.lastLeader = c.now
+	return nil
+}
+
+// jobPass is the job path's transaction: heartbeat, recovery of unseen
+// reservations, results, reservation. It returns the jobs to start.
+func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
+	id := c.id
+	heartbeat := !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
+	var recovered, reserved []store.Job
+	reserveCalled := false
+	err := c.inTx(ctx, "jobs", func(tx store.Tx, now time.Time) error {
+		recovered, reserved = nil, nil
+		if heartbeat {
+			if err := tx.Heartbeat(ctx, id); err != nil {
+				return asDead(id, err)
+			}
+			c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: now})
+		}
+		var err error
+		if !id.IsZero() && c.unseenReserve == id {
+			if recovered, err = c.recoverReservations(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if err := c.recordResults(ctx, tx, now); err != nil {
+			return err
+		}
+		limit := min(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
+		if id.IsZero() || c.shuttingDown || limit <= 0 || len(c.cfg.Queues) == 0 {
+			return nil
+		}
+		reserveCalled = true
+		reserved, err = tx.Reserve(ctx, id, c.cfg.Queues, limit)
+		return asDead(id, err)
+	})
+	if err != nil {
+		for i := range c.pending {
+			c.pending[i].tries++
+		}
+		if reserveCalled && !isDead(err) {
+			c.unseenReserve = id
+		}
+		return nil, err
+	}
+	if heartbeat {
+		c.lastHeartbeat = c.now
+	}
+	c.pending = nil
+	if c.unseenReserve == id {
+		c.unseenReserve = ulid.ULID{}
+	}
+	return c.hand(id, recovered, reserved), nil
+}
+
+// recoverReservations returns the jobs running under this worker that the
+// core never handed out: a Reserve whose commit it did not see did commit.
+func (c *Core) recoverReservations(ctx context.Context, tx store.Tx) ([]store.Job, error) {
+	running, err := tx.RunningJobs(ctx, c.id)
+	if err != nil {
+		return nil, err
+	}
+	waiting := map[ulid.ULID]bool{}
+	for _, p := range c.pending {
+		waiting[p.JobID] = true
+	}
+	var unknown []store.Job
+	for _, j := range running {
+		if _, ok := c.executing[j.ID]; !ok && !waiting[j.ID] {
+			unknown = append(unknown, j)
+		}
+	}
+	return unknown, nil
+}
+
+// hand counts committed reservations as executing and reports them started.
+func (c *Core) hand(worker ulid.ULID, recovered, reserved []store.Job) []store.Job {
+	start := make([]store.Job, 0, len(recovered)+len(reserved))
+	for _, group := range []struct {
+		jobs   []store.Job
+		reason string
+	}{{recovered, "recovered after a reservation whose commit was not seen"}, {reserved, ""}} {
+		for _, j := range group.jobs {
+			c.executing[j.ID] = localJob{job: j, worker: worker}
+			c.emit(Event{Kind: EventJobStarted, Worker: worker, StoreTime: j.StartedAt, Job: j, Reason: group.reason})
+			start = append(start, j)
+		}
+	}
+	slices.SortFunc(start, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
+	return start
+}
