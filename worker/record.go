@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -90,7 +91,11 @@ func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, lj local
 // retryOrAbandon schedules the next attempt of a failed or lost row while
 // the decision allows it and attempts remain.
 func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, worker ulid.ULID, job store.Job, d Decision) error {
-	if d != Retry || job.Attempt >= c.cfg.MaxRetries {
+	exhausted := job.Attempt >= c.cfg.MaxRetries
+	if mutant.On(mutant.RetryAtMax) {
+		exhausted = job.Attempt > c.cfg.MaxRetries
+	}
+	if d != Retry || exhausted {
 		reason := "the handler decided to fail"
 		if d == Retry {
 			reason = fmt.Sprintf("attempt %d reached MaxRetries %d", job.Attempt, c.cfg.MaxRetries)

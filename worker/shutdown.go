@@ -7,6 +7,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -22,7 +23,7 @@ func (c *Core) Release(ctx context.Context, ids []ulid.ULID) error {
 	c.shuttingDown = true
 	c.now = time.Time{}
 	jobs := c.releasable(ids)
-	if len(jobs) == 0 {
+	if len(jobs) == 0 || mutant.On(mutant.ShutdownNoDrain) {
 		return nil
 	}
 	err := c.inTx(ctx, "release", func(tx store.Tx, now time.Time) error {
@@ -72,6 +73,10 @@ func (c *Core) Shutdown(ctx context.Context) error {
 	c.now = time.Time{}
 	id := c.id
 	jobs := c.releasable(c.Running())
+	drain := !mutant.On(mutant.ShutdownNoDrain)
+	if !drain {
+		jobs = nil
+	}
 	err := c.inTx(ctx, "shutdown", func(tx store.Tx, now time.Time) error {
 		if err := c.recordResults(ctx, tx, now); err != nil {
 			return err
@@ -82,8 +87,10 @@ func (c *Core) Shutdown(ctx context.Context) error {
 		if id.IsZero() {
 			return nil
 		}
-		if err := c.releaseUnseen(ctx, tx, now, id); err != nil {
-			return err
+		if drain {
+			if err := c.releaseUnseen(ctx, tx, now, id); err != nil {
+				return err
+			}
 		}
 		if err := tx.ShutdownWorker(ctx, id); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -166,6 +167,9 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 			return err
 		}
 		limit := min(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
+		if mutant.On(mutant.MaxFetch) {
+			limit = max(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
+		}
 		if id.IsZero() || c.shuttingDown || limit <= 0 || len(c.cfg.Queues) == 0 {
 			return nil
 		}
@@ -179,6 +183,9 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 		}
 		if reserveCalled && !isDead(err) {
 			c.unseenReserve = id
+		}
+		if mutant.On(mutant.StartBeforeCommit) {
+			return c.hand(id, recovered, reserved), err
 		}
 		return nil, err
 	}
