@@ -1,0 +1,61 @@
+package mem
+
+import (
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// Commit describes one committed transaction for the commit hook. Changes
+// are listed in the order the transaction made them; a row written twice
+// appears twice, the second change's Before being the first one's After.
+// The rows are the store's own immutable values: readers must not modify
+// them (including Payload and Metadata bytes).
+type Commit struct {
+	Now           time.Time // the transaction's store time
+	Jobs          []JobChange
+	Workers       []WorkerChange
+	Lease         *LeaseChange // nil when the transaction did not write the lease
+	Schedules     []ScheduleChange
+	Notifications []store.Notification // as delivered to listeners, in order
+}
+
+// JobChange is one write of a job row. Before is nil for an insert, After
+// is nil for a delete.
+type JobChange struct{ Before, After *store.Job }
+
+// ID returns the id of the row that changed.
+func (c JobChange) ID() ulid.ULID {
+	if c.After != nil {
+		return c.After.ID
+	}
+	return c.Before.ID
+}
+
+// WorkerChange is one write of a worker row (nil for absent).
+type WorkerChange struct{ Before, After *store.Worker }
+
+// ID returns the id of the worker that changed.
+func (c WorkerChange) ID() ulid.ULID {
+	if c.After != nil {
+		return c.After.ID
+	}
+	return c.Before.ID
+}
+
+// LeaseChange is the lease before the transaction and after it (nil for no
+// lease). Several lease writes in one transaction are folded into one.
+type LeaseChange struct{ Before, After *store.Lease }
+
+// ScheduleChange is one write of a schedule row (nil for absent).
+type ScheduleChange struct{ Before, After *store.Schedule }
+
+// Name returns the name of the schedule that changed.
+func (c ScheduleChange) Name() string {
+	if c.After != nil {
+		return c.After.Name
+	}
+	return c.Before.Name
+}

@@ -1,0 +1,154 @@
+package mem
+
+import (
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// writeJob replaces the row id, currently before (nil: absent), with after
+// (nil: delete) and keeps every index in step. Rollback calls it with the
+// roles swapped, so each rule below must work in both directions.
+func (s *Store) writeJob(id ulid.ULID, before, after *store.Job) {
+	if after == nil {
+		delete(s.jobs, id)
+		s.staleIDs++
+	} else {
+		s.jobs[id] = after
+		if before == nil {
+			s.ids = insertID(s.ids, id)
+		}
+	}
+	s.compactIDs()
+	s.indexAvailable(id, before, after)
+	s.indexScheduled(id, before, after)
+	s.indexEnded(id, before, after)
+	s.indexRunning(id, before, after)
+	s.indexAttempts(id, before, after)
+}
+
+// compactIDs drops deleted ids from the sorted id list once they make up
+// half of it, so deletes cost O(1) amortised.
+func (s *Store) compactIDs() {
+	if s.staleIDs < 64 || s.staleIDs*2 < len(s.ids) {
+		return
+	}
+	live := s.ids[:0]
+	for _, id := range s.ids {
+		if _, ok := s.jobs[id]; ok {
+			live = append(live, id)
+		}
+	}
+	clear(s.ids[len(live):])
+	s.ids = live
+	s.staleIDs = 0
+}
+
+func status(j *store.Job) store.Status {
+	if j == nil {
+		return ""
+	}
+	return j.Status
+}
+
+func (s *Store) indexAvailable(id ulid.ULID, before, after *store.Job) {
+	if status(after) != store.Available || status(before) == store.Available {
+		return
+	}
+	h := s.available[after.Queue]
+	if h == nil {
+		h = &entryHeap{}
+		s.available[after.Queue] = h
+	}
+	h.push(entry{id: id})
+}
+
+func (s *Store) indexScheduled(id ulid.ULID, before, after *store.Job) {
+	if status(after) != store.Scheduled {
+		return
+	}
+	if status(before) == store.Scheduled && before.ScheduledAt.Equal(after.ScheduledAt) {
+		return
+	}
+	s.scheduled.push(entry{at: after.ScheduledAt, id: id})
+}
+
+func (s *Store) indexEnded(id ulid.ULID, before, after *store.Job) {
+	if after == nil || !after.Status.Terminal() || (before != nil && before.Status.Terminal()) {
+		return
+	}
+	s.ended.push(entry{at: endedAt(after), id: id})
+}
+
+// endedAt is coalesce(completed_at, failed_at, cancelled_at): when a
+// terminal row ended.
+func endedAt(j *store.Job) time.Time {
+	switch {
+	case !j.CompletedAt.IsZero():
+		return j.CompletedAt
+	case !j.FailedAt.IsZero():
+		return j.FailedAt
+	}
+	return j.CancelledAt
+}
+
+// indexRunning keeps running[worker] = the sorted ids of the rows running
+// under worker (the zero key holds running rows whose worker was deleted).
+func (s *Store) indexRunning(id ulid.ULID, before, after *store.Job) {
+	wasRunning, isRunning := status(before) == store.Running, status(after) == store.Running
+	if wasRunning && isRunning && before.StartedBy == after.StartedBy {
+		return
+	}
+	if wasRunning {
+		w := before.StartedBy
+		if ids := removeID(s.running[w], id); len(ids) == 0 {
+			delete(s.running, w)
+		} else {
+			s.running[w] = ids
+		}
+	}
+	if isRunning {
+		s.running[after.StartedBy] = insertID(s.running[after.StartedBy], id)
+	}
+}
+
+// indexAttempts keeps prevOf[next] = the row whose next_attempt_id is next,
+// which ON DELETE SET NULL needs.
+func (s *Store) indexAttempts(id ulid.ULID, before, after *store.Job) {
+	var was, is ulid.ULID
+	if before != nil {
+		was = before.NextAttemptID
+	}
+	if after != nil {
+		is = after.NextAttemptID
+	}
+	if was == is {
+		return
+	}
+	if was != (ulid.ULID{}) && s.prevOf[was] == id {
+		delete(s.prevOf, was)
+	}
+	if is != (ulid.ULID{}) {
+		s.prevOf[is] = id
+	}
+}
+
+// validAvailable reports whether a heap entry still names an available row.
+func (s *Store) validAvailable(e entry) bool {
+	return status(s.jobs[e.id]) == store.Available
+}
+
+// validScheduled reports whether a heap entry still names a scheduled row
+// with that scheduled_at.
+func (s *Store) validScheduled(e entry) bool {
+	j := s.jobs[e.id]
+	return status(j) == store.Scheduled && j.ScheduledAt.Equal(e.at)
+}
+
+// validEnded reports whether a heap entry still names a terminal row.
+func (s *Store) validEnded(e entry) bool {
+	j := s.jobs[e.id]
+	return j != nil && j.Status.Terminal()
+}

@@ -1,0 +1,260 @@
+package mem
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// emptyObject is the metadata stored for a nil Metadata.
+var emptyObject = []byte("{}")
+
+// export copies a row for a caller, so that nothing a caller does to the
+// returned bytes can reach the store.
+func export(j *store.Job) store.Job {
+	out := *j
+	out.Payload = bytes.Clone(j.Payload)
+	out.Metadata = bytes.Clone(j.Metadata)
+	return out
+}
+
+// InsertJobs validates every job first (ErrInvalid), then rejects an id
+// that exists or repeats in the batch (ErrConflict); nothing is written
+// unless the whole batch is accepted.
+func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	for _, nj := range jobs {
+		if err := store.ValidateNewJob(nj); err != nil {
+			return fmt.Errorf("insert jobs: %w", err)
+		}
+	}
+	if err := t.checkNewIDs(jobs); err != nil {
+		return err
+	}
+	var queues []string
+	for _, nj := range jobs {
+		j := t.newRow(nj)
+		t.setJob(nil, j)
+		if j.Status == store.Available {
+			queues = append(queues, j.Queue)
+		}
+	}
+	slices.Sort(queues)
+	t.notifyQueues(queues)
+	return nil
+}
+
+func (t *tx) checkNewIDs(jobs []store.NewJob) error {
+	var seen map[ulid.ULID]bool
+	if len(jobs) > 1 {
+		seen = make(map[ulid.ULID]bool, len(jobs))
+	}
+	for _, nj := range jobs {
+		if _, ok := t.s.jobs[nj.ID]; ok || seen[nj.ID] {
+			return fmt.Errorf("insert job %s: duplicate id: %w", nj.ID, store.ErrConflict)
+		}
+		if seen != nil {
+			seen[nj.ID] = true
+		}
+	}
+	return nil
+}
+
+// newRow builds the row for an accepted NewJob, owning copies of its bytes.
+func (t *tx) newRow(nj store.NewJob) *store.Job {
+	j := &store.Job{
+		ID:           nj.ID,
+		Queue:        nj.Queue,
+		Payload:      bytes.Clone(nj.Payload),
+		Metadata:     emptyObject,
+		Status:       store.Available,
+		CreatedAt:    t.now,
+		ScheduledAt:  t.now,
+		ScheduleName: nj.ScheduleName,
+	}
+	if nj.Metadata != nil {
+		j.Metadata = bytes.Clone(nj.Metadata)
+	}
+	if !nj.ScheduledAt.IsZero() {
+		j.ScheduledAt = storeTime(nj.ScheduledAt)
+		if j.ScheduledAt.After(t.now) {
+			j.Status = store.Scheduled
+		}
+	}
+	return j
+}
+
+// Reserve checks the worker first: a dead or unknown worker gets
+// ErrNotFound even when limit or queues would reserve nothing.
+func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit int) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if _, ok := t.s.liveWorker(worker); !ok {
+		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
+	}
+	var out []store.Job
+	for len(out) < limit {
+		h := t.s.nextAvailable(queues)
+		if h == nil {
+			break
+		}
+		j := t.s.jobs[h.pop().id]
+		after := *j
+		after.Status = store.Running
+		after.StartedAt = t.now
+		after.StartedBy = worker
+		t.setJob(j, &after)
+		out = append(out, export(&after))
+	}
+	return out, nil
+}
+
+// nextAvailable returns the heap, among those of queues, whose top is the
+// available row with the smallest id; nil when none has one.
+func (s *Store) nextAvailable(queues []string) *entryHeap {
+	var best *entryHeap
+	var bestID ulid.ULID
+	for _, q := range queues {
+		h := s.available[q]
+		if h == nil {
+			continue
+		}
+		if e, ok := h.top(s.validAvailable); ok && (best == nil || e.id.Compare(bestID) < 0) {
+			best, bestID = h, e.id
+		}
+	}
+	return best
+}
+
+func (t *tx) RunningJobs(_ context.Context, worker ulid.ULID) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	ids := t.s.running[worker]
+	out := make([]store.Job, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, export(t.s.jobs[id]))
+	}
+	return out, nil
+}
+
+// runningUnder returns the row id if it is running under worker.
+func (s *Store) runningUnder(worker, id ulid.ULID) (*store.Job, bool) {
+	j, ok := s.jobs[id]
+	if !ok || j.Status != store.Running || j.StartedBy != worker {
+		return nil, false
+	}
+	return j, true
+}
+
+// CompleteJobs decides fencing on the rows as they were when it was called:
+// an id given twice is completed once and fenced neither time, like the
+// single UPDATE … WHERE id = ANY($ids) of pg.
+func (t *tx) CompleteJobs(_ context.Context, worker ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	var fenced []ulid.ULID
+	var done map[ulid.ULID]bool
+	for _, id := range ids {
+		if done[id] {
+			continue
+		}
+		j, ok := t.s.runningUnder(worker, id)
+		if !ok {
+			fenced = append(fenced, id)
+			continue
+		}
+		after := *j
+		after.Status = store.Completed
+		after.CompletedAt = t.now
+		t.setJob(j, &after)
+		if done == nil {
+			done = map[ulid.ULID]bool{}
+		}
+		done[id] = true
+	}
+	return fenced, nil
+}
+
+func (t *tx) FailJob(_ context.Context, worker, id ulid.ULID, reason string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	j, ok := t.s.runningUnder(worker, id)
+	if !ok {
+		return fmt.Errorf("fail job %s for worker %s: %w", id, worker, store.ErrFenced)
+	}
+	after := *j
+	after.Status = store.Failed
+	after.FailedAt = t.now
+	after.FailedReason = reason
+	t.setJob(j, &after)
+	return nil
+}
+
+func (t *tx) CancelJob(_ context.Context, id ulid.ULID) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	j, ok := t.s.jobs[id]
+	if !ok {
+		return store.Job{}, fmt.Errorf("cancel job %s: %w", id, store.ErrNotFound)
+	}
+	if j.Status.Terminal() {
+		return store.Job{}, fmt.Errorf("cancel job %s: it is %s: %w", id, j.Status, store.ErrConflict)
+	}
+	after := *j
+	after.Status = store.Cancelled
+	after.CancelledAt = t.now
+	t.setJob(j, &after)
+	return export(&after), nil
+}
+
+func (t *tx) GetJob(_ context.Context, id ulid.ULID) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	j, ok := t.s.jobs[id]
+	if !ok {
+		return store.Job{}, fmt.Errorf("get job %s: %w", id, store.ErrNotFound)
+	}
+	return export(j), nil
+}
+
+// DefaultListLimit is the page size of ListJobs when the filter sets none.
+const DefaultListLimit = 100
+
+// ListJobs rejects an unknown status or a negative limit with ErrInvalid.
+func (t *tx) ListJobs(_ context.Context, f store.JobFilter) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
+		return nil, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, store.ErrInvalid)
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	var out []store.Job
+	for _, id := range t.s.ids[searchAfter(t.s.ids, f.After):] {
+		if len(out) == limit {
+			break
+		}
+		j, ok := t.s.jobs[id]
+		if !ok || (f.Status != "" && j.Status != f.Status) || (f.Queue != "" && j.Queue != f.Queue) {
+			continue
+		}
+		out = append(out, export(j))
+	}
+	return out, nil
+}

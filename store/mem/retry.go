@@ -1,0 +1,146 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	old, ok := t.s.jobs[id]
+	switch {
+	case !ok:
+		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
+	case old.Status != store.Failed && old.Status != store.Lost:
+		return store.Job{}, fmt.Errorf("retry job %s: it is %s: %w", id, old.Status, store.ErrConflict)
+	case old.NextAttemptID != (ulid.ULID{}):
+		return store.Job{}, fmt.Errorf("retry job %s: it already has next attempt %s: %w", id, old.NextAttemptID, store.ErrConflict)
+	}
+	if _, taken := t.s.jobs[newID]; taken {
+		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	}
+	next := &store.Job{
+		ID:           newID,
+		Queue:        old.Queue,
+		Payload:      old.Payload,
+		Metadata:     old.Metadata,
+		Status:       store.Scheduled,
+		Attempt:      old.Attempt + 1,
+		CreatedAt:    t.now,
+		ScheduledAt:  t.now.Add(delay.Truncate(time.Microsecond)),
+		ScheduleName: old.ScheduleName,
+	}
+	if delay <= 0 {
+		next.Status = store.Available
+	}
+	t.setJob(nil, next)
+	linked := *old
+	linked.NextAttemptID = newID
+	t.setJob(old, &linked)
+	t.repointSchedules(map[ulid.ULID]bool{id: true}, newID)
+	if next.Status == store.Available {
+		t.notifyQueues([]string{next.Queue})
+	}
+	return export(next), nil
+}
+
+// RescueLostJobs marks lost, in id order, the running rows whose worker is
+// shut down or deleted.
+func (t *tx) RescueLostJobs(context.Context) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	var ids []ulid.ULID
+	for worker, running := range t.s.running {
+		if _, alive := t.s.live[worker]; !alive {
+			ids = append(ids, running...)
+		}
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	out := make([]store.Job, 0, len(ids))
+	for _, id := range ids {
+		j := t.s.jobs[id]
+		after := *j
+		after.Status = store.Lost
+		after.FailedAt = t.now
+		after.FailedReason = lostReason(j.StartedBy)
+		t.setJob(j, &after)
+		out = append(out, export(&after))
+	}
+	return out, nil
+}
+
+func lostReason(worker ulid.ULID) string {
+	if worker == (ulid.ULID{}) {
+		return "worker was deleted"
+	}
+	return "worker " + worker.String() + " was declared dead"
+}
+
+// PromoteScheduledJobs promotes in (scheduled_at, id) order.
+func (t *tx) PromoteScheduledJobs(context.Context) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	var queues []string
+	for {
+		e, ok := t.s.scheduled.top(t.s.validScheduled)
+		if !ok || e.at.After(t.now) {
+			break
+		}
+		t.s.scheduled.pop()
+		j := t.s.jobs[e.id]
+		after := *j
+		after.Status = store.Available
+		t.setJob(j, &after)
+		queues = append(queues, j.Queue)
+	}
+	slices.Sort(queues)
+	t.notifyQueues(queues)
+	return len(queues), nil
+}
+
+// DeleteOldJobs deletes in (end time, id) order, then applies ON DELETE SET
+// NULL: next_attempt_id of surviving rows in id order, then schedules in
+// name order.
+func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
+	gone := map[ulid.ULID]bool{}
+	var prev []ulid.ULID
+	for {
+		e, ok := t.s.ended.top(t.s.validEnded)
+		if !ok || !e.at.Before(cutoff) {
+			break
+		}
+		t.s.ended.pop()
+		gone[e.id] = true
+		if p, ok := t.s.prevOf[e.id]; ok {
+			prev = append(prev, p)
+		}
+		t.setJob(t.s.jobs[e.id], nil)
+	}
+	if len(gone) == 0 {
+		return 0, nil
+	}
+	slices.SortFunc(prev, ulid.ULID.Compare)
+	for _, p := range prev {
+		if j, ok := t.s.jobs[p]; ok {
+			after := *j
+			after.NextAttemptID = ulid.ULID{}
+			t.setJob(j, &after)
+		}
+	}
+	t.repointSchedules(gone, ulid.ULID{})
+	return len(gone), nil
+}

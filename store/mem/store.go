@@ -1,0 +1,101 @@
+package mem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// ErrTxDone is returned by every method of a Tx used after the InTx call
+// that received it returned. The store's state is not touched.
+var ErrTxDone = errors.New("store/mem: transaction used after InTx returned")
+
+// Store is an in-memory store.Store. It is safe for concurrent use; its
+// transactions run one at a time.
+type Store struct {
+	mu   sync.Mutex // serialises transactions and guards everything below
+	now  func() time.Time
+	hook func(Commit)
+
+	jobs      map[ulid.ULID]*store.Job // rows are immutable: a write stores a new pointer
+	ids       []ulid.ULID              // every job id, sorted; may hold deleted ids (see staleIDs)
+	staleIDs  int                      // how many ids in ids no longer exist
+	available map[string]*entryHeap    // per queue: available rows by id
+	scheduled entryHeap                // scheduled rows by (scheduled_at, id)
+	ended     entryHeap                // terminal rows by (end time, id)
+	running   map[ulid.ULID][]ulid.ULID
+	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
+
+	workers   map[ulid.ULID]*store.Worker
+	live      map[ulid.ULID]struct{}
+	lease     *store.Lease
+	schedules map[string]*store.Schedule
+
+	listeners listeners
+}
+
+// New returns an empty store whose clock is now. Every time the store writes
+// or compares is now() at the start of the transaction, truncated to the
+// microsecond, in UTC.
+func New(now func() time.Time) *Store {
+	return &Store{
+		now:       now,
+		jobs:      map[ulid.ULID]*store.Job{},
+		available: map[string]*entryHeap{},
+		running:   map[ulid.ULID][]ulid.ULID{},
+		prevOf:    map[ulid.ULID]ulid.ULID{},
+		workers:   map[ulid.ULID]*store.Worker{},
+		live:      map[ulid.ULID]struct{}{},
+		schedules: map[string]*store.Schedule{},
+	}
+}
+
+// SetNow replaces the store's clock; transactions that start afterwards use
+// it.
+func (s *Store) SetNow(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
+}
+
+// SetCommitHook registers fn to be called after every successful commit, in
+// commit order, synchronously and with the store still locked (fn must not
+// start a transaction). A nil fn removes the hook. Rolled-back transactions
+// produce no call.
+func (s *Store) SetCommitHook(fn func(Commit)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = fn
+}
+
+// InTx runs fn in a transaction. It commits when fn returns nil; when fn
+// returns an error or panics, every write fn made is undone (and a panic is
+// re-raised after the undo). fn must not call InTx on the same store: the
+// store would deadlock, as transactions are serialised.
+func (s *Store) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &tx{s: s, now: s.now().Truncate(time.Microsecond).UTC()}
+	committed := false
+	defer func() {
+		t.done.Store(true)
+		if !committed {
+			t.rollback()
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	committed = true
+	t.commit()
+	return nil
+}

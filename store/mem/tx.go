@@ -1,0 +1,118 @@
+package mem
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// tx is one transaction. Its change lists are both the undo log (replayed in
+// reverse on rollback) and, on commit, the Commit given to the hook.
+type tx struct {
+	s    *Store
+	now  time.Time
+	done atomic.Bool
+
+	jobs      []JobChange
+	workers   []WorkerChange
+	lease     *LeaseChange
+	schedules []ScheduleChange
+	notes     []store.Notification
+}
+
+var _ store.Tx = (*tx)(nil)
+
+// check is called first by every method so that a Tx kept past its InTx
+// fails instead of touching a store another transaction now owns.
+func (t *tx) check() error {
+	if t.done.Load() {
+		return ErrTxDone
+	}
+	return nil
+}
+
+// Now returns the transaction's time.
+func (t *tx) Now(context.Context) (time.Time, error) {
+	if err := t.check(); err != nil {
+		return time.Time{}, err
+	}
+	return t.now, nil
+}
+
+func (t *tx) commit() {
+	if len(t.notes) > 0 {
+		t.s.listeners.send(t.notes)
+	}
+	if t.s.hook != nil {
+		t.s.hook(Commit{
+			Now:           t.now,
+			Jobs:          t.jobs,
+			Workers:       t.workers,
+			Lease:         t.lease,
+			Schedules:     t.schedules,
+			Notifications: t.notes,
+		})
+	}
+}
+
+func (t *tx) rollback() {
+	s := t.s
+	for i := len(t.jobs) - 1; i >= 0; i-- {
+		c := t.jobs[i]
+		s.writeJob(c.ID(), c.After, c.Before)
+	}
+	for i := len(t.workers) - 1; i >= 0; i-- {
+		c := t.workers[i]
+		s.writeWorker(c.ID(), c.Before)
+	}
+	if t.lease != nil {
+		s.lease = t.lease.Before
+	}
+	for i := len(t.schedules) - 1; i >= 0; i-- {
+		c := t.schedules[i]
+		s.writeSchedule(c.Name(), c.Before)
+	}
+}
+
+// setJob records and applies one job row write.
+func (t *tx) setJob(before, after *store.Job) {
+	c := JobChange{Before: before, After: after}
+	t.jobs = append(t.jobs, c)
+	t.s.writeJob(c.ID(), before, after)
+}
+
+// setWorker records and applies one worker row write.
+func (t *tx) setWorker(before, after *store.Worker) {
+	c := WorkerChange{Before: before, After: after}
+	t.workers = append(t.workers, c)
+	t.s.writeWorker(c.ID(), after)
+}
+
+// setLease records and applies a write of the lease row.
+func (t *tx) setLease(after *store.Lease) {
+	if t.lease == nil {
+		t.lease = &LeaseChange{Before: t.s.lease}
+	}
+	t.lease.After = after
+	t.s.lease = after
+}
+
+// setSchedule records and applies one schedule row write.
+func (t *tx) setSchedule(before, after *store.Schedule) {
+	c := ScheduleChange{Before: before, After: after}
+	t.schedules = append(t.schedules, c)
+	t.s.writeSchedule(c.Name(), after)
+}
+
+func (t *tx) notify(n store.Notification) { t.notes = append(t.notes, n) }
+
+// notifyQueues sends one available notification per queue, in name order.
+func (t *tx) notifyQueues(queues []string) {
+	for i, q := range queues {
+		if i == 0 || q != queues[i-1] {
+			t.notify(store.Notification{Channel: store.ChannelAvailable, Queue: q})
+		}
+	}
+}

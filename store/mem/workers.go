@@ -1,0 +1,152 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// writeWorker stores w as the row id (nil deletes it) and keeps the live set.
+func (s *Store) writeWorker(id ulid.ULID, w *store.Worker) {
+	if w == nil {
+		delete(s.workers, id)
+		delete(s.live, id)
+		return
+	}
+	s.workers[id] = w
+	if w.ShutdownAt.IsZero() {
+		s.live[id] = struct{}{}
+	} else {
+		delete(s.live, id)
+	}
+}
+
+// liveWorker returns the row of a worker that exists and is not shut down.
+func (s *Store) liveWorker(id ulid.ULID) (*store.Worker, bool) {
+	if _, ok := s.live[id]; !ok {
+		return nil, false
+	}
+	return s.workers[id], true
+}
+
+func (t *tx) RegisterWorker(_ context.Context, id ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if _, ok := t.s.workers[id]; ok {
+		return fmt.Errorf("register worker %s: %w", id, store.ErrConflict)
+	}
+	t.setWorker(nil, &store.Worker{ID: id, RegisteredAt: t.now, LastSeenAt: t.now})
+	return nil
+}
+
+func (t *tx) Heartbeat(_ context.Context, id ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	w, ok := t.s.liveWorker(id)
+	if !ok {
+		return fmt.Errorf("heartbeat of worker %s: no live worker: %w", id, store.ErrNotFound)
+	}
+	after := *w
+	after.LastSeenAt = t.now
+	t.setWorker(w, &after)
+	return nil
+}
+
+func (t *tx) ShutdownWorker(_ context.Context, id ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	w, ok := t.s.workers[id]
+	if !ok {
+		return fmt.Errorf("shut down worker %s: %w", id, store.ErrNotFound)
+	}
+	if w.ShutdownAt.IsZero() {
+		t.shutdown(w)
+	}
+	return nil
+}
+
+func (t *tx) shutdown(w *store.Worker) {
+	after := *w
+	after.ShutdownAt = t.now
+	t.setWorker(w, &after)
+}
+
+func (t *tx) ShutdownDeadWorkers(_ context.Context, threshold time.Duration) ([]ulid.ULID, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	cutoff := t.now.Add(-threshold.Truncate(time.Microsecond))
+	var dead []ulid.ULID
+	for id := range t.s.live {
+		if t.s.workers[id].LastSeenAt.Before(cutoff) {
+			dead = append(dead, id)
+		}
+	}
+	slices.SortFunc(dead, ulid.ULID.Compare)
+	for _, id := range dead {
+		t.shutdown(t.s.workers[id])
+	}
+	return dead, nil
+}
+
+func (t *tx) ListWorkers(context.Context) ([]store.Worker, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	out := make([]store.Worker, 0, len(t.s.workers))
+	for _, w := range t.s.workers {
+		out = append(out, *w)
+	}
+	slices.SortFunc(out, func(a, b store.Worker) int { return a.ID.Compare(b.ID) })
+	return out, nil
+}
+
+// DeleteOldWorkers deletes the workers shut down before now − age in id
+// order; jobs they started then have started_by NULL (ON DELETE SET NULL),
+// written after the deletions in job id order.
+func (t *tx) DeleteOldWorkers(_ context.Context, age time.Duration) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
+	gone := map[ulid.ULID]bool{}
+	var ids []ulid.ULID
+	for id, w := range t.s.workers {
+		if !w.ShutdownAt.IsZero() && w.ShutdownAt.Before(cutoff) {
+			gone[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	for _, id := range ids {
+		t.setWorker(t.s.workers[id], nil)
+	}
+	t.clearStartedBy(gone)
+	return len(ids), nil
+}
+
+// clearStartedBy sets started_by to NULL on every job started by one of the
+// deleted workers. It scans all jobs: workers are deleted rarely, and an
+// index of every job by worker would cost every reservation a map write.
+func (t *tx) clearStartedBy(gone map[ulid.ULID]bool) {
+	for _, id := range t.s.ids {
+		j, ok := t.s.jobs[id]
+		if !ok || !gone[j.StartedBy] {
+			continue
+		}
+		after := *j
+		after.StartedBy = ulid.ULID{}
+		t.setJob(j, &after)
+	}
+}

@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+var insertCases = []testCase{
+	{"RowOfAnAvailableJob", func(h *harness) {
+		id := h.newID()
+		meta := json.RawMessage(`{"traceparent":"00-1"}`)
+		h.do(func(tx store.Tx) error {
+			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "email", Payload: payload(7), Metadata: meta, ScheduleName: "nightly"}})
+		})
+		h.wantJob(id, store.Job{ID: id, Queue: "email", Payload: payload(7), Metadata: meta, Status: store.Available,
+			CreatedAt: h.now(), ScheduledAt: h.now(), ScheduleName: "nightly"})
+	}},
+	{"NilMetadataIsEmptyObject", func(h *harness) {
+		id := h.insert("q", time.Time{})
+		if got := string(h.job(id).Metadata); got != "{}" {
+			h.t.Fatalf("metadata = %q, want {}", got)
+		}
+	}},
+	{"FutureIsScheduledPastIsAvailable", func(h *harness) {
+		future := h.clock.Now().Add(time.Minute)
+		past := h.clock.Now().Add(-time.Minute)
+		f := h.insert("q", future)
+		p := h.insert("q", past)
+		n := h.insert("q", h.clock.Now())
+		for _, c := range []struct {
+			id     ulid.ULID
+			status store.Status
+			at     time.Time
+		}{{f, store.Scheduled, future}, {p, store.Available, past}, {n, store.Available, h.clock.Now()}} {
+			j := h.job(c.id)
+			if j.Status != c.status || !j.ScheduledAt.Equal(c.at.Truncate(time.Microsecond)) || !j.CreatedAt.Equal(h.now()) {
+				h.t.Errorf("want %s at %s: %s", c.status, ts(c.at), FormatJob(j))
+			}
+		}
+	}},
+	{"InvalidJobWritesNothing", func(h *harness) {
+		good := store.NewJob{ID: h.newID(), Queue: "q", Payload: payload(1)}
+		bad := map[string]store.NewJob{
+			"bad JSON":       {ID: h.newID(), Queue: "q", Payload: json.RawMessage(`{"a":`)},
+			"empty payload":  {ID: h.newID(), Queue: "q"},
+			"oversized":      {ID: h.newID(), Queue: "q", Payload: json.RawMessage(`"` + strings.Repeat("x", store.MaxPayloadBytes) + `"`)},
+			"empty queue":    {ID: h.newID(), Queue: "", Payload: payload(1)},
+			"long queue":     {ID: h.newID(), Queue: strings.Repeat("q", store.MaxQueueNameBytes+1), Payload: payload(1)},
+			"bad metadata":   {ID: h.newID(), Queue: "q", Payload: payload(1), Metadata: json.RawMessage(`nope`)},
+			"empty metadata": {ID: h.newID(), Queue: "q", Payload: payload(1), Metadata: json.RawMessage{}},
+		}
+		for _, name := range sortedKeys(bad) {
+			err := h.tx(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, []store.NewJob{good, bad[name]}) })
+			h.wantErr(err, store.ErrInvalid, name)
+		}
+		if s := h.state(); len(s.Jobs) != 0 {
+			h.t.Fatalf("invalid batches wrote:\n%s", s)
+		}
+	}},
+	{"DuplicateIDWritesNothing", func(h *harness) {
+		dup := h.insert("q", time.Time{})
+		before := h.state()
+		fresh := h.newID()
+		err := h.tx(func(tx store.Tx) error {
+			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: fresh, Queue: "q", Payload: payload(1)}, {ID: dup, Queue: "r", Payload: payload(2)}})
+		})
+		h.wantErr(err, store.ErrConflict, "insert of an existing id")
+		twice := h.newID()
+		err = h.tx(func(tx store.Tx) error {
+			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: twice, Queue: "q", Payload: payload(1)}, {ID: twice, Queue: "q", Payload: payload(1)}})
+		})
+		h.wantErr(err, store.ErrConflict, "insert of an id twice in one batch")
+		if after := h.state(); after.String() != before.String() {
+			h.t.Fatalf("duplicate inserts wrote:\n%s", after)
+		}
+	}},
+	{"EmptyBatch", func(h *harness) {
+		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, nil) })
+		if s := h.state(); len(s.Jobs) != 0 {
+			h.t.Fatalf("empty batch wrote:\n%s", s)
+		}
+	}},
+	{"LargeBatch", func(h *harness) {
+		var jobs []store.NewJob
+		for i := range 1000 {
+			jobs = append(jobs, store.NewJob{ID: h.newID(), Queue: []string{"a", "b"}[i%2], Payload: payload(i)})
+		}
+		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, jobs) })
+		s := h.state()
+		if len(s.Jobs) != len(jobs) {
+			h.t.Fatalf("%d rows after inserting %d", len(s.Jobs), len(jobs))
+		}
+		for i, j := range s.Jobs {
+			if j.ID != jobs[i].ID || string(j.Payload) != string(jobs[i].Payload) || j.Queue != jobs[i].Queue {
+				h.t.Fatalf("row %d = %s, want id %s", i, FormatJob(j), jobs[i].ID)
+			}
+		}
+	}},
+}

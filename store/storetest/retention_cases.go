@@ -1,0 +1,101 @@
+package storetest
+
+import (
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// deleteOldJobs runs DeleteOldJobs and returns its count.
+func (h *harness) deleteOldJobs(age time.Duration) int {
+	h.t.Helper()
+	var n int
+	h.do(func(tx store.Tx) (err error) { n, err = tx.DeleteOldJobs(h.ctx, age); return err })
+	return n
+}
+
+var retentionCases = []testCase{
+	{"TerminalRowsOlderThanAge", func(h *harness) {
+		done, failed, cancelled, lost := h.terminalJobs()
+		h.clock.Advance(time.Second)
+		w2 := h.worker()
+		edge := h.running(w2, "q")
+		h.complete(w2, edge)
+		avail := h.insert("q", time.Time{})
+		sched := h.insert("q", h.clock.Now().Add(time.Hour))
+		run := h.running(w2, "r")
+		h.clock.Advance(time.Hour)
+		if n := h.deleteOldJobs(time.Hour + time.Second); n != 0 {
+			h.t.Fatalf("deleted %d rows that ended exactly age ago", n)
+		}
+		if n := h.deleteOldJobs(time.Hour); n != 4 {
+			h.t.Fatalf("deleted %d rows, want 4", n)
+		}
+		if got, want := h.list(store.JobFilter{}), []ulid.ULID{edge, avail, sched, run}; !slices.Equal(got, want) {
+			h.t.Fatalf("rows left %v, want %v (deleted %v)", got, want, []ulid.ULID{done, failed, cancelled, lost})
+		}
+		h.clock.Advance(time.Hour)
+		if n := h.deleteOldJobs(0); n != 1 {
+			h.t.Fatalf("deleted %d rows with age 0, want only the completed one", n)
+		}
+	}},
+	{"SchedulePointersBecomeNull", func(h *harness) {
+		w := h.worker()
+		h.do(func(tx store.Tx) error { return tx.EnsureSchedules(h.ctx, []string{"a", "b"}) })
+		first := h.running(w, "q")
+		h.fail(w, first, "x")
+		second := h.retry(first, 0)
+		h.reserve(w, 1, "q")
+		h.clock.Advance(time.Minute)
+		h.complete(w, second.ID)
+		at := h.clock.Now()
+		h.do(func(tx store.Tx) error {
+			if err := tx.AdvanceSchedule(h.ctx, "a", at, second.ID); err != nil {
+				return err
+			}
+			return tx.AdvanceSchedule(h.ctx, "b", at, first)
+		})
+		if n := h.deleteOldJobs(time.Minute); n != 0 {
+			h.t.Fatalf("deleted %d rows that ended exactly age ago", n)
+		}
+		if n := h.deleteOldJobs(time.Minute - time.Microsecond); n != 1 {
+			h.t.Fatalf("deleted %d, want the first attempt only", n)
+		}
+		at = at.Truncate(time.Microsecond)
+		want := []store.Schedule{{Name: "a", LastScheduledAt: at, LastScheduledJobID: second.ID}, {Name: "b", LastScheduledAt: at}}
+		if got := h.state().Schedules; !sameSchedules(got, want) {
+			h.t.Fatalf("schedules = %+v, want %+v", got, want)
+		}
+		h.clock.Advance(time.Microsecond)
+		if n := h.deleteOldJobs(0); n != 1 {
+			h.t.Fatalf("deleted %d, want the second attempt", n)
+		}
+		want[0].LastScheduledJobID = ulid.ULID{}
+		if got := h.state().Schedules; !sameSchedules(got, want) {
+			h.t.Fatalf("schedules = %+v, want %+v", got, want)
+		}
+	}},
+	{"NextAttemptLinkBecomesNull", func(h *harness) {
+		// A next attempt can only end before its predecessor when store
+		// time goes backwards; the foreign key must still hold then.
+		w := h.worker()
+		first := h.running(w, "q")
+		h.fail(w, first, "x")
+		h.clock.Advance(-time.Hour)
+		second := h.retry(first, time.Minute)
+		h.cancel(second.ID)
+		h.clock.Advance(time.Hour + time.Minute)
+		if n := h.deleteOldJobs(30 * time.Minute); n != 1 {
+			h.t.Fatalf("deleted %d, want the second attempt only", n)
+		}
+		want := h.job(first)
+		if want.NextAttemptID != (ulid.ULID{}) || want.Status != store.Failed {
+			h.t.Fatalf("first attempt after its next one was deleted: %s", FormatJob(want))
+		}
+		// With the link gone the failed row may be retried again.
+		h.retry(first, 0)
+	}},
+}

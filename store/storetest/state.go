@@ -1,0 +1,99 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// State is every row of a store, as the suite compares it.
+type State struct {
+	Jobs      []store.Job
+	Workers   []store.Worker
+	Lease     *store.Lease // nil: no lease
+	Schedules []store.Schedule
+}
+
+// ReadState reads every row through tx: all jobs page by page, the
+// workers, the lease and the schedules.
+func ReadState(ctx context.Context, tx store.Tx) (State, error) {
+	var s State
+	var after ulid.ULID
+	for {
+		page, err := tx.ListJobs(ctx, store.JobFilter{After: after, Limit: 500})
+		if err != nil {
+			return s, err
+		}
+		s.Jobs = append(s.Jobs, page...)
+		if len(page) < 500 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	var err error
+	if s.Workers, err = tx.ListWorkers(ctx); err != nil {
+		return s, err
+	}
+	switch l, err := tx.GetLease(ctx); {
+	case err == nil:
+		s.Lease = &l
+	case !errors.Is(err, store.ErrNotFound):
+		return s, err
+	}
+	s.Schedules, err = tx.ListSchedules(ctx)
+	return s, err
+}
+
+// String formats the state one row per line, so that two states compare as
+// text and a difference shows as a line.
+func (s State) String() string {
+	var b strings.Builder
+	for _, j := range s.Jobs {
+		fmt.Fprintln(&b, FormatJob(j))
+	}
+	for _, w := range s.Workers {
+		fmt.Fprintf(&b, "worker %s registered=%s seen=%s shutdown=%s\n", w.ID, ts(w.RegisteredAt), ts(w.LastSeenAt), ts(w.ShutdownAt))
+	}
+	if s.Lease != nil {
+		fmt.Fprintln(&b, FormatLease(*s.Lease))
+	}
+	for _, sc := range s.Schedules {
+		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, ts(sc.LastScheduledAt), id(sc.LastScheduledJobID))
+	}
+	return b.String()
+}
+
+// FormatJob formats every column of a row, times with their zone, so that
+// rows compare as text.
+func FormatJob(j store.Job) string {
+	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q",
+		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, ts(j.CreatedAt), ts(j.ScheduledAt),
+		ts(j.StartedAt), id(j.StartedBy), ts(j.CompletedAt), ts(j.FailedAt), j.FailedReason,
+		ts(j.CancelledAt), id(j.NextAttemptID), j.ScheduleName)
+}
+
+// FormatLease formats the lease row.
+func FormatLease(l store.Lease) string {
+	return fmt.Sprintf("lease worker=%s elected=%s expires=%s", l.WorkerID, ts(l.ElectedAt), ts(l.ExpiresAt))
+}
+
+// ts formats a time with its zone, or "null" for the zero time.
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return "null"
+	}
+	return t.Format(time.RFC3339Nano) + "[" + t.Location().String() + "]"
+}
+
+func id(u ulid.ULID) string {
+	if u == (ulid.ULID{}) {
+		return "null"
+	}
+	return u.String()
+}
