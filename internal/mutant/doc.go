@@ -1,0 +1,54 @@
+// Package mutant plants known bugs in tickwork for the simulator to find.
+//
+// Each bug is a small `if mutant.On("name") { ... }` edit in the worker or
+// the in-memory store. In normal builds On is the constant false, so the
+// compiler removes the planted code and production behaves as written. Built
+// with `-tags mutants`, On reports whether the simulator selected that bug
+// with Select, which is how `simulate -mutant NAME` proves that the
+// simulator's properties catch it.
+package mutant
+
+// Names lists every planted bug, in the order the mutants run reports them.
+var Names = []string{
+	MaxFetch,
+	UnfencedResults,
+	RenewExpiredLease,
+	RetryAtMax,
+	DutiesWithoutRecheck,
+	NoRescue,
+	ShutdownNoDrain,
+	StartBeforeCommit,
+}
+
+// The planted bugs.
+const (
+	// MaxFetch reserves max(MaxFetch, MaxConcurrent-running) jobs, the
+	// original's bug: the concurrency cap is never enforced.
+	MaxFetch = "max-fetch"
+	// UnfencedResults records a result whatever the row's status or owner.
+	UnfencedResults = "unfenced-results"
+	// RenewExpiredLease lets a worker renew its own lease after it expired.
+	RenewExpiredLease = "renew-expired-lease"
+	// RetryAtMax schedules a retry of an attempt already at MaxRetries.
+	RetryAtMax = "retry-at-max"
+	// DutiesWithoutRecheck runs leader duties without re-checking the lease
+	// in the duty transaction.
+	DutiesWithoutRecheck = "duties-without-recheck"
+	// NoRescue leaves the running jobs of dead workers running forever.
+	NoRescue = "no-rescue"
+	// ShutdownNoDrain shuts down without releasing the jobs still running.
+	ShutdownNoDrain = "shutdown-no-drain"
+	// StartBeforeCommit starts reserved jobs even when their reserving
+	// transaction did not commit.
+	StartBeforeCommit = "start-before-commit"
+)
+
+// Known reports whether name is one of Names.
+func Known(name string) bool {
+	for _, n := range Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,272 @@
+package sim
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/mem"
+)
+
+// takeCommits turns the transactions that committed since the last call
+// into history, trace lines, coverage marks and notification deliveries. p
+// is the process whose transaction it was (nil for the client).
+func (s *sim) takeCommits(p *proc) {
+	for _, c := range s.be.TakeCommits() {
+		if len(c.Jobs) == 0 && len(c.Workers) == 0 && c.Lease == nil && len(c.Schedules) == 0 && len(c.Notifications) == 0 {
+			continue // read-only
+		}
+		s.commit(p, &c)
+	}
+}
+
+func (s *sim) commit(p *proc, c *mem.Commit) {
+	e := props.Event{Kind: props.Commit, Time: c.Now}
+	if p != nil {
+		e.Process = p.name
+		if p.core != nil {
+			e.Worker = p.core.ID()
+		}
+	}
+	actor := "client"
+	for _, w := range c.Workers {
+		if w.Before == nil && w.After != nil && p != nil {
+			p.regs++
+			s.names.workers[w.After.ID] = p.name + "." + strconv.Itoa(p.regs)
+			if e.Worker.IsZero() {
+				e.Worker = w.After.ID
+			}
+		}
+	}
+	if p != nil {
+		actor = s.names.worker(e.Worker)
+	}
+	e.Jobs = s.jobChanges(actor, c.Jobs)
+	e.Workers = s.workerChanges(actor, c.Workers)
+	if c.Lease != nil {
+		e.Leases = []props.LeaseChange{s.leaseChange(actor, c.Lease)}
+	}
+	e.Schedules = s.scheduleChanges(actor, c.Schedules)
+	s.record(e)
+	s.deliver(c.Notifications)
+}
+
+// jobChanges folds a transaction's job writes into one change per row (the
+// first Before, the last After) in the order rows were first written.
+func (s *sim) jobChanges(actor string, writes []mem.JobChange) []props.JobChange {
+	ids, folded := fold(writes, mem.JobChange.ID, func(w mem.JobChange) (*props.JobRow, *props.JobRow) {
+		return jobRow(w.Before), jobRow(w.After)
+	})
+	out := make([]props.JobChange, 0, len(folded))
+	for i, ch := range folded {
+		if ch.Before == nil && ch.After == nil {
+			continue // inserted and deleted in one transaction
+		}
+		pc := props.JobChange(ch)
+		s.rows.change(ch.Before, ch.After)
+		s.jobMarks(pc)
+		s.traceJob(actor, ids[i], pc)
+		out = append(out, pc)
+	}
+	return out
+}
+
+// change is a row before and after a transaction (nil: absent).
+type change[R any] struct{ Before, After *R }
+
+// fold merges a transaction's writes into one change per row, keeping the
+// first Before and the last After, in the order rows were first written.
+func fold[W any, K comparable, R any](writes []W, key func(W) K, rows func(W) (before, after *R)) ([]K, []change[R]) {
+	var keys []K
+	var out []change[R]
+	for _, w := range writes {
+		k := key(w)
+		before, after := rows(w)
+		i := slices.Index(keys, k)
+		if i < 0 {
+			keys = append(keys, k)
+			out = append(out, change[R]{Before: before})
+			i = len(out) - 1
+		}
+		out[i].After = after
+	}
+	return keys, out
+}
+
+func jobRow(j *store.Job) *props.JobRow {
+	if j == nil {
+		return nil
+	}
+	return &props.JobRow{
+		ID: j.ID, Queue: j.Queue, Status: props.Status(j.Status), Attempt: j.Attempt,
+		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
+		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
+		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
+	}
+}
+
+// jobMarks notes the rare job transitions.
+func (s *sim) jobMarks(ch props.JobChange) {
+	b, a := ch.Before, ch.After
+	if b == nil || a == nil || b.Status != props.Running {
+		return
+	}
+	if a.Status == props.Lost {
+		s.res.Marks.set(MarkRescued)
+	}
+	if (a.Status == props.Failed || a.Status == props.Lost) && a.Attempt >= s.sc.MaxRetries {
+		s.res.Marks.set(MarkRetryAtMax)
+	}
+}
+
+func (s *sim) traceJob(actor string, id ulid.ULID, ch props.JobChange) {
+	name := s.names.job(id)
+	switch {
+	case ch.Before == nil:
+		a := ch.After
+		s.tr.printf(s.now, actor, "job %s attempt %d queue %s new %s at %s%s", name, a.Attempt, a.Queue, a.Status, stamp(a.ScheduledAt), cronNote(a.ScheduleName))
+	case ch.After == nil:
+		s.tr.printf(s.now, actor, "job %s deleted", name)
+	default:
+		a := ch.After
+		switch a.Status {
+		case props.Running:
+			s.tr.printf(s.now, actor, "job %s %s>running by %s", name, ch.Before.Status, s.names.worker(a.StartedBy))
+		case props.Failed, props.Lost:
+			s.tr.printf(s.now, actor, "job %s %s>%s next %s: %s", name, ch.Before.Status, a.Status, s.names.job(a.NextAttemptID), s.names.replaceIDs(a.FailedReason))
+		default:
+			s.tr.printf(s.now, actor, "job %s %s>%s", name, ch.Before.Status, a.Status)
+		}
+	}
+}
+
+func cronNote(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " for " + name
+}
+
+// stamp renders a store time as the trace's virtual seconds.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return string(appendStamp(nil, t.Sub(Epoch)))
+}
+
+func (s *sim) workerChanges(actor string, writes []mem.WorkerChange) []props.WorkerChange {
+	ids, folded := fold(writes, mem.WorkerChange.ID, func(w mem.WorkerChange) (*props.WorkerRow, *props.WorkerRow) {
+		return workerRow(w.Before), workerRow(w.After)
+	})
+	out := make([]props.WorkerChange, len(folded))
+	for i, ch := range folded {
+		out[i] = props.WorkerChange(ch)
+	}
+	for i, ch := range out {
+		name := s.names.worker(ids[i])
+		switch {
+		case ch.Before == nil:
+			s.tr.printf(s.now, actor, "worker %s registered", name)
+		case ch.After == nil:
+			s.tr.printf(s.now, actor, "worker %s deleted", name)
+		case ch.Before.ShutdownAt.IsZero() && !ch.After.ShutdownAt.IsZero():
+			s.tr.printf(s.now, actor, "worker %s shut down", name)
+			if p := s.workerOf(ids[i]); p != nil && p.stalledUntil > s.now {
+				s.res.Marks.set(MarkStallPastDead)
+			}
+		default:
+			s.tr.printf(s.now, actor, "worker %s seen", name)
+		}
+	}
+	return out
+}
+
+func workerRow(w *store.Worker) *props.WorkerRow {
+	if w == nil {
+		return nil
+	}
+	return &props.WorkerRow{ID: w.ID, RegisteredAt: w.RegisteredAt, LastSeenAt: w.LastSeenAt, ShutdownAt: w.ShutdownAt}
+}
+
+func (s *sim) leaseChange(actor string, l *mem.LeaseChange) props.LeaseChange {
+	ch := props.LeaseChange{Before: leaseRow(l.Before), After: leaseRow(l.After)}
+	if a := l.After; a != nil {
+		s.tr.printf(s.now, actor, "lease %s until %s", s.names.worker(a.WorkerID), stamp(a.ExpiresAt))
+		if a.WorkerID != s.lastHolder {
+			if !s.lastHolder.IsZero() && s.inflight > 0 {
+				s.res.Marks.set(MarkLeaderChangeInFlight)
+			}
+			s.lastHolder = a.WorkerID
+		}
+	} else {
+		s.tr.printf(s.now, actor, "lease gone")
+	}
+	return ch
+}
+
+func leaseRow(l *store.Lease) *props.LeaseRow {
+	if l == nil {
+		return nil
+	}
+	return &props.LeaseRow{Holder: l.WorkerID, ElectedAt: l.ElectedAt, ExpiresAt: l.ExpiresAt}
+}
+
+func (s *sim) scheduleChanges(actor string, writes []mem.ScheduleChange) []props.ScheduleChange {
+	names, folded := fold(writes, mem.ScheduleChange.Name, func(w mem.ScheduleChange) (*props.ScheduleRow, *props.ScheduleRow) {
+		return scheduleRow(w.Before), scheduleRow(w.After)
+	})
+	out := make([]props.ScheduleChange, len(folded))
+	for i, ch := range folded {
+		out[i] = props.ScheduleChange(ch)
+	}
+	for i, ch := range out {
+		if a := ch.After; a != nil {
+			s.tr.printf(s.now, actor, "schedule %s last %s at %s", names[i], s.names.job(a.LastScheduledJobID), stamp(a.LastScheduledAt))
+		}
+	}
+	return out
+}
+
+func scheduleRow(r *store.Schedule) *props.ScheduleRow {
+	if r == nil {
+		return nil
+	}
+	return &props.ScheduleRow{Name: r.Name, LastScheduledAt: r.LastScheduledAt, LastScheduledJobID: r.LastScheduledJobID}
+}
+
+// deliver sends a commit's notifications to every running process, late
+// or not at all when those faults strike.
+func (s *sim) deliver(notes []store.Notification) {
+	if len(notes) == 0 {
+		return
+	}
+	for _, p := range s.procs {
+		if p.core == nil {
+			continue
+		}
+		delay := time.Millisecond
+		if s.phase == chaos {
+			if s.sc.On(NotifyLoss) && p.rnd[NotifyLoss].Chance(s.sc.Rate(NotifyLoss)) {
+				s.count(NotifyLoss)
+				continue
+			}
+			if s.sc.On(NotifyDelay) && p.rnd[NotifyDelay].Chance(s.sc.Rate(NotifyDelay)) {
+				s.count(NotifyDelay)
+				delay = p.rnd[NotifyDelay].DurationBetween(10*time.Millisecond, 2*time.Second)
+			}
+		}
+		s.after(delay, &event{kind: evNotify, w: p.idx, inc: p.inc})
+	}
+}
+
+// notified: a notification reached p; it ticks unless it is backing off.
+func (s *sim) notified(p *proc) {
+	if p.core != nil {
+		s.wakeNow(p)
+	}
+}

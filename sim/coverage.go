@@ -1,0 +1,57 @@
+package sim
+
+// Mark is a rare state a seed reached. The summary counts, per mark, how
+// many seeds reached it: a mark no seed reaches is a gap in the simulator.
+type Mark int
+
+// The coverage marks.
+const (
+	MarkLeaderChangeInFlight Mark = iota // the lease changed hands while jobs ran
+	MarkLeaseExpiredInDuties             // the duty re-check found the lease gone
+	MarkFencedResult                     // a result was refused by the fence
+	MarkRetryAtMax                       // an attempt at MaxRetries failed: the chain ended
+	MarkShutdownInFlight                 // a graceful shutdown began with jobs running
+	MarkRescued                          // a dead worker's job was marked lost
+	MarkAmbiguousReserve                 // a reserve committed but its caller saw an error
+	MarkAmbiguousComplete                // a result committed but its caller saw an error
+	MarkStallPastDead                    // a stalled worker was declared dead
+	MarkDrainDeadline                    // a drain deadline passed with jobs running
+	MarkRecovered                        // a worker recovered jobs from an unseen reserve
+	MarkReregistered                     // a worker declared dead registered again
+	numMarks
+)
+
+var markNames = [numMarks]string{
+	"leader change with jobs in flight",
+	"lease expired during duties",
+	"fenced result",
+	"retry reached the maximum",
+	"shutdown with jobs in flight",
+	"rescued job",
+	"ambiguous commit during reserve",
+	"ambiguous commit during complete",
+	"stall past the dead threshold",
+	"drain deadline reached",
+	"reservation recovered after ambiguous commit",
+	"declared-dead worker re-registered",
+}
+
+// String returns the mark's description.
+func (m Mark) String() string { return markNames[m] }
+
+// Marks is the set of marks one seed reached.
+type Marks uint32
+
+// Has reports whether m is in the set.
+func (s Marks) Has(m Mark) bool { return s&(1<<m) != 0 }
+
+func (s *Marks) set(m Mark) { *s |= 1 << m }
+
+// AllMarks returns every mark in order.
+func AllMarks() []Mark {
+	out := make([]Mark, numMarks)
+	for i := range out {
+		out[i] = Mark(i)
+	}
+	return out
+}

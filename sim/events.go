@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"time"
+)
+
+// eventKind says what an event does when it comes due.
+type eventKind uint8
+
+const (
+	evWake            eventKind = iota // gen: poll timer generation, 0 for a wake-up by a job or notification
+	evJobDone                          // gen: execution id
+	evJobTimeout                       // gen: execution id; the handler's context is cancelled
+	evNotify                           // a notification reaches the worker
+	evStart                            // the process starts (first time or after a crash or shutdown)
+	evCrash                            // fault timer: the process dies
+	evStall                            // fault timer: the process pauses
+	evStallEnd                         // the pause ends
+	evJump                             // fault timer: the local clock jumps
+	evShutdown                         // fault timer: graceful shutdown begins
+	evDrainDeadline                    // the drain timeout passed
+	evReleaseDeadline                  // the grace after cancelling passed: release what is left
+	evShutdownRetry                    // a failed release or shutdown is tried again
+	evBurst                            // fault timer: a burst of enqueues
+	evCancel                           // fault timer: an operator cancels a job
+	evOutage                           // an outage window opens (for the trace)
+	evQuiesce                          // chaos ends
+	evSettleCheck                      // quiescence: is everything settled?
+	evEnd                              // the quiescence bound
+)
+
+// procEvent reports whether events of kind k belong to one process, and so
+// wait while it is busy in the store or stalled.
+func procEvent(k eventKind) bool {
+	switch k {
+	case evBurst, evCancel, evOutage, evQuiesce, evSettleCheck, evEnd:
+		return false
+	}
+	return true
+}
+
+// incarnationBound reports whether events of kind k die with the process
+// incarnation that scheduled them (fault timers outlive crashes).
+func incarnationBound(k eventKind) bool {
+	switch k {
+	case evCrash, evStall, evJump, evShutdown, evStart:
+		return false
+	}
+	return procEvent(k)
+}
+
+func (s *sim) dispatch(e *event) {
+	if procEvent(e.kind) {
+		p := s.procs[e.w]
+		if incarnationBound(e.kind) && e.inc != p.inc {
+			return // scheduled by an incarnation that died
+		}
+		if p.busy || (p.stalledUntil > s.now && e.kind != evStallEnd) {
+			p.deferred = append(p.deferred, e)
+			return
+		}
+		s.dispatchProc(p, e)
+		return
+	}
+	switch e.kind {
+	case evBurst:
+		s.burst()
+	case evCancel:
+		s.cancelOne()
+	case evOutage:
+		s.count(Outage)
+		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))
+	case evQuiesce:
+		s.quiesce()
+	case evSettleCheck:
+		s.settleCheck()
+	case evEnd:
+		s.tr.printf(s.now, "sim", "quiescence bound reached")
+		s.finish()
+		s.stopped = true
+	}
+}
+
+func (s *sim) dispatchProc(p *proc, e *event) {
+	switch e.kind {
+	case evWake:
+		s.wake(p, e.gen)
+	case evJobDone:
+		s.jobDone(p, e.gen)
+	case evJobTimeout:
+		s.jobTimeout(p, e.gen)
+	case evNotify:
+		s.notified(p)
+	case evStart:
+		s.startProc(p, e.inc)
+	case evCrash:
+		s.crash(p)
+	case evStall:
+		s.stall(p)
+	case evStallEnd:
+		s.stallEnd(p)
+	case evJump:
+		s.jump(p)
+	case evShutdown:
+		s.beginShutdown(p)
+	case evDrainDeadline:
+		s.drainDeadline(p)
+	case evReleaseDeadline:
+		s.releaseLeft(p)
+	case evShutdownRetry:
+		s.retryShutdown(p)
+	}
+}
+
+// release re-queues the events that waited while p was busy or stalled, at
+// now and in their original order.
+func (s *sim) release(p *proc) {
+	if p.busy || p.stalledUntil > s.now || len(p.deferred) == 0 {
+		return
+	}
+	waiting := p.deferred
+	p.deferred = nil
+	for _, e := range waiting {
+		s.at(s.now, e)
+	}
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// execution is one modelled handler run. Its outcome and duration are
+// drawn from a source named by the job row's id, so they do not depend on
+// which worker runs it or on anything else the seed drew.
+type execution struct {
+	id      uint64
+	job     ulid.ULID
+	worker  ulid.ULID // the worker id it was reserved under
+	attempt int
+
+	decision     worker.Decision
+	reason       string
+	endAt        time.Duration // true time at which it returns on its own
+	ignoreCancel bool
+	cancelled    bool
+	endQueued    bool
+}
+
+// outcome is how a modelled handler behaves.
+type outcome int
+
+const (
+	succeeds outcome = iota
+	asksRetry
+	fails
+	panics
+	overruns
+)
+
+var outcomeKinds = [...]FaultKind{asksRetry: HandlerRetry, fails: HandlerFail, panics: HandlerPanic, overruns: HandlerTimeout}
+
+// drawOutcome picks an outcome: success has weight 4, each enabled handler
+// fault its rate.
+func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
+	total := 4.0
+	for o := asksRetry; o <= overruns; o++ {
+		if s.sc.On(outcomeKinds[o]) {
+			total += s.sc.Rate(outcomeKinds[o])
+		}
+	}
+	x := float64(r.Float64() * total)
+	if x < 4 {
+		return succeeds
+	}
+	x -= 4
+	for o := asksRetry; o <= overruns; o++ {
+		if !s.sc.On(outcomeKinds[o]) {
+			continue
+		}
+		if x < s.sc.Rate(outcomeKinds[o]) {
+			return o
+		}
+		x -= s.sc.Rate(outcomeKinds[o])
+	}
+	return succeeds
+}
+
+// startExec starts the handler of a reserved job on p.
+func (s *sim) startExec(p *proc, j store.Job) {
+	r := s.master.Child("job/" + j.ID.String())
+	s.execSeq++
+	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy, attempt: j.Attempt}
+	o := s.drawOutcome(r)
+	run := r.DurationBetween(time.Millisecond, s.sc.JobMax.D())
+	switch o {
+	case succeeds:
+		ex.decision = worker.Succeed
+	case asksRetry:
+		ex.decision, ex.reason = worker.Retry, "handler asked for a retry"
+	case fails:
+		ex.decision, ex.reason = worker.Fail, "handler failed"
+	case panics:
+		ex.decision, ex.reason = worker.Retry, "panic: simulated handler panic"
+	case overruns:
+		run += s.sc.JobTimeout.D()
+		ex.decision, ex.reason = worker.Retry, "handler returned after its timeout"
+	}
+	if o != succeeds {
+		s.count(outcomeKinds[o])
+	}
+	ex.ignoreCancel = s.sc.On(IgnoreCancel) && r.Chance(s.sc.Rate(IgnoreCancel))
+	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
+	p.execs = append(p.execs, ex)
+	s.inflight++
+	s.tr.printf(s.now, p.name, "exec %s attempt %d as %s: %s after %v", s.names.job(j.ID), j.Attempt, s.names.worker(j.StartedBy), ex.decision, run)
+	s.record(props.Event{Kind: props.ExecStarted, Process: p.name, Worker: j.StartedBy, Job: j.ID})
+	if run < s.sc.JobTimeout.D() {
+		ex.endQueued = true
+		s.at(ex.endAt, &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})
+	} else {
+		s.after(p.clock.trueDelay(s.sc.JobTimeout.D()), &event{kind: evJobTimeout, w: p.idx, inc: p.inc, gen: ex.id})
+	}
+}
+
+func (p *proc) exec(id uint64) (int, *execution) {
+	for i, ex := range p.execs {
+		if ex.id == id {
+			return i, ex
+		}
+	}
+	return -1, nil
+}
+
+// jobTimeout cancels a handler's context at its timeout.
+func (s *sim) jobTimeout(p *proc, id uint64) {
+	if _, ex := p.exec(id); ex != nil {
+		s.cancelExec(p, ex, "context deadline exceeded")
+	}
+}
+
+// cancelExec cancels ex's context: it returns soon with a retry, or, if it
+// ignores cancellation, whenever it was going to.
+func (s *sim) cancelExec(p *proc, ex *execution, why string) {
+	if ex.cancelled {
+		return
+	}
+	ex.cancelled = true
+	if ex.ignoreCancel {
+		s.count(IgnoreCancel)
+		s.tr.printf(s.now, p.name, "exec %s ignores cancellation (%s)", s.names.job(ex.job), why)
+		if !ex.endQueued {
+			ex.endQueued = true
+			s.at(ex.endAt, &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})
+		}
+		return
+	}
+	ex.decision, ex.reason = worker.Retry, why
+	ex.endQueued = true
+	s.after(p.clock.trueDelay(time.Millisecond), &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})
+}
+
+// jobDone: the handler returned; the core records its result next tick.
+func (s *sim) jobDone(p *proc, id uint64) {
+	i, ex := p.exec(id)
+	if ex == nil {
+		return
+	}
+	p.execs = append(p.execs[:i], p.execs[i+1:]...)
+	s.inflight--
+	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
+	s.record(props.Event{Kind: props.ExecEnded, Process: p.name, Worker: ex.worker, Job: ex.job,
+		Decision: propsDecision(ex.decision), Reason: ex.reason})
+	p.core.Finished(worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason})
+	if p.draining && len(p.execs) == 0 {
+		s.finishShutdown(p)
+		return
+	}
+	s.wakeNow(p)
+}
+
+func propsDecision(d worker.Decision) props.Decision {
+	switch d {
+	case worker.Succeed:
+		return props.Succeed
+	case worker.Fail:
+		return props.Fail
+	}
+	return props.Retry
+}

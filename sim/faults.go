@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FaultKind is one kind of trouble the simulator can inject. Each seed turns
+// every kind on or off and draws its rate (swarm testing): a seed with few
+// kinds on explores their interplay more deeply than one with all on.
+type FaultKind int
+
+// The fault kinds, in the fixed order they are drawn and printed. Rate
+// meanings are given per kind.
+const (
+	Crash          FaultKind = iota // worker process dies; rate: per worker per minute
+	Stall                           // worker process pauses; rate: per worker per minute
+	StoreBefore                     // transaction fails before running; rate: per transaction
+	StoreAbort                      // transaction runs, then rolls back with an error; rate: per transaction
+	StoreAfter                      // transaction commits, then the caller sees an error; rate: per transaction
+	Latency                         // a transaction waits before it starts; rate: per transaction
+	Outage                          // the database refuses everything for a window; rate: windows per chaos phase
+	NotifyLoss                      // a notification is not delivered; rate: per delivery
+	NotifyDelay                     // a notification arrives late; rate: per delivery
+	Drift                           // worker clocks run fast or slow; rate: largest |speed - 1|
+	ClockJump                       // a worker clock jumps; rate: per worker per minute
+	Shutdown                        // graceful shutdown with jobs in flight; rate: per worker per minute
+	Cancel                          // an operator cancels a job; rate: per minute
+	Burst                           // a burst of enqueues; rate: per minute
+	Schedules                       // cron schedules; rate: how many
+	Retention                       // short retention, so housekeeping deletes rows; rate: unused
+	HandlerRetry                    // handlers ask for a retry; rate: weight among outcomes
+	HandlerFail                     // handlers fail for good; rate: weight among outcomes
+	HandlerPanic                    // handlers panic (recorded as retry); rate: weight among outcomes
+	HandlerTimeout                  // handlers overrun their timeout; rate: weight among outcomes
+	IgnoreCancel                    // handlers ignore cancellation; rate: probability per cancelled run
+	numFaultKinds
+)
+
+var faultNames = [numFaultKinds]string{
+	"crash", "stall", "store-before", "store-abort", "store-after", "latency", "outage",
+	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
+	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
+}
+
+// String returns the kind's flag name, e.g. "store-after".
+func (k FaultKind) String() string {
+	if k >= 0 && k < numFaultKinds {
+		return faultNames[k]
+	}
+	return fmt.Sprintf("FaultKind(%d)", int(k))
+}
+
+// ParseFaultKind returns the kind named s.
+func ParseFaultKind(s string) (FaultKind, error) {
+	for k, n := range faultNames {
+		if n == s {
+			return FaultKind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fault kind %q; known: %s", s, strings.Join(faultNames[:], ", "))
+}
+
+// FaultKinds returns every kind in drawing order.
+func FaultKinds() []FaultKind {
+	ks := make([]FaultKind, numFaultKinds)
+	for i := range ks {
+		ks[i] = FaultKind(i)
+	}
+	return ks
+}
+
+// FaultOverrides forces fault kinds on or off whatever the seed draws.
+// The zero value changes nothing.
+type FaultOverrides struct {
+	force [numFaultKinds]int8 // -1 off, +1 on, 0 as drawn
+}
+
+// ParseFaultOverrides reads a comma-separated list such as
+// "-crash,+stall,latency": "-kind" turns a kind off, "+kind" or "kind" on.
+// "-all" and "+all" set every kind, and later items refine them.
+func ParseFaultOverrides(s string) (FaultOverrides, error) {
+	var o FaultOverrides
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		v := int8(1)
+		switch item[0] {
+		case '-':
+			v, item = -1, item[1:]
+		case '+':
+			item = item[1:]
+		}
+		if item == "all" {
+			for k := range o.force {
+				o.force[k] = v
+			}
+			continue
+		}
+		k, err := ParseFaultKind(item)
+		if err != nil {
+			return o, fmt.Errorf("-faults %q: %w", s, err)
+		}
+		o.force[k] = v
+	}
+	return o, nil
+}
+
+// Apply returns on as forced by the overrides for kind k.
+func (o FaultOverrides) Apply(k FaultKind, on bool) bool {
+	switch o.force[k] {
+	case -1:
+		return false
+	case 1:
+		return true
+	}
+	return on
+}
+
+// String renders the overrides in the form ParseFaultOverrides reads, kinds
+// in drawing order; "" when nothing is forced.
+func (o FaultOverrides) String() string {
+	var parts []string
+	for k, v := range o.force {
+		switch v {
+		case -1:
+			parts = append(parts, "-"+faultNames[k])
+		case 1:
+			parts = append(parts, "+"+faultNames[k])
+		}
+	}
+	return strings.Join(parts, ",")
+}

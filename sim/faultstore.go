@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// faultStore is the store as one worker process sees it: during chaos its
+// transactions may wait (latency, while the other workers go on), fail
+// before running, run and roll back, or commit and still report an error.
+// It also records what each transaction did, for the coverage marks.
+type faultStore struct {
+	s   *sim
+	p   *proc
+	rec txRecorder
+}
+
+var (
+	errBefore = errors.New("simulated connection loss before the transaction ran")
+	errAbort  = errors.New("simulated failure at commit: rolled back")
+	errAfter  = errors.New("simulated connection loss after the commit")
+	errOutage = errors.New("simulated database outage")
+)
+
+// InTx runs fn against the backend with the faults this seed enables.
+func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
+	s, p := f.s, f.p
+	faults := s.phase == chaos
+	if faults && f.draw(Latency) {
+		d := p.rnd[Latency].DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
+		s.tr.printf(s.now, p.name, "store latency %v", d)
+		s.wait(d)
+		faults = s.phase == chaos
+	}
+	if faults && s.inOutage() {
+		return fmt.Errorf("%w: %w", errOutage, store.ErrUnavailable)
+	}
+	if faults && f.draw(StoreBefore) {
+		s.tr.printf(s.now, p.name, "store error before the transaction")
+		return fmt.Errorf("%w: %w", errBefore, store.ErrUnavailable)
+	}
+	abort := faults && f.draw(StoreAbort)
+	err := s.be.InTx(ctx, func(tx store.Tx) error {
+		f.rec = txRecorder{Tx: tx}
+		if err := fn(&f.rec); err != nil {
+			return err
+		}
+		if abort {
+			return fmt.Errorf("%w: %w", errAbort, store.ErrUnavailable)
+		}
+		return nil
+	})
+	s.takeCommits(p)
+	if abort && errors.Is(err, errAbort) {
+		s.tr.printf(s.now, p.name, "store error at commit: rolled back")
+	}
+	if err == nil && faults && f.draw(StoreAfter) {
+		s.tr.printf(s.now, p.name, "store error after the commit")
+		if f.rec.reserved > 0 {
+			s.res.Marks.set(MarkAmbiguousReserve)
+		}
+		if f.rec.results > 0 {
+			s.res.Marks.set(MarkAmbiguousComplete)
+		}
+		return fmt.Errorf("%w: %w", errAfter, store.ErrUnavailable)
+	}
+	if err == nil && f.rec.dutyRefused {
+		s.res.Marks.set(MarkLeaseExpiredInDuties)
+	}
+	return err
+}
+
+// draw decides whether fault kind k strikes this transaction, counting it.
+func (f *faultStore) draw(k FaultKind) bool {
+	if !f.s.sc.On(k) || !f.p.rnd[k].Chance(f.s.sc.Rate(k)) {
+		return false
+	}
+	f.s.count(k)
+	return true
+}
+
+// Listen is not used by the simulator, which delivers notifications itself
+// from the commits it observes.
+func (f *faultStore) Listen(ctx context.Context) (<-chan store.Notification, error) {
+	return f.s.be.Listen(ctx)
+}
+
+// txRecorder passes every call through and notes what the transaction did.
+type txRecorder struct {
+	store.Tx
+	reserved    int  // jobs reserved
+	results     int  // results recorded (completed or failed)
+	dutyRefused bool // LockLeaderDuties said the lease is no longer ours
+}
+
+func (r *txRecorder) Reserve(ctx context.Context, w ulid.ULID, queues []string, limit int) ([]store.Job, error) {
+	jobs, err := r.Tx.Reserve(ctx, w, queues, limit)
+	r.reserved += len(jobs)
+	return jobs, err
+}
+
+func (r *txRecorder) CompleteJobs(ctx context.Context, w ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+	fenced, err := r.Tx.CompleteJobs(ctx, w, ids)
+	if err == nil {
+		r.results += len(ids) - len(fenced)
+	}
+	return fenced, err
+}
+
+func (r *txRecorder) FailJob(ctx context.Context, w, id ulid.ULID, reason string) error {
+	err := r.Tx.FailJob(ctx, w, id, reason)
+	if err == nil {
+		r.results++
+	}
+	return err
+}
+
+func (r *txRecorder) LockLeaderDuties(ctx context.Context, w ulid.ULID) (bool, error) {
+	ok, err := r.Tx.LockLeaderDuties(ctx, w)
+	if err == nil && !ok {
+		r.dutyRefused = true
+	}
+	return ok, err
+}
+
+// inOutage reports whether the database is down now.
+func (s *sim) inOutage() bool {
+	for _, w := range s.outages {
+		if s.now >= w.from && s.now < w.to {
+			return true
+		}
+	}
+	return false
+}
+
+// drawOutages places the outage windows inside the chaos phase.
+func (s *sim) drawOutages() []window {
+	if !s.sc.On(Outage) {
+		return nil
+	}
+	r := s.clientRand(Outage)
+	var out []window
+	for range int(s.sc.Rate(Outage)) {
+		from := r.DurationBetween(0, s.sc.Chaos.D()).Truncate(time.Microsecond)
+		length := r.DurationBetween(time.Second, s.sc.DeadThreshold.D()*3/2).Truncate(time.Microsecond)
+		out = append(out, window{from, min(from+length, s.sc.Chaos.D())})
+		s.at(from, &event{kind: evOutage, w: -1, gen: uint64(length)})
+	}
+	return out
+}

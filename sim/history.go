@@ -1,0 +1,26 @@
+package sim
+
+import (
+	"github.com/tickwork/tickwork/props"
+)
+
+// record appends e to the history, stamped with the next sequence number
+// and (unless it carries one) the store's time now, and checks the safety
+// properties on it. The first violation stops the run.
+func (s *sim) record(e props.Event) {
+	if s.stopped {
+		return
+	}
+	s.histSeq++
+	e.Seq = s.histSeq
+	if e.Time.IsZero() {
+		e.Time = s.storeNow()
+	}
+	if v := s.checker.Step(e); v != nil {
+		s.tr.printf(s.now, "sim", "VIOLATION %s", v.Property)
+		s.stop(v, nil)
+	}
+}
+
+// count notes one injected fault of kind k.
+func (s *sim) count(k FaultKind) { s.res.Faults[k]++ }

@@ -1,0 +1,285 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// proc is one simulated worker process: a machine with its own clock that
+// runs incarnations of the real worker core one after another.
+type proc struct {
+	idx  int
+	name string // stable across incarnations: "w0", "w1", ...
+	inc  int    // incarnation; bumped when the process dies or exits
+	regs int    // worker rows registered so far (for names)
+
+	core  *worker.Core // nil while the process is down
+	store *faultStore
+	clock localClock
+	rnd   [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
+
+	busy         bool // inside a core call (maybe waiting on store latency)
+	stalledUntil time.Duration
+	deferred     []*event
+
+	pollGen    uint64 // the live poll timer's generation
+	wakeQueued bool   // an immediate wake is already queued
+	execs      []*execution
+
+	draining    bool // graceful shutdown in progress
+	cancelled   bool // the drain deadline cancelled the running handlers
+	shutdownTry int
+	leaseUntil  time.Time // the lease expiry this incarnation believes in
+	dutyWorker  ulid.ULID // set from DutiesStarted until the core call ends
+}
+
+// newProc sets up process i: its clock (drift drawn once) and fault sources.
+func (s *sim) newProc(i int) *proc {
+	p := &proc{idx: i, name: fmt.Sprintf("w%d", i)}
+	for _, k := range FaultKinds() {
+		p.rnd[k] = s.master.Child("proc/"+k.String()).ChildN(p.name, i)
+	}
+	var ppm int64
+	if s.sc.On(Drift) {
+		limit := int64(s.sc.Rate(Drift) * 1e6)
+		ppm = int64(p.rnd[Drift].IntN(int(2*limit+1))) - limit
+	}
+	p.clock = newLocalClock(Epoch.Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
+	p.store = &faultStore{s: s, p: p}
+	return p
+}
+
+// start sets up the run: workers, their fault timers, the workload and the
+// phases.
+func (s *sim) start() {
+	for _, line := range s.sc.Lines() {
+		s.tr.raw(line)
+	}
+	s.outages = s.drawOutages()
+	for i := range s.sc.Workers {
+		p := s.newProc(i)
+		s.procs = append(s.procs, p)
+		s.tr.printf(0, p.name, "machine clock %s drift %+dppm", p.clock.read(0).Format("15:04:05.000000"), p.clock.ppm)
+		s.after(p.rnd[Crash].DurationBetween(0, s.sc.PollInterval.D()), &event{kind: evStart, w: i, inc: p.inc})
+		for _, k := range []FaultKind{Crash, Stall, ClockJump, Shutdown} {
+			s.armProcFault(p, k)
+		}
+	}
+	s.enqueueInitial()
+	s.armGlobalFault(Burst, evBurst)
+	s.armGlobalFault(Cancel, evCancel)
+	s.at(s.sc.Chaos.D(), &event{kind: evQuiesce, w: -1})
+}
+
+// faultKinds maps a per-process fault timer to its event.
+var procFaultEvent = map[FaultKind]eventKind{Crash: evCrash, Stall: evStall, ClockJump: evJump, Shutdown: evShutdown}
+
+// armProcFault schedules p's next fault of kind k: rate per minute, spaced
+// uniformly around the mean so that no transcendental function (whose last
+// bit may differ between machines) enters the draw.
+func (s *sim) armProcFault(p *proc, k FaultKind) {
+	if !s.sc.On(k) || s.phase != chaos {
+		return
+	}
+	s.after(spacing(p.rnd[k], s.sc.Rate(k)), &event{kind: procFaultEvent[k], w: p.idx})
+}
+
+func (s *sim) armGlobalFault(k FaultKind, kind eventKind) {
+	if !s.sc.On(k) || s.phase != chaos {
+		return
+	}
+	s.after(spacing(s.clientRand(k), s.sc.Rate(k)), &event{kind: kind, w: -1})
+}
+
+func (s *sim) clientRand(k FaultKind) *clockrng.Rand {
+	if s.globalRnd[k] == nil {
+		s.globalRnd[k] = s.master.Child("global/" + k.String())
+	}
+	return s.globalRnd[k]
+}
+
+// spacing draws the wait before the next of ratePerMinute events.
+func spacing(r *clockrng.Rand, ratePerMinute float64) time.Duration {
+	mean := time.Duration(float64(time.Minute) / max(ratePerMinute, 0.01))
+	return r.DurationBetween(mean/10, 2*mean-mean/10)
+}
+
+// startProc starts a new incarnation of p's worker core.
+func (s *sim) startProc(p *proc, inc int) {
+	if p.core != nil || inc != p.inc {
+		return
+	}
+	rnd := s.master.Child("core").ChildN(p.name, p.inc)
+	core, err := worker.NewCore(p.store, s.cfg, rnd, worker.ObserverFunc(func(e worker.Event) { s.observe(p, e) }))
+	if err != nil {
+		s.stop(nil, fmt.Errorf("seed %d: %s: new core: %w", s.sc.Seed, p.name, err))
+		return
+	}
+	p.core = core
+	p.draining, p.cancelled, p.shutdownTry = false, false, 0
+	p.leaseUntil = time.Time{}
+	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
+	if p.inc > 0 {
+		s.record(props.Event{Kind: props.Restarted, Process: p.name})
+	}
+	s.wakeNow(p)
+}
+
+// down ends p's incarnation: every event it scheduled goes stale.
+func (s *sim) down(p *proc, restartAfter time.Duration) {
+	s.inflight -= len(p.execs)
+	p.execs = nil
+	p.core = nil
+	p.inc++
+	p.draining = false
+	if s.phase == quiescence {
+		restartAfter = min(restartAfter, s.sc.PollInterval.D())
+	}
+	if s.phase != done {
+		s.after(restartAfter, &event{kind: evStart, w: p.idx, inc: p.inc})
+	}
+}
+
+// crash kills p at once: all in-memory state is lost.
+func (s *sim) crash(p *proc) {
+	defer s.armProcFault(p, Crash)
+	if p.core == nil || s.phase != chaos {
+		return
+	}
+	s.count(Crash)
+	id := p.core.ID()
+	s.tr.printf(s.now, p.name, "CRASH as %s with %d jobs running", s.names.worker(id), len(p.execs))
+	s.record(props.Event{Kind: props.Crashed, Process: p.name, Worker: id})
+	s.down(p, p.rnd[Crash].DurationBetween(500*time.Millisecond, 10*time.Second))
+}
+
+// stall pauses p: no timer fires and no job returns until it resumes.
+// Lengths are drawn short of the lease, past it, and past the dead
+// threshold, a third each.
+func (s *sim) stall(p *proc) {
+	defer s.armProcFault(p, Stall)
+	if p.core == nil || s.phase != chaos {
+		return
+	}
+	r := p.rnd[Stall]
+	ttl, dead := s.sc.LeaseTTL.D(), s.sc.DeadThreshold.D()+s.sc.Heartbeat.D()
+	var d time.Duration
+	switch r.IntN(3) {
+	case 0:
+		d = r.DurationBetween(100*time.Millisecond, ttl)
+	case 1:
+		d = r.DurationBetween(ttl, dead)
+	default:
+		d = r.DurationBetween(dead, 2*dead)
+	}
+	s.count(Stall)
+	p.stalledUntil = (s.now + d).Truncate(time.Microsecond)
+	s.tr.printf(s.now, p.name, "STALL for %v", d.Truncate(time.Microsecond))
+	s.at(p.stalledUntil, &event{kind: evStallEnd, w: p.idx, inc: p.inc})
+}
+
+func (s *sim) stallEnd(p *proc) {
+	if p.stalledUntil == 0 {
+		return
+	}
+	p.stalledUntil = 0
+	s.tr.printf(s.now, p.name, "resumes")
+	s.release(p)
+}
+
+// jump moves p's local clock; timers are monotonic and do not move.
+func (s *sim) jump(p *proc) {
+	defer s.armProcFault(p, ClockJump)
+	if s.phase != chaos {
+		return
+	}
+	r := p.rnd[ClockJump]
+	by := r.DurationBetween(100*time.Millisecond, 3*s.sc.Heartbeat.D()).Truncate(time.Microsecond)
+	if r.Chance(0.5) {
+		by = -by
+	}
+	s.count(ClockJump)
+	p.clock.jump(s.now, by)
+	s.tr.printf(s.now, p.name, "clock jumps %v", by)
+}
+
+// wakeNow asks for a tick as soon as possible (a job ended, a notification
+// came, the process started).
+func (s *sim) wakeNow(p *proc) {
+	if p.wakeQueued {
+		return
+	}
+	p.wakeQueued = true
+	s.after(0, &event{kind: evWake, w: p.idx, inc: p.inc})
+}
+
+// armPoll restarts p's poll timer with the core's next interval.
+func (s *sim) armPoll(p *proc) {
+	p.pollGen++
+	s.after(p.clock.trueDelay(p.core.NextPoll()), &event{kind: evWake, w: p.idx, inc: p.inc, gen: p.pollGen})
+}
+
+// wake handles a poll timer (gen != 0) or an immediate wake-up.
+func (s *sim) wake(p *proc, gen uint64) {
+	if gen == 0 {
+		p.wakeQueued = false
+	} else if gen != p.pollGen {
+		return // a timer replaced by a later one
+	}
+	if p.core == nil {
+		return
+	}
+	if gen == 0 && p.core.Failing() {
+		return // backing off after a failed tick: only the poll timer wakes it
+	}
+	s.tick(p)
+}
+
+// tick runs one loop iteration of p's core at its local time.
+func (s *sim) tick(p *proc) {
+	local := p.clock.read(s.now)
+	p.busy = true
+	res, err := p.core.Tick(s.ctx, local)
+	p.busy = false
+	s.endDuties(p)
+	ids := make([]string, len(res.Start))
+	for i, j := range res.Start {
+		ids[i] = s.names.job(j.ID)
+	}
+	if err != nil {
+		s.tr.printf(s.now, p.name, "tick local %s start %v err %s", local.Format("15:04:05.000000"), ids, s.errText(err))
+	} else {
+		s.tr.printf(s.now, p.name, "tick local %s start %v", local.Format("15:04:05.000000"), ids)
+	}
+	for _, j := range res.Start {
+		s.startExec(p, j)
+	}
+	if errors.Is(err, worker.ErrShutDown) || p.core == nil {
+		return
+	}
+	s.armPoll(p)
+	s.release(p)
+}
+
+// errText shortens an error for the trace: ULIDs are replaced by names.
+func (s *sim) errText(err error) string { return s.names.replaceIDs(err.Error()) }
+
+// workerOf returns the process whose current core acts as id, if any.
+func (s *sim) workerOf(id ulid.ULID) *proc {
+	if id.IsZero() {
+		return nil
+	}
+	for _, p := range s.procs {
+		if p.core != nil && p.core.ID() == id {
+			return p
+		}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// Options are the parts of a run that are not derived from the seed.
+type Options struct {
+	// Trace receives the full trace, one line per event (-v); nil for none.
+	Trace io.Writer
+	// Backend makes the store under test; nil means the in-memory store.
+	Backend NewBackend
+	// TailLines is how many trace lines a Result keeps (default 30).
+	TailLines int
+}
+
+// Result is what one run found.
+type Result struct {
+	Scenario Scenario
+	// Violation is the first broken property, nil when all held.
+	Violation *props.Violation
+	// Err is a failure of the run itself (a store that cannot be built, a
+	// core that refuses the config); the properties were not decided.
+	Err error
+	// Tail is the last trace lines, ending at the violation if there is one.
+	Tail      []string
+	TraceHash uint64
+	Lines     int           // trace lines
+	Events    int           // simulator events processed
+	Virtual   time.Duration // virtual time simulated
+	Faults    [numFaultKinds]int
+	Marks     Marks
+	Settled   bool // quiescence ended with every job settled before its bound
+}
+
+// Failed reports whether the run broke a property or could not run.
+func (r *Result) Failed() bool { return r.Violation != nil || r.Err != nil }
+
+// Epoch is virtual time zero: the store's clock starts here.
+var Epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type phase int
+
+const (
+	chaos phase = iota
+	quiescence
+	done
+)
+
+// sim is one run. Everything happens on the goroutine that called Run.
+type sim struct {
+	sc  Scenario
+	cfg worker.Config
+	ctx context.Context
+
+	master  *clockrng.Rand
+	now     time.Duration // true time since Epoch, whole microseconds
+	q       eventQueue
+	be      Backend
+	procs   []*proc
+	phase   phase
+	stopped bool
+
+	checker *props.Checker
+	histSeq int64
+	tr      tracer
+	res     Result
+
+	client     *clockrng.Rand // ids of the enqueuing client
+	globalRnd  [numFaultKinds]*clockrng.Rand
+	rows       rowBook
+	names      names
+	outages    []window
+	inflight   int // executions in flight on all processes
+	execSeq    uint64
+	lastHolder ulid.ULID // the last lease holder seen, kept across deletions
+}
+
+// window is a span of true time.
+type window struct{ from, to time.Duration }
+
+// Run simulates sc and checks every property. It never panics on a
+// violation: the first one stops the run and is returned.
+func Run(sc Scenario, opt Options) Result {
+	s, err := newSim(sc, opt)
+	if err != nil {
+		return Result{Scenario: sc, Err: err}
+	}
+	s.start()
+	s.runUntil(time.Duration(1<<62), nil)
+	if !s.stopped {
+		s.finish()
+	}
+	s.res.Tail = s.tr.tail()
+	s.res.TraceHash = s.tr.hash
+	s.res.Lines = s.tr.lines
+	s.res.Virtual = s.now
+	if s.tr.err != nil && s.res.Err == nil {
+		s.res.Err = fmt.Errorf("writing the trace: %w", s.tr.err)
+	}
+	return s.res
+}
+
+func newSim(sc Scenario, opt Options) (*sim, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Backend == nil {
+		opt.Backend = MemBackend
+	}
+	if opt.TailLines == 0 {
+		opt.TailLines = 30
+	}
+	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
+	s.res.Scenario = sc
+	s.tr = newTracer(opt.Trace, opt.TailLines)
+	s.client = s.master.Child("client")
+	s.names = newNames()
+	s.cfg = workerConfig(&sc)
+	if err := s.cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
+	}
+	checker, err := props.New(historyParams(&sc))
+	if err != nil {
+		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
+	}
+	s.checker = checker
+	be, err := opt.Backend(func() time.Time { return Epoch.Add(s.now) })
+	if err != nil {
+		return nil, fmt.Errorf("scenario seed %d: store: %w", sc.Seed, err)
+	}
+	s.be = be
+	return s, nil
+}
+
+// workerConfig is the configuration every simulated worker runs with.
+func workerConfig(sc *Scenario) worker.Config {
+	cfg := worker.DefaultConfig()
+	for i := range sc.Queues {
+		cfg.Queues = append(cfg.Queues, queueName(i))
+	}
+	cfg.MaxConcurrent, cfg.MaxFetch, cfg.MaxRetries = sc.MaxConcurrent, sc.MaxFetch, sc.MaxRetries
+	cfg.PollInterval, cfg.PollJitter = sc.PollInterval.D(), sc.PollJitter
+	cfg.HeartbeatInterval, cfg.LeaseTTL = sc.Heartbeat.D(), sc.LeaseTTL.D()
+	cfg.LeaderInterval, cfg.DeadWorkerThreshold = sc.LeaderInterval.D(), sc.DeadThreshold.D()
+	cfg.JobRetention, cfg.WorkerRetention = sc.JobRetention.D(), sc.WorkerRetention.D()
+	cfg.CleanupInterval, cfg.DrainTimeout = sc.CleanupInterval.D(), sc.DrainTimeout.D()
+	cfg.Backoff = sc.Backoff()
+	for _, c := range sc.Crons {
+		cfg.Schedules = append(cfg.Schedules, worker.ScheduleSpec{Name: c.Name, Cron: c.Cron, Queue: c.Queue, Payload: []byte(`{"cron":"` + c.Name + `"}`)})
+	}
+	return cfg
+}
+
+// historyParams are the settings the properties are checked against.
+func historyParams(sc *Scenario) props.Params {
+	p := props.Params{
+		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
+		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
+	}
+	for _, c := range sc.Crons {
+		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})
+	}
+	return p
+}
+
+// storeNow is the store's time now.
+func (s *sim) storeNow() time.Time { return Epoch.Add(s.now) }
+
+// at schedules e at true time t (never before now), in whole microseconds
+// like the store's clock.
+func (s *sim) at(t time.Duration, e *event) {
+	t = max(t, s.now).Truncate(time.Microsecond)
+	e.at = t
+	s.q.push(e)
+}
+
+// after schedules e d from now.
+func (s *sim) after(d time.Duration, e *event) { s.at(s.now+d, e) }
+
+// runUntil processes events due at or before target, in order. It is
+// re-entered while a worker waits on store latency: the other workers go on
+// meanwhile, while events of busy workers wait for them (see dispatch).
+func (s *sim) runUntil(target time.Duration, _ *proc) {
+	for !s.stopped {
+		e := s.q.peek()
+		if e == nil || e.at > target {
+			return
+		}
+		s.q.pop()
+		if e.at > s.now {
+			s.now = e.at
+		}
+		s.res.Events++
+		s.dispatch(e)
+	}
+}
+
+// wait lets d of true time pass for a worker blocked on the store.
+func (s *sim) wait(d time.Duration) {
+	target := (s.now + d).Truncate(time.Microsecond)
+	s.runUntil(target, nil)
+	if s.now < target {
+		s.now = target
+	}
+}
+
+// stop ends the run at a violation or an error of the run itself.
+func (s *sim) stop(v *props.Violation, err error) {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	s.res.Violation = v
+	if err != nil && s.res.Err == nil {
+		s.res.Err = err
+	}
+}
+
+// finish runs the liveness check after quiescence.
+func (s *sim) finish() {
+	s.phase = done
+	vs := s.checker.Finish()
+	s.tr.printf(s.now, "sim", "end settled=%v violations=%d", s.res.Settled, len(vs))
+	if len(vs) > 0 {
+		v := vs[0]
+		s.stop(&v, nil)
+	}
+}

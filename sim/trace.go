@@ -1,0 +1,72 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// tracer renders the run as one line per event, stamped with virtual true
+// time only. Every line feeds a hash (compared across runs and against
+// golden values) and a ring of the latest lines (shown with a violation);
+// lines are written out only when a trace writer is set (-v).
+type tracer struct {
+	w     io.Writer
+	hash  uint64
+	lines int
+	ring  [][]byte
+	next  int
+	buf   []byte
+	err   error
+}
+
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+func newTracer(w io.Writer, tail int) tracer {
+	return tracer{w: w, hash: fnvOffset, ring: make([][]byte, max(tail, 1))}
+}
+
+// printf adds one line: the virtual time, the actor, then the formatted text.
+func (t *tracer) printf(at time.Duration, actor, format string, args ...any) {
+	b := appendStamp(t.buf[:0], at)
+	b = append(b, ' ')
+	b = append(b, actor...)
+	b = append(b, ' ')
+	b = fmt.Appendf(b, format, args...)
+	t.add(b)
+}
+
+// raw adds one line without a stamp (the scenario header).
+func (t *tracer) raw(line string) { t.add(append(t.buf[:0], line...)) }
+
+func (t *tracer) add(b []byte) {
+	b = append(b, '\n')
+	t.buf = b
+	for _, c := range b {
+		t.hash = (t.hash ^ uint64(c)) * fnvPrime
+	}
+	t.lines++
+	t.ring[t.next] = append(t.ring[t.next][:0], b...)
+	t.next = (t.next + 1) % len(t.ring)
+	if t.w != nil && t.err == nil {
+		_, t.err = t.w.Write(b)
+	}
+}
+
+// tail returns the latest lines, oldest first, without their newlines.
+func (t *tracer) tail() []string {
+	var out []string
+	for i := range t.ring {
+		l := t.ring[(t.next+i)%len(t.ring)]
+		if len(l) > 0 {
+			out = append(out, string(l[:len(l)-1]))
+		}
+	}
+	return out
+}
+
+// appendStamp writes at as seconds with microseconds, right-aligned.
+func appendStamp(b []byte, at time.Duration) []byte {
+	us := int64(at / time.Microsecond)
+	return fmt.Appendf(b, "%5d.%06d", us/1_000_000, us%1_000_000)
+}

@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// enqueueInitial inserts the scenario's starting jobs, some of them
+// scheduled for later in the chaos phase.
+func (s *sim) enqueueInitial() {
+	r := s.master.Child("workload")
+	s.enqueue(r, s.sc.Jobs, s.sc.DelayedFrac)
+}
+
+// burst enqueues a batch of jobs at once.
+func (s *sim) burst() {
+	defer s.armGlobalFault(Burst, evBurst)
+	if s.phase != chaos {
+		return
+	}
+	s.count(Burst)
+	r := s.clientRand(Burst)
+	s.enqueue(r, 1+r.IntN(s.sc.BurstSize), 0.2)
+}
+
+// enqueue inserts n jobs on random queues in one client transaction, a
+// share delayed of them scheduled up to the end of chaos.
+func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
+	jobs := make([]store.NewJob, n)
+	now := s.storeNow()
+	for i := range jobs {
+		j := store.NewJob{ID: clockrng.NewULID(now, s.client), Queue: queueName(r.IntN(s.sc.Queues))}
+		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.names.jobIDs)+i) + `}`)
+		if r.Chance(delayed) {
+			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
+		}
+		jobs[i] = j
+	}
+	err := s.be.InTx(s.ctx, func(tx store.Tx) error { return tx.InsertJobs(s.ctx, jobs) })
+	s.takeCommits(nil)
+	if err != nil {
+		s.stop(nil, err)
+	}
+}
+
+// cancelOne has an operator cancel a random job that has not ended.
+func (s *sim) cancelOne() {
+	defer s.armGlobalFault(Cancel, evCancel)
+	if s.phase != chaos || len(s.names.jobIDs) == 0 {
+		return
+	}
+	id := s.names.jobIDs[s.clientRand(Cancel).IntN(len(s.names.jobIDs))]
+	var cancelled bool
+	err := s.be.InTx(s.ctx, func(tx store.Tx) error {
+		j, err := tx.GetJob(s.ctx, id)
+		if err != nil || j.Status.Terminal() {
+			return nil // gone or ended: nothing to cancel
+		}
+		_, err = tx.CancelJob(s.ctx, id)
+		cancelled = err == nil
+		return err
+	})
+	s.takeCommits(nil)
+	if err != nil {
+		s.stop(nil, err)
+		return
+	}
+	if cancelled {
+		s.count(Cancel)
+	}
+}
+
+// quiesce ends the chaos phase: faults stop, stalls end, and every process
+// that is down starts again, so that every job can settle.
+func (s *sim) quiesce() {
+	s.phase = quiescence
+	s.tr.printf(s.now, "sim", "quiescence: faults off")
+	for _, p := range s.procs {
+		if p.stalledUntil > s.now {
+			p.stalledUntil = s.now
+			s.at(s.now, &event{kind: evStallEnd, w: p.idx, inc: p.inc})
+		}
+		if p.core == nil {
+			s.at(s.now, &event{kind: evStart, w: p.idx, inc: p.inc})
+		}
+	}
+	s.after(time.Second, &event{kind: evSettleCheck, w: -1})
+	s.at(s.sc.Chaos.D()+s.sc.Quiescence.D(), &event{kind: evEnd, w: -1})
+}
+
+// settleCheck ends the run once nothing is left to do: no job row waits to
+// run, no handler runs, every process is up and none is shutting down.
+func (s *sim) settleCheck() {
+	if s.phase != quiescence {
+		return
+	}
+	if s.rows.settled() && s.inflight == 0 && s.allUp() {
+		s.res.Settled = true
+		s.finish()
+		s.stopped = true
+		return
+	}
+	s.after(time.Second, &event{kind: evSettleCheck, w: -1})
+}
+
+func (s *sim) allUp() bool {
+	for _, p := range s.procs {
+		if p.core == nil || p.draining {
+			return false
+		}
+	}
+	return true
+}
