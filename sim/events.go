@@ -17,7 +17,8 @@ const (
 	evStall                            // fault timer: the process pauses
 	evStallEnd                         // the pause ends
 	evJump                             // fault timer: the local clock jumps
-	evShutdown                         // fault timer: graceful shutdown begins
+	evShutdown                         // fault timer: graceful shutdown begins (maybe at the next job start)
+	evShutdownNow                      // graceful shutdown begins
 	evDrainDeadline                    // the drain timeout passed
 	evReleaseDeadline                  // the grace after cancelling passed: release what is left
 	evShutdownRetry                    // a failed release or shutdown is tried again
@@ -102,6 +103,8 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 	case evJump:
 		s.jump(p)
 	case evShutdown:
+		s.shutdownTimer(p)
+	case evShutdownNow:
 		s.beginShutdown(p)
 	case evDrainDeadline:
 		s.drainDeadline(p)

@@ -95,6 +95,9 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	s.inflight++
 	s.tr.printf(s.now, p.name, "exec %s attempt %d as %s: %s after %v", s.names.job(j.ID), j.Attempt, s.names.worker(j.StartedBy), ex.decision, run)
 	s.record(props.Event{Kind: props.ExecStarted, Process: p.name, Worker: j.StartedBy, Job: j.ID})
+	if p.shutdownDue {
+		defer s.after(0, &event{kind: evShutdownNow, w: p.idx, inc: p.inc})
+	}
 	if run < s.sc.JobTimeout.D() {
 		ex.endQueued = true
 		s.at(ex.endAt, &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})

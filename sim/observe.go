@@ -35,8 +35,11 @@ func (s *sim) observe(p *proc, e worker.Event) {
 		p.dutyWorker = e.Worker
 		s.record(props.Event{Kind: props.DutiesStarted, Time: e.StoreTime, Process: p.name, Worker: e.Worker, LeaseExpires: p.leaseUntil})
 	case worker.EventScheduleFired:
+		s.count(Schedules)
 		s.record(props.Event{Kind: props.ScheduleFired, Time: e.StoreTime, Process: p.name, Worker: e.Worker,
 			Job: e.Job.ID, Schedule: e.Schedule, CronTime: e.CronTime})
+	case worker.EventJobsDeleted, worker.EventWorkersDeleted:
+		s.res.Faults[Retention] += e.Count
 	case worker.EventResultFenced:
 		s.res.Marks.set(MarkFencedResult)
 		s.record(props.Event{Kind: props.ResultFenced, Time: e.StoreTime, Process: p.name, Worker: e.Worker, Job: e.Job.ID})

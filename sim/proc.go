@@ -33,6 +33,7 @@ type proc struct {
 	wakeQueued bool   // an immediate wake is already queued
 	execs      []*execution
 
+	shutdownDue bool // a shutdown waits for the next job to start, so it has one in flight
 	draining    bool // graceful shutdown in progress
 	cancelled   bool // the drain deadline cancelled the running handlers
 	shutdownTry int
@@ -50,6 +51,7 @@ func (s *sim) newProc(i int) *proc {
 	if s.sc.On(Drift) {
 		limit := int64(s.sc.Rate(Drift) * 1e6)
 		ppm = int64(p.rnd[Drift].IntN(int(2*limit+1))) - limit
+		s.count(Drift)
 	}
 	p.clock = newLocalClock(Epoch.Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
 	p.store = &faultStore{s: s, p: p}
@@ -123,7 +125,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	p.core = core
-	p.draining, p.cancelled, p.shutdownTry = false, false, 0
+	p.draining, p.cancelled, p.shutdownTry, p.shutdownDue = false, false, 0, false
 	p.leaseUntil = time.Time{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {

@@ -86,7 +86,6 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	s.LeaderInterval = Dur(s.LeaseTTL.D() / time.Duration(3+r.IntN(3))).truncMs()
 	s.Heartbeat = pick(time.Second, 3*time.Second)
 	s.DeadThreshold = Dur(s.Heartbeat.D() * time.Duration(2+r.IntN(3)))
-	s.DrainTimeout = pick(300*time.Millisecond, 4*time.Second)
 	s.CancelGrace = pick(50*time.Millisecond, 500*time.Millisecond)
 	s.CleanupInterval = pick(2*time.Second, 10*time.Second)
 	s.JobRetention = Dur(30 * 24 * time.Hour)
@@ -100,6 +99,8 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	s.DelayedFrac = float64(r.IntN(4)) / 10
 	s.JobMax = pick(50*time.Millisecond, 2*time.Second)
 	s.JobTimeout = pick(300*time.Millisecond, 3*time.Second)
+	// Shorter than most handler runs, so that shutdowns reach the deadline.
+	s.DrainTimeout = pick(100*time.Millisecond, max(s.JobMax.D(), 200*time.Millisecond))
 	s.BurstSize = 5 + r.IntN(20)
 	s.Chaos = pick(20*time.Second, 60*time.Second)
 	s.Faults = drawFaults(clockrng.NewRand(seed).Child("faults"), ov)

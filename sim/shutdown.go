@@ -9,11 +9,25 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
+// shutdownTimer is the shutdown fault's timer. Most shutdowns wait for the
+// process's next job to start, so that they find work to drain.
+func (s *sim) shutdownTimer(p *proc) {
+	defer s.armProcFault(p, Shutdown)
+	if p.core == nil || p.draining || s.phase != chaos {
+		return
+	}
+	if len(p.execs) == 0 && p.rnd[Shutdown].Chance(0.8) {
+		p.shutdownDue = true
+		return
+	}
+	s.beginShutdown(p)
+}
+
 // beginShutdown starts a graceful shutdown of p: stop reserving, let the
 // running jobs finish until the drain deadline, then cancel them, release
 // what still runs, and shut the worker down.
 func (s *sim) beginShutdown(p *proc) {
-	defer s.armProcFault(p, Shutdown)
+	p.shutdownDue = false
 	if p.core == nil || p.draining || s.phase != chaos {
 		return
 	}

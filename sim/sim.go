@@ -26,8 +26,10 @@ type Options struct {
 // Result is what one run found.
 type Result struct {
 	Scenario Scenario
-	// Violation is the first broken property, nil when all held.
+	// Violation is the first broken property, nil when all held. Report
+	// is its text with ids replaced by the trace's names (j12, w0.1).
 	Violation *props.Violation
+	Report    string
 	// Err is a failure of the run itself (a store that cannot be built, a
 	// core that refuses the config); the properties were not decided.
 	Err error
@@ -99,6 +101,9 @@ func Run(sc Scenario, opt Options) Result {
 	s.runUntil(time.Duration(1<<62), nil)
 	if !s.stopped {
 		s.finish()
+	}
+	if v := s.res.Violation; v != nil {
+		s.res.Report = s.names.replaceIDs(v.String())
 	}
 	s.res.Tail = s.tr.tail()
 	s.res.TraceHash = s.tr.hash

@@ -40,6 +40,11 @@ func (t *tracer) printf(at time.Duration, actor, format string, args ...any) {
 func (t *tracer) raw(line string) { t.add(append(t.buf[:0], line...)) }
 
 func (t *tracer) add(b []byte) {
+	for i, c := range b {
+		if c == '\n' {
+			b[i] = ';' // one event, one line (joined errors span several)
+		}
+	}
 	b = append(b, '\n')
 	t.buf = b
 	for _, c := range b {

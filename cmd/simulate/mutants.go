@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+)
+
+// runMutants plants each bug in turn and runs seeds from -from until the
+// first one that catches it, at most -seeds of them. It fails if any bug
+// survives.
+func runMutants(cfg config, w io.Writer) int {
+	if !mutant.Enabled {
+		fmt.Fprintln(w, "simulate: -mutants needs a binary built with -tags mutants:")
+		fmt.Fprintln(w, "  go run -tags mutants ./cmd/simulate -mutants")
+		return 2
+	}
+	defer mutant.Select("")
+	from, to := uint64(cfg.from), uint64(cfg.from+cfg.seeds-1)
+	fmt.Fprintf(w, "%-24s %10s %8s  %s\n", "mutant", "caught at", "seeds", "property")
+	status := 0
+	for _, name := range mutant.Names {
+		if err := mutant.Select(name); err != nil {
+			fmt.Fprintln(w, "simulate:", err)
+			return 2
+		}
+		sum := runSeeds(cfg, from, to, true)
+		o, caught := sum.lowestFailure()
+		if !caught {
+			fmt.Fprintf(w, "%-24s %10s %8d  SURVIVED %d seeds\n", name, "-", sum.seeds, sum.seeds)
+			status = 1
+			continue
+		}
+		what := "nondeterministic trace"
+		if r := o.result; r.Violation != nil {
+			what = r.Violation.Property.String()
+		} else if r.Err != nil {
+			what = "run error: " + r.Err.Error()
+		}
+		fmt.Fprintf(w, "%-24s %10d %8d  %s\n", name, o.seed, o.seed-from+1, what)
+	}
+	return status
+}

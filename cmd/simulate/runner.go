@@ -1,0 +1,75 @@
+package main
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwork/tickwork/sim"
+)
+
+// outcome is what the summary keeps of one seed: counts, never the run.
+type outcome struct {
+	seed   uint64
+	result sim.Result
+	// rerunHash is the trace hash of the second run with -check-determinism.
+	rerunHash uint64
+}
+
+// runSeeds simulates seeds from..to on cfg.parallel goroutines. With
+// stopAtFirst it stops handing out seeds above the lowest failing one found
+// so far, so the failure it reports is the lowest failing seed whatever
+// the scheduling.
+func runSeeds(cfg config, from, to uint64, stopAtFirst bool) *summary {
+	sum := newSummary(from)
+	start := time.Now()
+	var next atomic.Uint64
+	next.Store(from)
+	var lowestFail atomic.Uint64
+	lowestFail.Store(^uint64(0))
+	results := make(chan outcome, cfg.parallel)
+	var wg sync.WaitGroup
+	for range cfg.parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				seed := next.Add(1) - 1
+				if seed > to || (stopAtFirst && seed > lowestFail.Load()) {
+					return
+				}
+				o := runOne(cfg, seed)
+				if o.failed() {
+					for cur := lowestFail.Load(); seed < cur && !lowestFail.CompareAndSwap(cur, seed); cur = lowestFail.Load() {
+					}
+				}
+				results <- o
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+	for o := range results {
+		if stopAtFirst && o.seed > lowestFail.Load() {
+			continue // ran before the lower failure was known
+		}
+		sum.add(cfg, o)
+	}
+	sum.wall = time.Since(start)
+	return sum
+}
+
+// runOne simulates one seed, twice with -check-determinism.
+func runOne(cfg config, seed uint64) outcome {
+	sc := cfg.scenarioFor(seed)
+	o := outcome{seed: seed, result: sim.Run(sc, sim.Options{})}
+	if cfg.checkDeterminism {
+		o.rerunHash = sim.Run(sc, sim.Options{}).TraceHash
+	}
+	return o
+}
+
+func (o *outcome) nondeterministic() bool {
+	return o.rerunHash != 0 && o.rerunHash != o.result.TraceHash
+}
+
+func (o *outcome) failed() bool { return o.result.Failed() || o.nondeterministic() }
