@@ -1,0 +1,196 @@
+package worker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// Queuer is implemented by payload types that name the queue their jobs go
+// to, so that Enqueue needs no queue argument.
+type Queuer interface {
+	Queue() string
+}
+
+// Client enqueues jobs. It is safe for concurrent use.
+type Client struct {
+	st     store.Store
+	mu     sync.Mutex // guards rnd and queues
+	rnd    *clockrng.Rand
+	queues map[reflect.Type]string
+}
+
+// NewClient returns a client writing to st. Job ids draw their randomness
+// from rnd; a nil rnd is seeded from crypto/rand.
+func NewClient(st store.Store, rnd *clockrng.Rand) *Client {
+	if rnd == nil {
+		var seed [8]byte
+		_, _ = rand.Read(seed[:]) // crypto/rand.Read never fails
+		rnd = clockrng.NewRand(binary.LittleEndian.Uint64(seed[:]))
+	}
+	return &Client{st: st, rnd: rnd, queues: map[reflect.Type]string{}}
+}
+
+// RegisterQueue makes queue the destination of payloads of type T, for
+// types that have no Queue method (or to override it).
+func RegisterQueue[T any](c *Client, queue string) error {
+	if queue == "" || len(queue) > store.MaxQueueNameBytes {
+		return fmt.Errorf("worker: queue name %q for %v must be 1 to %d bytes", queue, reflect.TypeFor[T](), store.MaxQueueNameBytes)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.queues[reflect.TypeFor[T]()] = queue
+	return nil
+}
+
+// EnqueueOption adjusts one enqueue call.
+type EnqueueOption func(*enqueueOptions)
+
+type enqueueOptions struct {
+	at    time.Time
+	meta  map[string]string
+	queue string
+}
+
+// At makes the jobs wait until t (compared with the store's time); a time
+// not after the store's now makes them available at once.
+func At(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t } }
+
+// WithMetadata stores entries in the jobs' metadata, next to the trace
+// context. Handlers see them in Job.Metadata.
+func WithMetadata(entries map[string]string) EnqueueOption {
+	return func(o *enqueueOptions) { o.meta = entries }
+}
+
+// ToQueue sends the jobs to queue whatever their payload type says.
+func ToQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
+
+// Enqueue stores one job with payload encoded as JSON, in a transaction of
+// its own, and returns its id. The queue comes from ToQueue, RegisterQueue
+// or the payload's Queue method, in that order; none of them is an error.
+// A payload that does not encode is an error and nothing is written. The
+// trace context of ctx goes into the job's metadata.
+func Enqueue[T any](ctx context.Context, c *Client, payload T, opts ...EnqueueOption) (ulid.ULID, error) {
+	ids, err := EnqueueMany(ctx, c, []T{payload}, opts...)
+	if err != nil {
+		return ulid.ULID{}, err
+	}
+	return ids[0], nil
+}
+
+// EnqueueTx is Enqueue inside the caller's transaction: the job exists only
+// if tx commits. With PostgreSQL, store/pg turns a pgx.Tx into a store.Tx.
+func EnqueueTx[T any](ctx context.Context, c *Client, tx store.Tx, payload T, opts ...EnqueueOption) (ulid.ULID, error) {
+	jobs, err := newJobs(ctx, c, []T{payload}, opts)
+	if err != nil {
+		return ulid.ULID{}, err
+	}
+	if err := c.insert(ctx, tx, jobs); err != nil {
+		return ulid.ULID{}, err
+	}
+	return jobs[0].ID, nil
+}
+
+// EnqueueMany stores many jobs in one transaction and one insert (COPY
+// with PostgreSQL for large batches). Their ids follow the order of
+// payloads, so they are reserved in that order. Any payload that does not
+// encode fails the whole call before anything is written.
+func EnqueueMany[T any](ctx context.Context, c *Client, payloads []T, opts ...EnqueueOption) ([]ulid.ULID, error) {
+	if len(payloads) == 0 {
+		return nil, nil
+	}
+	jobs, err := newJobs(ctx, c, payloads, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.st.InTx(ctx, func(tx store.Tx) error { return c.insert(ctx, tx, jobs) }); err != nil {
+		return nil, err
+	}
+	ids := make([]ulid.ULID, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids, nil
+}
+
+// newJobs encodes payloads into rows without ids.
+func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []EnqueueOption) ([]store.NewJob, error) {
+	var o enqueueOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var meta json.RawMessage
+	if entries := withTraceContext(ctx, o.meta); len(entries) > 0 {
+		var err error
+		if meta, err = json.Marshal(entries); err != nil {
+			return nil, fmt.Errorf("worker: encode job metadata: %w", err)
+		}
+	}
+	jobs := make([]store.NewJob, len(payloads))
+	for i, p := range payloads {
+		queue, err := c.queueOf(p, o.queue)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
+		}
+		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at}
+		if err := store.ValidateNewJob(jobs[i]); err != nil {
+			return nil, fmt.Errorf("worker: payload %d (%T): %w", i, p, err)
+		}
+	}
+	return jobs, nil
+}
+
+// queueOf resolves the queue of one payload.
+func (c *Client) queueOf(p any, explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	c.mu.Lock()
+	q, ok := c.queues[reflect.TypeOf(p)]
+	c.mu.Unlock()
+	if ok {
+		return q, nil
+	}
+	if qr, ok := p.(Queuer); ok {
+		return qr.Queue(), nil
+	}
+	return "", fmt.Errorf("worker: no queue known for payload type %T: give it a Queue() string method, call RegisterQueue, or pass ToQueue", p)
+}
+
+// insert gives the jobs ids from the transaction's time, in ascending order,
+// and inserts them.
+func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob) error {
+	now, err := tx.Now(ctx)
+	if err != nil {
+		return fmt.Errorf("worker: enqueue: read store time: %w", err)
+	}
+	ids := make([]ulid.ULID, len(jobs))
+	c.mu.Lock()
+	for i := range ids {
+		ids[i] = clockrng.NewULID(now, c.rnd)
+	}
+	c.mu.Unlock()
+	slices.SortFunc(ids, func(a, b ulid.ULID) int { return a.Compare(b) })
+	for i := range jobs {
+		jobs[i].ID = ids[i]
+	}
+	if err := tx.InsertJobs(ctx, jobs); err != nil {
+		return fmt.Errorf("worker: enqueue %d jobs on %q: %w", len(jobs), jobs[0].Queue, err)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// execute runs one attempt of job with h and returns its result. It never
+// panics: a handler's panic becomes a retry carrying the panic's message.
+func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerID string) Result {
+	queue := attribute.String("queue", job.Queue)
+	w.inst.active.Add(ctx, 1, metric.WithAttributes(queue))
+	defer w.inst.active.Add(ctx, -1, metric.WithAttributes(queue))
+	log := w.log.With(slog.String("worker_id", workerID), slog.String("job_id", job.ID.String()),
+		slog.String("queue", job.Queue), slog.Int("attempt", job.Attempt))
+
+	ctx, span := w.tracer.Start(ctx, "job "+job.Queue, trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithLinks(linkFromMetadata(job.Metadata)...),
+		trace.WithAttributes(attribute.String("job.id", job.ID.String()), queue, attribute.Int("job.attempt", job.Attempt)))
+	defer span.End()
+	if h.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = w.clock.WithTimeout(ctx, h.timeout)
+		defer cancel()
+	}
+
+	start := w.clock.Now()
+	panicked, err := callHandler(ctx, h, job)
+	elapsed := w.clock.Since(start)
+
+	r := Result{JobID: job.ID, Decision: DecisionOf(err)}
+	outcome := "success"
+	var undecodable *errUndecodable
+	switch {
+	case panicked:
+		outcome, r.Decision = "panic", Retry
+	case errors.As(err, &undecodable):
+		outcome = "undecodable"
+	case err != nil && h.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		outcome, err = "timeout", fmt.Errorf("timed out after %v: %w", h.timeout, err)
+	case err != nil:
+		outcome = "error"
+	case h.deprecated:
+		outcome = "deprecated"
+		log.Warn("completed a job of a deprecated queue without running anything")
+	}
+	if err != nil {
+		r.Reason = err.Error()
+		span.SetStatus(codes.Error, r.Reason)
+		log.Warn("job attempt failed", "outcome", outcome, "decision", r.Decision.String(), "error", r.Reason, "duration", elapsed)
+	} else {
+		log.Debug("job attempt succeeded", "duration", elapsed)
+	}
+	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000, metric.WithAttributes(queue,
+		attribute.String("result", outcome), attribute.String("decision", r.Decision.String())))
+	return r
+}
+
+// callHandler runs the handler, turning a panic into an error.
+func callHandler(ctx context.Context, h *handler, job store.Job) (panicked bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err, panicked = fmt.Errorf("handler panicked: %v", p), true
+		}
+	}()
+	return false, h.run(ctx, job)
+}

@@ -1,0 +1,166 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// Job is one attempt of a job as its handler sees it, with the payload
+// decoded into T.
+type Job[T any] struct {
+	ID           ulid.ULID
+	Queue        string
+	Attempt      int // 0 for the first run
+	Payload      T
+	Metadata     json.RawMessage // as stored: the trace context and the caller's entries
+	CreatedAt    time.Time       // store time this attempt's row was written
+	ScheduledAt  time.Time
+	ScheduleName string // the schedule that enqueued it, or ""
+}
+
+// HandlerOption configures one queue's handler.
+type HandlerOption func(*handler)
+
+// WithTimeout cancels the handler's context d after it starts (on the
+// worker's clock). A handler that returns an error after its timeout is
+// retried; one that returns nil succeeded.
+func WithTimeout(d time.Duration) HandlerOption {
+	return func(h *handler) { h.timeout = d }
+}
+
+// handler runs one queue's jobs: it decodes the payload and calls the
+// user's function. run reports an undecodable payload as errUndecodable.
+type handler struct {
+	queue      string
+	timeout    time.Duration
+	deprecated bool
+	run        func(ctx context.Context, job store.Job) error
+}
+
+// errUndecodable wraps a payload decoding failure, which fails at once:
+// the payload will never decode on a later attempt either.
+type errUndecodable struct{ err error }
+
+func (e *errUndecodable) Error() string { return e.err.Error() }
+func (e *errUndecodable) Unwrap() error { return e.err }
+
+// Handle registers fn as the handler of queue. Each job's payload is
+// decoded from JSON into T first; a payload that does not decode fails the
+// job at once, without retries. fn returns nil for success, FailJob(err)
+// to fail for good, or any other error (or RetryJob(err)) to retry with backoff; a
+// panic is recovered and retried. Handle must be called before Run; a queue
+// has one handler. If T has a Queue() string method, queue must match it.
+func Handle[T any](w *Worker, queue string, fn func(ctx context.Context, job Job[T]) error, opts ...HandlerOption) error {
+	if fn == nil {
+		return fmt.Errorf("worker: handler for queue %q is nil", queue)
+	}
+	if q, ok := queueOfType[T](); ok && q != queue {
+		return fmt.Errorf("worker: handler for queue %q takes %v, whose Queue() is %q", queue, reflect.TypeFor[T](), q)
+	}
+	h := &handler{queue: queue, run: func(ctx context.Context, j store.Job) error {
+		job := Job[T]{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Metadata: j.Metadata,
+			CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, ScheduleName: j.ScheduleName}
+		if err := json.Unmarshal(j.Payload, &job.Payload); err != nil {
+			return &errUndecodable{fmt.Errorf("payload did not decode as %v: %w", reflect.TypeFor[T](), err)}
+		}
+		return fn(ctx, job)
+	}}
+	for _, o := range opts {
+		o(h)
+	}
+	return w.addHandler(h)
+}
+
+// HandleDeprecated registers queue as deprecated: its jobs are taken and
+// completed at once, doing nothing, with a warning in the log. Use it for a
+// queue whose producers are gone but whose jobs may still be stored.
+func (w *Worker) HandleDeprecated(queue string) error {
+	return w.addHandler(&handler{queue: queue, deprecated: true, run: func(context.Context, store.Job) error { return nil }})
+}
+
+func (w *Worker) addHandler(h *handler) error {
+	if h.queue == "" || len(h.queue) > store.MaxQueueNameBytes {
+		return fmt.Errorf("worker: queue name %q must be 1 to %d bytes", h.queue, store.MaxQueueNameBytes)
+	}
+	if h.timeout < 0 {
+		return fmt.Errorf("worker: handler for queue %q: timeout %v must not be negative", h.queue, h.timeout)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started {
+		return fmt.Errorf("worker: handler for queue %q registered after Run started", h.queue)
+	}
+	if _, dup := w.handlers[h.queue]; dup {
+		return fmt.Errorf("worker: queue %q already has a handler", h.queue)
+	}
+	w.handlers[h.queue] = h
+	return nil
+}
+
+// decisionError carries a handler's explicit decision.
+type decisionError struct {
+	decision Decision
+	err      error
+}
+
+func (e *decisionError) Error() string { return e.err.Error() }
+func (e *decisionError) Unwrap() error { return e.err }
+
+// RetryJob marks err as worth another attempt (after the backoff delay,
+// while attempts remain). A plain error already means retry; RetryJob says
+// so explicitly. RetryJob(nil) is nil.
+func RetryJob(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &decisionError{decision: Retry, err: err}
+}
+
+// FailJob marks err as final: the job fails and is not retried.
+// FailJob(nil) is nil.
+func FailJob(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &decisionError{decision: Fail, err: err}
+}
+
+// DecisionOf returns what err means for the job: Succeed for nil, the
+// decision of the outermost RetryJob or FailJob wrapper, Fail for an undecodable
+// payload, and Retry for any other error.
+func DecisionOf(err error) Decision {
+	if err == nil {
+		return Succeed
+	}
+	var d *decisionError
+	if errors.As(err, &d) {
+		return d.decision
+	}
+	var u *errUndecodable
+	if errors.As(err, &u) {
+		return Fail
+	}
+	return Retry
+}
+
+// queueOfType returns the queue a non-pointer payload type names through
+// its Queue method. Pointer types are not asked: their zero value is nil.
+func queueOfType[T any]() (string, bool) {
+	var zero T
+	if k := reflect.TypeFor[T]().Kind(); k == reflect.Pointer || k == reflect.Interface {
+		return "", false
+	}
+	q, ok := any(zero).(Queuer)
+	if !ok {
+		return "", false
+	}
+	return q.Queue(), true
+}

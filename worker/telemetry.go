@@ -1,0 +1,98 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// instrumentationName names tickwork's meter and tracer.
+const instrumentationName = "github.com/tickwork/tickwork/worker"
+
+// instruments are the SPEC 9 metrics, with the original's names, plus a
+// count of fenced results.
+type instruments struct {
+	wakeups      metric.Int64Counter
+	tickDuration metric.Float64Histogram
+	process      metric.Float64Histogram
+	active       metric.Int64UpDownCounter
+	fenced       metric.Int64Counter
+}
+
+func newInstruments(m metric.Meter) (*instruments, error) {
+	var in instruments
+	var err error
+	if in.wakeups, err = m.Int64Counter("job.worker.wakeups",
+		metric.WithDescription("Times the worker loop woke up, by reason: sleep, task or notification")); err != nil {
+		return nil, err
+	}
+	if in.tickDuration, err = m.Float64Histogram("job.worker.tick_duration", metric.WithUnit("ms"),
+		metric.WithDescription("Duration of one worker loop iteration")); err != nil {
+		return nil, err
+	}
+	if in.process, err = m.Float64Histogram("job.process.duration", metric.WithUnit("ms"),
+		metric.WithDescription("Duration of one job attempt, by queue, result and decision")); err != nil {
+		return nil, err
+	}
+	if in.active, err = m.Int64UpDownCounter("job.active_tasks",
+		metric.WithDescription("Jobs executing on this worker, by queue")); err != nil {
+		return nil, err
+	}
+	if in.fenced, err = m.Int64Counter("job.result.fenced",
+		metric.WithDescription("Results refused because the job no longer ran under this worker")); err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
+func (in *instruments) wakeup(ctx context.Context, reason string) {
+	in.wakeups.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+}
+
+// observe logs a core event at a level matching its importance, counts
+// fenced results, and passes the event on.
+func (w *Worker) observe(e Event) {
+	if e.Kind == EventResultFenced {
+		w.inst.fenced.Add(context.Background(), 1, metric.WithAttributes(attribute.String("queue", e.Job.Queue)))
+	}
+	level := slog.LevelDebug
+	switch e.Kind {
+	case EventStoreError, EventResultFenced, EventDeclaredDead, EventReleasedAtShutdown, EventLeaseLost:
+		level = slog.LevelWarn
+	case EventRegistered, EventLeaseAcquired, EventShutDown, EventLeaseReleased, EventDeadWorkersShutDown, EventJobRescued:
+		level = slog.LevelInfo
+	}
+	if w.log.Enabled(context.Background(), level) {
+		w.log.LogAttrs(context.Background(), level, e.Kind.String(), eventAttrs(e)...)
+	}
+	if w.obs != nil {
+		w.obs.Observe(e)
+	}
+}
+
+// eventAttrs are the log attributes of an event: worker id, and job id,
+// queue and attempt when it concerns a job.
+func eventAttrs(e Event) []slog.Attr {
+	attrs := []slog.Attr{slog.String("worker_id", e.Worker.String())}
+	if !e.Job.ID.IsZero() {
+		attrs = append(attrs, slog.String("job_id", e.Job.ID.String()), slog.String("queue", e.Job.Queue), slog.Int("attempt", e.Job.Attempt))
+	}
+	if !e.Next.ID.IsZero() {
+		attrs = append(attrs, slog.String("next_job_id", e.Next.ID.String()), slog.Duration("delay", e.Delay))
+	}
+	if e.Reason != "" {
+		attrs = append(attrs, slog.String("reason", e.Reason))
+	}
+	if e.Schedule != "" {
+		attrs = append(attrs, slog.String("schedule", e.Schedule), slog.Time("cron_time", e.CronTime))
+	}
+	if e.Count != 0 {
+		attrs = append(attrs, slog.Int("count", e.Count))
+	}
+	if e.Err != nil {
+		attrs = append(attrs, slog.String("error", e.Err.Error()))
+	}
+	return attrs
+}

@@ -1,0 +1,106 @@
+package worker
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// Options configure a Worker. Zero fields take the defaults noted.
+type Options struct {
+	// Config is the queue behaviour; a zero Config means DefaultConfig().
+	// When Config.Queues is empty the worker takes the queues it has
+	// handlers for.
+	Config Config
+	// Clock drives the poll timer, handler timeouts and the drain deadline
+	// (default clockrng.Real()).
+	Clock clockrng.Clock
+	// Rand supplies ids, jitter and backoff jitter (default: seeded from
+	// crypto/rand). Pass a seeded source to make a run reproducible.
+	Rand *clockrng.Rand
+	// Logger receives the worker's logs (default slog.Default()).
+	Logger *slog.Logger
+	// MeterProvider and TracerProvider default to the global OpenTelemetry
+	// providers.
+	MeterProvider  metric.MeterProvider
+	TracerProvider trace.TracerProvider
+	// Observer, if set, also receives every core event, on the loop's
+	// goroutine (it must not block for long).
+	Observer Observer
+}
+
+// Worker is the production runner: it drives a Core with real waiting and
+// runs handlers in goroutines. Register handlers with Handle, then call Run
+// once.
+type Worker struct {
+	st     store.Store
+	cfg    Config
+	clock  clockrng.Clock
+	rand   *clockrng.Rand
+	log    *slog.Logger
+	tracer trace.Tracer
+	inst   *instruments
+	obs    Observer
+
+	mu       sync.Mutex
+	handlers map[string]*handler
+	started  bool
+}
+
+// New returns a worker on st. It checks opts.Config now (Validate), so a
+// bad configuration fails here with every problem listed.
+func New(st store.Store, opts Options) (*Worker, error) {
+	if st == nil {
+		return nil, errors.New("worker: New needs a store")
+	}
+	cfg := opts.Config
+	if isZeroConfig(cfg) {
+		cfg = DefaultConfig()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, log: opts.Logger, obs: opts.Observer, handlers: map[string]*handler{}}
+	if w.clock == nil {
+		w.clock = clockrng.Real()
+	}
+	if w.rand == nil {
+		var seed [8]byte
+		if _, err := rand.Read(seed[:]); err != nil {
+			return nil, fmt.Errorf("worker: seed the random source: %w", err)
+		}
+		w.rand = clockrng.NewRand(binary.LittleEndian.Uint64(seed[:]))
+	}
+	if w.log == nil {
+		w.log = slog.Default()
+	}
+	mp, tp := opts.MeterProvider, opts.TracerProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	w.tracer = tp.Tracer(instrumentationName)
+	var err error
+	if w.inst, err = newInstruments(mp.Meter(instrumentationName)); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// isZeroConfig reports a Config nobody filled in.
+func isZeroConfig(c Config) bool {
+	return c.MaxConcurrent == 0 && c.MaxFetch == 0 && c.PollInterval == 0 && c.LeaseTTL == 0 &&
+		c.HeartbeatInterval == 0 && c.Backoff == (clockrng.Backoff{}) && len(c.Queues) == 0 && len(c.Schedules) == 0
+}
