@@ -1,0 +1,222 @@
+package props
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"github.com/robfig/cron/v3"
+)
+
+// A Checker follows a history one event at a time and reports broken
+// promises. Safety properties are decided by Step as each event arrives;
+// liveness (no lost jobs) by Finish, once the run has quiesced. A Checker
+// keeps only what later events can still depend on (live rows, open
+// executions, the lease), so each Step costs O(rows the event touches).
+// It is not safe for concurrent use.
+type Checker struct {
+	params Params
+	crons  map[string]cron.Schedule
+
+	index    int       // events seen so far
+	lastSeq  int64     // Seq of the previous event
+	lastTime time.Time // Time of the previous event
+	started  bool      // at least one event seen
+
+	jobs       map[ulid.ULID]*jobState
+	chains     map[ulid.ULID]*chainState // by the id of the chain's attempt 0
+	workers    map[ulid.ULID]WorkerRow
+	runningBy  map[ulid.ULID]map[ulid.ULID]struct{} // worker -> jobs running under it
+	lease      *LeaseRow
+	schedRows  map[string]ScheduleRow
+	scheds     map[string]*scheduleState
+	procs      map[string]*procState
+	workerProc map[ulid.ULID]string // worker id -> the process acting as it
+	duty       *Event               // the leader duties in progress, if any
+
+	found      []Violation // violations of the current event
+	violations []Violation // every violation so far
+}
+
+// jobState is what the checker knows of one job row.
+type jobState struct {
+	row     JobRow
+	chain   ulid.ULID // id of attempt 0 of its chain (zero: unknown)
+	linked  bool      // its next_attempt_id was set at some point
+	decided Decision  // the decision of its execution, if one ended while the row ran under it
+	exec    *execution
+	proc    string // the process that started it, while the row is not terminal
+}
+
+// chainState is one job's chain of attempts.
+type chainState struct {
+	tail     ulid.ULID // its latest attempt
+	schedule string
+	open     []*execution // executions of its rows in progress
+}
+
+// execution is one handler run in progress.
+type execution struct {
+	start Event
+	proc  string      // key of the process running it
+	chain *chainState // its job's chain, nil if unknown
+}
+
+// New returns a Checker for a run with params. It fails if the backoff
+// policy is invalid, MaxRetries is negative, a schedule's cron expression
+// does not parse or two schedules share a name.
+func New(params Params) (*Checker, error) {
+	if err := params.Backoff.Validate(); err != nil {
+		return nil, fmt.Errorf("props: %w", err)
+	}
+	if params.MaxRetries < 0 {
+		return nil, fmt.Errorf("props: MaxRetries %d is negative", params.MaxRetries)
+	}
+	c := &Checker{
+		params:     params,
+		crons:      make(map[string]cron.Schedule, len(params.Schedules)),
+		jobs:       make(map[ulid.ULID]*jobState),
+		chains:     make(map[ulid.ULID]*chainState),
+		workers:    make(map[ulid.ULID]WorkerRow),
+		runningBy:  make(map[ulid.ULID]map[ulid.ULID]struct{}),
+		schedRows:  make(map[string]ScheduleRow),
+		scheds:     make(map[string]*scheduleState),
+		procs:      make(map[string]*procState),
+		workerProc: make(map[ulid.ULID]string),
+	}
+	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+	for _, s := range params.Schedules {
+		if _, dup := c.crons[s.Name]; dup {
+			return nil, fmt.Errorf("props: schedule %q is listed twice", s.Name)
+		}
+		sched, err := parser.Parse(s.Cron)
+		if err != nil {
+			return nil, fmt.Errorf("props: schedule %q: cron expression %q: %w", s.Name, s.Cron, err)
+		}
+		c.crons[s.Name] = sched
+	}
+	return c, nil
+}
+
+// Step checks one event against the safety properties and returns the first
+// violation it causes, or nil. Every violation is also kept for Violations.
+func (c *Checker) Step(e Event) *Violation {
+	c.found = c.found[:0]
+	c.checkOrder(e)
+	switch e.Kind {
+	case Commit:
+		c.commit(&e)
+	case ExecStarted:
+		c.execStarted(&e)
+	case ExecEnded:
+		c.execEnded(&e)
+	case Crashed:
+		c.crashed(&e)
+	case Restarted:
+		c.restarted(&e)
+	case ShutdownBegan:
+		c.proc(&e).shuttingDown = true
+	case ShutdownCompleted:
+		c.shutdownCompleted(&e)
+	case DeclaredDead:
+		c.declaredDead(&e)
+	case DutiesStarted:
+		c.dutiesStarted(&e)
+	case DutiesEnded:
+		c.dutiesEnded(&e)
+	case ResultFenced:
+		c.resultFenced(&e)
+	case ScheduleFired:
+		c.scheduleFired(&e)
+	default:
+		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
+	}
+	c.index++
+	if len(c.found) == 0 {
+		return nil
+	}
+	c.violations = append(c.violations, c.found...)
+	v := c.found[0]
+	return &v
+}
+
+// Finish checks the liveness property on the state the history ended in and
+// returns its violations (also kept for Violations). Call it once, after the
+// quiescence phase.
+func (c *Checker) Finish() []Violation {
+	c.found = c.found[:0]
+	c.checkNoLostJobs()
+	out := append([]Violation(nil), c.found...)
+	c.violations = append(c.violations, out...)
+	return out
+}
+
+// Violations returns every violation found so far, in the order found.
+func (c *Checker) Violations() []Violation {
+	return append([]Violation(nil), c.violations...)
+}
+
+// Check runs a whole history through a Checker, Finish included, and
+// returns every violation in the order found. It fails only if the
+// history's Params are unusable.
+func Check(h History) ([]Violation, error) {
+	c, err := New(h.Params)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range h.Events {
+		c.Step(e)
+	}
+	c.Finish()
+	return c.Violations(), nil
+}
+
+// checkOrder stamps the event as the current one and enforces that Seq
+// strictly increases and Time never decreases.
+func (c *Checker) checkOrder(e Event) {
+	prevSeq, prevTime, first := c.lastSeq, c.lastTime, !c.started
+	c.started, c.lastSeq, c.lastTime = true, e.Seq, e.Time
+	if first {
+		return
+	}
+	if e.Seq <= prevSeq {
+		c.report(WellFormed, fmt.Sprintf("seq %d does not follow seq %d", e.Seq, prevSeq))
+	}
+	if e.Time.Before(prevTime) {
+		c.report(WellFormed, fmt.Sprintf("store time goes back from %s to %s", formatTime(prevTime), formatTime(e.Time)))
+	}
+}
+
+// report records a violation of p at the current event; detail adds the
+// rows and events involved.
+func (c *Checker) report(p Property, msg string, detail ...func(*Violation)) {
+	v := Violation{Property: p, Index: c.index, Seq: c.lastSeq, Time: c.lastTime, Message: msg}
+	for _, d := range detail {
+		d(&v)
+	}
+	c.found = append(c.found, v)
+}
+
+// withJobs adds job rows to a violation.
+func withJobs(rows ...JobRow) func(*Violation) {
+	return func(v *Violation) { v.Jobs = append(v.Jobs, rows...) }
+}
+
+// withWorkers adds worker rows to a violation.
+func withWorkers(rows ...WorkerRow) func(*Violation) {
+	return func(v *Violation) { v.Workers = append(v.Workers, rows...) }
+}
+
+// withLease adds the lease row, if any, to a violation.
+func withLease(l *LeaseRow) func(*Violation) {
+	return func(v *Violation) {
+		if l != nil {
+			v.Leases = append(v.Leases, *l)
+		}
+	}
+}
+
+// withEvents adds earlier events to a violation.
+func withEvents(es ...Event) func(*Violation) {
+	return func(v *Violation) { v.Events = append(v.Events, es...) }
+}

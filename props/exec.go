@@ -1,0 +1,136 @@
+package props
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// execStarted checks a handler that began running (properties 5 and 6): the
+// row runs under the starting worker (so it was reserved, and the reserve
+// committed, before the start), it is not already executing, no other
+// attempt of its job executes elsewhere unless that attempt's worker was
+// declared dead, and the process stays within MaxConcurrent.
+func (c *Checker) execStarted(e *Event) {
+	p := c.proc(e)
+	x := &execution{start: *e, proc: p.name}
+	if st := c.jobs[e.Job]; st == nil {
+		c.report(SingleExecution, fmt.Sprintf("process %s started job %s, which has no row", p.name, e.Job))
+	} else {
+		c.checkStart(e, p, st)
+		x.chain = c.chains[st.chain]
+		if st.exec == nil {
+			st.exec = x
+		}
+		if !st.row.Status.Terminal() {
+			st.proc = p.name
+			p.started[e.Job] = struct{}{}
+		}
+	}
+	if x.chain != nil {
+		x.chain.open = append(x.chain.open, x)
+	}
+	if old := p.open[e.Job]; old != nil {
+		c.closeExec(old)
+	}
+	p.open[e.Job] = x
+	if limit := c.params.MaxConcurrent; limit > 0 && len(p.open) > limit {
+		c.report(ConcurrencyCap, fmt.Sprintf("process %s runs %d jobs at once, more than MaxConcurrent %d", p.name, len(p.open), limit),
+			withEvents(p.openStarts()...))
+	}
+}
+
+// checkStart checks the row and the job's other attempts as a handler
+// starts on process p.
+func (c *Checker) checkStart(e *Event, p *procState, st *jobState) {
+	r := st.row
+	if r.Status != Running || r.StartedBy != e.Worker {
+		c.report(SingleExecution, fmt.Sprintf("worker %s started job %s, whose row is %s under %s",
+			e.Worker, e.Job, r.Status, formatID(r.StartedBy)), withJobs(r))
+	}
+	if st.exec != nil {
+		c.report(SingleExecution, fmt.Sprintf("job %s started on process %s while it executes on process %s",
+			e.Job, p.name, st.exec.proc), withJobs(r), withEvents(st.exec.start))
+	}
+	ch := c.chains[st.chain]
+	if ch == nil {
+		return
+	}
+	for _, other := range ch.open {
+		if other.start.Job != e.Job && !c.orphaned(other) {
+			c.report(SingleExecution, fmt.Sprintf("attempt %d (job %s) started on process %s while an earlier attempt %s executes on process %s, whose worker was not declared dead",
+				r.Attempt, e.Job, p.name, other.start.Job, other.proc), withJobs(r), withEvents(other.start))
+		}
+	}
+}
+
+// orphaned reports whether an execution's worker lost its claim on the row:
+// the row was rescued as lost, or the worker row was shut down (declared
+// dead) or deleted. Another attempt may then run beside it.
+func (c *Checker) orphaned(x *execution) bool {
+	if st := c.jobs[x.start.Job]; st != nil && st.row.Status == Lost {
+		return true
+	}
+	w, known := c.workers[x.start.Worker]
+	return !known || !w.ShutdownAt.IsZero()
+}
+
+// execEnded closes an execution and remembers its decision if the row still
+// ran under its worker, so that Finish can tell a job failed by decision
+// from one whose retry went missing.
+func (c *Checker) execEnded(e *Event) {
+	p := c.proc(e)
+	x := p.open[e.Job]
+	if x == nil {
+		c.report(WellFormed, fmt.Sprintf("job %s ended on process %s, where it was not executing", e.Job, p.name))
+		return
+	}
+	c.closeExec(x)
+	switch e.Decision {
+	case Succeed, Retry, Fail:
+	default:
+		c.report(WellFormed, fmt.Sprintf("job %s ended with unknown decision %q", e.Job, e.Decision))
+	}
+	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
+		st.decided = e.Decision
+	}
+}
+
+// closeExec removes an execution from every index that holds it.
+func (c *Checker) closeExec(x *execution) {
+	if p := c.procs[x.proc]; p != nil && p.open[x.start.Job] == x {
+		delete(p.open, x.start.Job)
+	}
+	if st := c.jobs[x.start.Job]; st != nil && st.exec == x {
+		st.exec = nil
+	}
+	if x.chain != nil {
+		x.chain.open = slices.DeleteFunc(x.chain.open, func(o *execution) bool { return o == x })
+	}
+}
+
+// resultFenced checks that a refused result was refused rightly: the row
+// no longer ran under the worker. (That a result of a fenced-off worker
+// never changes the row is checked on the commits.)
+func (c *Checker) resultFenced(e *Event) {
+	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == e.Worker {
+		c.report(SingleExecution, fmt.Sprintf("the result of worker %s for job %s was fenced off though the row still runs under it", e.Worker, e.Job),
+			withJobs(st.row))
+	}
+}
+
+// openStarts returns the start events of the process's executions in
+// progress, in job id order.
+func (p *procState) openStarts() []Event {
+	ids := make([]ulid.ULID, 0, len(p.open))
+	for id := range p.open {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	out := make([]Event, len(ids))
+	for i, id := range ids {
+		out[i] = p.open[id].start
+	}
+	return out
+}

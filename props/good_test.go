@@ -1,0 +1,163 @@
+package props
+
+import (
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+var (
+	w1, w2, w3, w4 = worker(1), worker(2), worker(3), worker(4)
+	none           ulid.ULID // the driver: enqueues and cancellations
+)
+
+// setup registers workers 1 and 2 and gives worker 1 the lease.
+func setup(b *builder) {
+	b.commit(w1, b.register(w1))
+	b.commit(w2, b.register(w2))
+	b.commit(w1, b.acquire(w1))
+}
+
+// fullRun is a history that keeps every promise while it exercises every
+// event kind: runs, a retry, a Fail decision, a lease passing on expiry,
+// schedule runs, a graceful shutdown, a crash, a dead worker's job rescued
+// and retried, and a restarted process registering again.
+func fullRun(b *builder) {
+	setup(b)
+	b.duties(w1, b.scheduleRun(100))
+	b.event(ScheduleFired, w1, func(e *Event) { e.Schedule, e.Job, e.CronTime = "tick", job(100), epoch.Add(time.Minute) })
+	b.commit(none, b.enqueue(1), b.enqueue(2), b.enqueue(3))
+	b.run(1, w1, Succeed, 0)
+	b.run(2, w2, Retry, 4) // job 4 due 5 s after the failure
+	b.run(3, w2, Fail, 0)
+
+	b.after(4 * time.Second) // w1's lease expired; w2 takes over
+	b.reacquire(w2)
+	b.duties(w2, b.promote(4))
+	b.run(4, w2, Succeed, 0)
+
+	b.after(52 * time.Second) // the schedule's first run is due
+	b.commit(w1, b.heartbeat(w1))
+	b.reacquire(w2)
+	b.duties(w2, b.promote(100))
+	b.run(100, w1, Succeed, 0)
+	b.duties(w2, b.scheduleRun(101))
+
+	b.event(ShutdownBegan, w1, nil)
+	b.commit(w1, b.shutdownWorker(w1))
+	b.shutdownDone(w1)
+
+	b.commit(none, b.enqueue(5))
+	b.commit(w2, b.reserve(5, w2))
+	b.start(5, w2)
+	b.event(Crashed, w2, nil)
+
+	b.after(time.Second)
+	b.procs[w4] = "p2"
+	b.event(Restarted, w4, nil)
+	b.commit(w4, b.register(w4))
+	b.commit(w3, b.register(w3))
+
+	b.after(2 * time.Minute) // w2 unseen past the threshold
+	b.commit(w3, b.heartbeat(w3))
+	b.commit(w4, b.heartbeat(w4))
+	b.reacquire(w3)
+	b.duties(w3, b.shutdownWorker(w2), b.lose(5), b.retry(5, 6, 5*time.Second), b.promote(101))
+	b.run(101, w4, Succeed, 0)
+	b.after(3 * time.Second)
+	b.commit(w3, b.acquire(w3))
+	b.after(2 * time.Second)
+	b.duties(w3, b.promote(6))
+	b.run(6, w3, Succeed, 0)
+}
+
+// stalledRun keeps every promise: a worker that stalls past the dead
+// threshold is declared dead while its handler still runs; the retry runs
+// elsewhere at the same time (allowed: its first worker was declared dead),
+// and its late result is fenced off without changing the row.
+func stalledRun(b *builder) {
+	setup(b)
+	b.commit(none, b.enqueue(1))
+	b.commit(w1, b.reserve(1, w1))
+	b.start(1, w1)
+	b.after(3 * time.Minute)
+	b.commit(w2, b.heartbeat(w2))
+	b.reacquire(w2)
+	b.duties(w2, b.shutdownWorker(w1), b.lose(1), b.retry(1, 2, 5*time.Second))
+	b.after(4 * time.Second)
+	b.commit(w2, b.acquire(w2))
+	b.after(time.Second)
+	b.duties(w2, b.promote(2))
+	b.commit(w2, b.reserve(2, w2))
+	b.start(2, w2)
+	b.after(time.Second)
+	b.end(1, w1, Succeed)
+	b.event(ResultFenced, w1, func(e *Event) { e.Job = job(1) })
+	b.event(DeclaredDead, w1, nil)
+	b.procs[w3] = "p1"
+	b.commit(w3, b.register(w3))
+	b.end(2, w2, Succeed)
+	b.commit(w2, b.complete(2))
+}
+
+// exhaustedRun keeps every promise: a job retried up to MaxRetries and then
+// abandoned, a job failed by decision, a cancelled job.
+func exhaustedRun(b *builder) {
+	setup(b)
+	b.commit(none, b.enqueue(1), b.enqueue(10), b.enqueue(20))
+	b.run(1, w1, Retry, 2)
+	for n := 2; n <= 3; n++ {
+		b.after(b.params.Backoff.Nominal(n - 2))
+		b.reacquire(w1)
+		b.duties(w1, b.promote(n))
+		next := n + 1
+		if n == 3 {
+			next = 0 // attempt 2 is the last: MaxRetries is 2
+		}
+		b.run(n, w1, Retry, next)
+	}
+	b.run(10, w2, Fail, 0)
+	b.commit(none, b.setJob(job(20), func(r *JobRow) { r.Status, r.CancelledAt = Cancelled, b.now }))
+}
+
+func TestGoodHistoriesHaveNoViolations(t *testing.T) {
+	for name, build := range map[string]func(*builder){
+		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun,
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := newBuilder()
+			build(b)
+			for _, v := range mustCheck(t, b.history()) {
+				t.Errorf("unexpected violation: %v", v)
+			}
+		})
+	}
+}
+
+// TestStepReportsAsItGoes feeds the full run event by event: no step
+// reports anything, and the checker's state at the end is clean.
+func TestStepReportsAsItGoes(t *testing.T) {
+	b := newBuilder()
+	fullRun(b)
+	c, err := New(b.params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range b.events {
+		if v := c.Step(e); v != nil {
+			t.Fatalf("event %d: %v", i, v)
+		}
+	}
+	if vs := c.Finish(); len(vs) != 0 {
+		t.Fatalf("Finish: %v", vs)
+	}
+	if c.duty != nil {
+		t.Errorf("duties left in progress: %v", c.duty)
+	}
+	for w, jobs := range c.runningBy {
+		if len(jobs) != 0 {
+			t.Errorf("jobs left running under %s: %v", w, jobs)
+		}
+	}
+}

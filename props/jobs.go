@@ -1,0 +1,175 @@
+package props
+
+import (
+	"fmt"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// jobChange checks one jobs row change against the row's lifecycle and
+// applies it:
+//
+//	insert -> scheduled | available
+//	scheduled -> available (promotion, a leader duty) | cancelled
+//	available -> running | cancelled
+//	running -> completed | failed (by its own worker) | lost (rescue) | cancelled
+//	failed | lost: only next_attempt_id may be set, once
+//	terminal -> deleted (retention, a leader duty)
+func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
+	id := rowID(before, after, func(r *JobRow) ulid.ULID { return r.ID })
+	st := c.jobs[id]
+	switch {
+	case before == nil && st != nil:
+		c.report(WellFormed, fmt.Sprintf("job %s inserted again", id), withJobs(st.row, *after))
+	case before != nil && st != nil && st.row != *before:
+		c.report(WellFormed, fmt.Sprintf("job %s changed from a row the history never had", id), withJobs(st.row, *before))
+	}
+	switch {
+	case after == nil:
+		c.jobDeleted(before, sc)
+	case before == nil:
+		c.jobInserted(after, sc)
+	default:
+		c.jobUpdated(e, before, after, sc)
+	}
+	c.applyJob(id, before, after)
+}
+
+// jobInserted checks a new row: a new attempt starts waiting, and within
+// the retry bound.
+func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
+	sc.inserted = append(sc.inserted, r.ID)
+	if r.Status != Scheduled && r.Status != Available {
+		c.report(WellFormed, fmt.Sprintf("job %s inserted %s", r.ID, r.Status), withJobs(*r))
+	}
+	if r.Attempt > c.params.MaxRetries {
+		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond MaxRetries %d", r.ID, r.Attempt, c.params.MaxRetries), withJobs(*r))
+	}
+}
+
+// jobDeleted checks a deleted row: only retention deletes, only terminal rows.
+func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
+	sc.leader("deleted job", r.ID, "")
+	if !r.Status.Terminal() {
+		c.report(WellFormed, fmt.Sprintf("job %s deleted while %s", r.ID, r.Status), withJobs(*r))
+	}
+}
+
+// jobUpdated checks a row that changed in place.
+func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
+	if b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() {
+		sc.links = append(sc.links, link{prev: a.ID, next: a.NextAttemptID})
+	} else if !b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() && a.NextAttemptID != b.NextAttemptID {
+		c.report(RetryBounds, fmt.Sprintf("job %s got a second next attempt %s (had %s)", a.ID, a.NextAttemptID, b.NextAttemptID), withJobs(*b, *a))
+	}
+	if b.Status == a.Status {
+		if a.Status == Running && a.StartedBy != b.StartedBy {
+			c.report(SingleExecution, fmt.Sprintf("running job %s moved from worker %s to %s", a.ID, b.StartedBy, a.StartedBy), withJobs(*b, *a))
+		}
+		return
+	}
+	if b.Status.Terminal() {
+		c.report(SingleExecution, fmt.Sprintf("finished job %s changed from %s to %s", a.ID, b.Status, a.Status), withJobs(*b, *a))
+		return
+	}
+	switch {
+	case a.Status == Cancelled:
+	case b.Status == Scheduled && a.Status == Available:
+		c.promoted(e, b, a, sc)
+	case b.Status == Available && a.Status == Running:
+		c.reserved(e, b, a)
+	case b.Status == Running && (a.Status == Completed || a.Status == Failed):
+		if !e.Worker.IsZero() && e.Worker != b.StartedBy {
+			c.report(SingleExecution, fmt.Sprintf("worker %s recorded a result for job %s, which runs under %s (not fenced)",
+				e.Worker, a.ID, b.StartedBy), withJobs(*b, *a))
+		}
+	case b.Status == Running && a.Status == Lost:
+		c.rescued(b, a, sc)
+	default:
+		c.report(WellFormed, fmt.Sprintf("job %s went from %s to %s", a.ID, b.Status, a.Status), withJobs(*b, *a))
+	}
+}
+
+// promoted checks a scheduled row made available: a leader duty, and never
+// before its time.
+func (c *Checker) promoted(e *Event, b, a *JobRow, sc *commitScope) {
+	sc.leader("promoted job", a.ID, "")
+	if e.Time.Before(a.ScheduledAt) {
+		c.report(RetryBounds, fmt.Sprintf("job %s promoted at %s, before its scheduled_at %s",
+			a.ID, formatTime(e.Time), formatTime(a.ScheduledAt)), withJobs(*b, *a))
+	}
+}
+
+// reserved checks a row that started running: not before its scheduled_at,
+// and not by a worker whose graceful shutdown began.
+func (c *Checker) reserved(e *Event, b, a *JobRow) {
+	start := a.StartedAt
+	if start.IsZero() {
+		start = e.Time
+	}
+	if start.Before(a.ScheduledAt) {
+		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s started at %s, before its scheduled_at %s",
+			a.Attempt, a.ID, formatTime(start), formatTime(a.ScheduledAt)), withJobs(*b, *a))
+	}
+	if p := c.procOf(a.StartedBy); p != nil && p.shuttingDown {
+		c.report(ShutdownDraining, fmt.Sprintf("process %s reserved job %s after its graceful shutdown began", p.name, a.ID), withJobs(*b, *a))
+	}
+}
+
+// rescued checks a running row marked lost: a leader duty, only for a job
+// whose worker was shut down (declared dead) or deleted.
+func (c *Checker) rescued(b, a *JobRow, sc *commitScope) {
+	sc.leader("rescued job", a.ID, "")
+	w, known := c.workers[b.StartedBy]
+	if known && w.ShutdownAt.IsZero() {
+		c.report(SingleExecution, fmt.Sprintf("job %s rescued while its worker %s is live", a.ID, b.StartedBy), withJobs(*b, *a), withWorkers(w))
+	}
+}
+
+// applyJob stores the new row and keeps the indexes that depend on status
+// in step: rows running per worker, rows a process started and has not
+// finished.
+func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
+	if before != nil && before.Status == Running {
+		// An emptied set is kept: a worker reserves again soon, and the
+		// sets are bounded by the number of workers.
+		delete(c.runningBy[before.StartedBy], id)
+	}
+	st := c.jobs[id]
+	if after == nil {
+		if st != nil {
+			c.forgetStarter(id, st)
+			c.dropChainIfTail(id, st)
+		}
+		delete(c.jobs, id)
+		return
+	}
+	if st == nil {
+		st = &jobState{}
+		c.jobs[id] = st
+	}
+	st.row = *after
+	if after.Status == Running {
+		m := c.runningBy[after.StartedBy]
+		if m == nil {
+			m = make(map[ulid.ULID]struct{})
+			c.runningBy[after.StartedBy] = m
+		}
+		m[id] = struct{}{}
+	}
+	if after.Status.Terminal() {
+		c.forgetStarter(id, st)
+	}
+}
+
+// forgetStarter drops a row from the unfinished set of the process that
+// started it.
+func (c *Checker) forgetStarter(id ulid.ULID, st *jobState) {
+	if st.proc == "" {
+		return
+	}
+	if p := c.procs[st.proc]; p != nil {
+		delete(p.started, id)
+	}
+	st.proc = ""
+}

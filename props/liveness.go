@@ -1,0 +1,43 @@
+package props
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// checkNoLostJobs decides property 4 on the final rows, in id order: every
+// row has ended, and a failed or lost row without a next attempt had no
+// retry left (attempt >= MaxRetries) or failed by its handler's Fail
+// decision. A lost row never failed by decision: it must be retried while
+// attempts remain.
+func (c *Checker) checkNoLostJobs() {
+	ids := make([]ulid.ULID, 0, len(c.jobs))
+	for id := range c.jobs {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	for _, id := range ids {
+		st := c.jobs[id]
+		r := st.row
+		switch {
+		case !r.Status.Terminal():
+			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
+		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt >= c.params.MaxRetries:
+		case r.Status == Failed && st.decided == Fail:
+		default:
+			c.report(NoLostJobs, fmt.Sprintf("attempt %d of job %s ended %s (%q) with retries left and no next attempt (handler decision: %s)",
+				r.Attempt, id, r.Status, r.FailedReason, decisionText(st.decided)), withJobs(r))
+		}
+	}
+}
+
+// decisionText renders a decision, or "none" when no handler's decision
+// reached the row.
+func decisionText(d Decision) string {
+	if d == "" {
+		return "none"
+	}
+	return string(d)
+}

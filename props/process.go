@@ -1,0 +1,135 @@
+package props
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// procState is what the checker knows of one worker process. A process
+// keeps its name across restarts; the worker id it acts as changes each
+// time it registers.
+type procState struct {
+	name         string
+	open         map[ulid.ULID]*execution // executions in progress, by job
+	started      map[ulid.ULID]struct{}   // jobs it started whose rows have not ended
+	shuttingDown bool
+}
+
+// procKey names the process an event is about: its Process, else the
+// process last seen acting as its Worker, else the worker itself.
+func (c *Checker) procKey(e *Event) string {
+	if e.Process != "" {
+		return e.Process
+	}
+	if name, ok := c.workerProc[e.Worker]; ok {
+		return name
+	}
+	return "worker " + e.Worker.String()
+}
+
+// proc returns the state of the event's process, creating it, and
+// remembers which process acts as the event's worker.
+func (c *Checker) proc(e *Event) *procState {
+	key := c.procKey(e)
+	p := c.procs[key]
+	if p == nil {
+		p = &procState{name: key, open: make(map[ulid.ULID]*execution), started: make(map[ulid.ULID]struct{})}
+		c.procs[key] = p
+	}
+	if !e.Worker.IsZero() {
+		c.workerProc[e.Worker] = key
+	}
+	return p
+}
+
+// procOf returns the process known to act as worker w, or nil.
+func (c *Checker) procOf(w ulid.ULID) *procState {
+	if name, ok := c.workerProc[w]; ok {
+		return c.procs[name]
+	}
+	return c.procs["worker "+w.String()]
+}
+
+// stop ends everything a process had in progress: it crashed or exited.
+func (c *Checker) stop(p *procState) {
+	for _, x := range p.open {
+		c.closeExec(x)
+	}
+	for id := range p.started {
+		if st := c.jobs[id]; st != nil {
+			st.proc = ""
+		}
+	}
+	clear(p.started)
+	p.shuttingDown = false
+	c.endDutiesOf(p.name)
+}
+
+// crashed ends the process's executions: all in-memory state is lost.
+func (c *Checker) crashed(e *Event) { c.stop(c.proc(e)) }
+
+// restarted begins a fresh life of a process that crashed or shut down.
+func (c *Checker) restarted(e *Event) {
+	p := c.proc(e)
+	if len(p.open) > 0 {
+		c.report(WellFormed, fmt.Sprintf("process %s restarted while %d of its executions were in progress", p.name, len(p.open)),
+			withEvents(p.openStarts()...))
+	}
+	c.stop(p)
+}
+
+// declaredDead checks that a worker that learned it was declared dead really
+// was: its row is shut down or gone.
+func (c *Checker) declaredDead(e *Event) {
+	c.proc(e)
+	if w, known := c.workers[e.Worker]; known && w.ShutdownAt.IsZero() {
+		c.report(WellFormed, fmt.Sprintf("worker %s learned it was declared dead, but its row is live", e.Worker), withWorkers(w))
+	}
+}
+
+// shutdownCompleted checks property 3 as a graceful shutdown ends: the
+// worker owns no running row and not the lease (both as the driver read
+// them and as the history's rows say), every job the process started has a
+// result, and its worker row is shut down. The process then exits.
+func (c *Checker) shutdownCompleted(e *Event) {
+	p := c.proc(e)
+	w := e.Worker
+	if len(e.Running) > 0 {
+		c.report(ShutdownDraining, fmt.Sprintf("after its graceful shutdown the store still lists %d jobs running under %s: %v", len(e.Running), w, e.Running))
+	}
+	if !w.IsZero() && (e.LeaseHolder == w || (c.lease != nil && c.lease.Holder == w)) {
+		c.report(ShutdownDraining, fmt.Sprintf("after its graceful shutdown %s still holds the lease", w), withLease(c.lease))
+	}
+	if rows := c.unfinishedOf(w, p); len(rows) > 0 {
+		c.report(ShutdownDraining, fmt.Sprintf("after its graceful shutdown %d jobs that process %s started or reserved have no result", len(rows), p.name),
+			withJobs(rows...))
+	}
+	if row, known := c.workers[w]; known && row.ShutdownAt.IsZero() {
+		c.report(ShutdownDraining, fmt.Sprintf("after its graceful shutdown worker %s is not marked shut down", w), withWorkers(row))
+	}
+	c.stop(p)
+}
+
+// unfinishedOf returns, in id order, the rows running under w and the rows
+// process p started that have not ended.
+func (c *Checker) unfinishedOf(w ulid.ULID, p *procState) []JobRow {
+	ids := make([]ulid.ULID, 0, len(p.started)+len(c.runningBy[w]))
+	for id := range p.started {
+		ids = append(ids, id)
+	}
+	for id := range c.runningBy[w] {
+		if _, dup := p.started[id]; !dup {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	rows := make([]JobRow, 0, len(ids))
+	for _, id := range ids {
+		if st := c.jobs[id]; st != nil {
+			rows = append(rows, st.row)
+		}
+	}
+	return rows
+}

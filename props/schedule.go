@@ -1,0 +1,138 @@
+package props
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// scheduleState is what property 7 remembers of one schedule.
+type scheduleState struct {
+	lastRun  ulid.ULID // attempt 0 of its latest run
+	lastCron time.Time // the cron time of that run
+}
+
+// schedule returns the state of schedule name, creating it.
+func (c *Checker) schedule(name string) *scheduleState {
+	s := c.scheds[name]
+	if s == nil {
+		s = &scheduleState{}
+		c.scheds[name] = s
+	}
+	return s
+}
+
+// checkScheduleRuns checks every run of a schedule the commit enqueued.
+func (c *Checker) checkScheduleRuns(e *Event, sc *commitScope) {
+	for _, id := range sc.inserted {
+		if st := c.jobs[id]; st != nil && st.row.Attempt == 0 && st.row.ScheduleName != "" {
+			c.scheduleRun(e, st.row, sc)
+		}
+	}
+}
+
+// scheduleRun checks a new run of a schedule (property 7): it is due at the
+// next cron time after its creation (missed times are not made up), at a
+// cron time later than the previous run's (at most one job per cron time),
+// and the previous run's chain has ended (runs never overlap).
+func (c *Checker) scheduleRun(e *Event, r JobRow, sc *commitScope) {
+	name := r.ScheduleName
+	sc.leader("enqueued a run of schedule", ulid.ULID{}, name)
+	s := c.schedule(name)
+	if cs, ok := c.crons[name]; !ok {
+		c.report(ScheduleRuns, fmt.Sprintf("job %s is a run of schedule %q, which the params do not list", r.ID, name), withJobs(r))
+	} else {
+		created := r.CreatedAt
+		if created.IsZero() {
+			created = e.Time
+		}
+		if want := cs.Next(created.UTC()); !want.Equal(r.ScheduledAt) {
+			c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s is due at %s, but the next cron time after its creation at %s is %s",
+				r.ID, name, formatTime(r.ScheduledAt), formatTime(created), formatTime(want)), withJobs(r))
+		}
+	}
+	if !s.lastCron.IsZero() && !r.ScheduledAt.After(s.lastCron) {
+		c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s is due at %s, not after the previous run %s due at %s",
+			r.ID, name, formatTime(r.ScheduledAt), s.lastRun, formatTime(s.lastCron)), withJobs(r))
+	}
+	if tail := c.unfinishedTail(s.lastRun); tail != nil {
+		c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s was enqueued while the previous run's attempt %s is %s",
+			r.ID, name, tail.ID, tail.Status), withJobs(*tail, r))
+	}
+	s.lastRun, s.lastCron = r.ID, r.ScheduledAt
+}
+
+// unfinishedTail returns the latest attempt of the chain rooted at root if
+// it has not ended, else nil. A deleted chain has ended.
+func (c *Checker) unfinishedTail(root ulid.ULID) *JobRow {
+	ch := c.chains[root]
+	if root.IsZero() || ch == nil {
+		return nil
+	}
+	tail := c.jobs[ch.tail]
+	if tail == nil || tail.row.Status.Terminal() {
+		return nil
+	}
+	return &tail.row
+}
+
+// scheduleChange checks one schedules row change: advancing it is a leader
+// duty and records the latest run's cron time; its job pointer names the
+// latest attempt of the latest run.
+func (c *Checker) scheduleChange(before, after *ScheduleRow, sc *commitScope) {
+	name := rowID(before, after, func(r *ScheduleRow) string { return r.Name })
+	if cur, known := c.schedRows[name]; known && before != nil && cur != *before {
+		c.report(WellFormed, fmt.Sprintf("schedule row %s changed from a row the history never had: %v, not %v", name, *before, cur))
+	}
+	if after == nil {
+		delete(c.schedRows, name)
+		return
+	}
+	c.schedRows[name] = *after
+	var old ScheduleRow
+	if before != nil {
+		old = *before
+	}
+	s := c.scheds[name]
+	if !after.LastScheduledAt.Equal(old.LastScheduledAt) {
+		sc.leader("advanced schedule", ulid.ULID{}, name)
+		if s == nil || !after.LastScheduledAt.Equal(s.lastCron) {
+			c.report(ScheduleRuns, fmt.Sprintf("schedule row %s records a run at %s that is not its latest run", name, formatTime(after.LastScheduledAt)))
+		}
+	}
+	if ptr := after.LastScheduledJobID; !ptr.IsZero() && ptr != old.LastScheduledJobID {
+		c.checkSchedulePointer(name, ptr, s)
+	}
+}
+
+// checkSchedulePointer checks that a schedule row points at the latest
+// attempt of the schedule's latest run.
+func (c *Checker) checkSchedulePointer(name string, ptr ulid.ULID, s *scheduleState) {
+	st := c.jobs[ptr]
+	switch {
+	case st == nil:
+		c.report(WellFormed, fmt.Sprintf("schedule row %s points at job %s, which does not exist", name, ptr))
+	case s == nil || st.chain != s.lastRun:
+		c.report(ScheduleRuns, fmt.Sprintf("schedule row %s points at job %s, which is not of its latest run", name, ptr), withJobs(st.row))
+	default:
+		if ch := c.chains[st.chain]; ch != nil && ch.tail != ptr {
+			c.report(ScheduleRuns, fmt.Sprintf("schedule row %s points at job %s, not at its run's latest attempt %s", name, ptr, ch.tail), withJobs(st.row))
+		}
+	}
+}
+
+// scheduleFired checks the leader's own account of a run it enqueued
+// against the row it committed.
+func (c *Checker) scheduleFired(e *Event) {
+	st := c.jobs[e.Job]
+	if st == nil {
+		c.report(ScheduleRuns, fmt.Sprintf("schedule %s fired job %s, which has no row", e.Schedule, e.Job))
+		return
+	}
+	r := st.row
+	if r.ScheduleName != e.Schedule || r.Attempt != 0 || !r.ScheduledAt.Equal(e.CronTime) {
+		c.report(ScheduleRuns, fmt.Sprintf("schedule %s fired job %s for %s, but the row is attempt %d of schedule %q due at %s",
+			e.Schedule, e.Job, formatTime(e.CronTime), r.Attempt, r.ScheduleName, formatTime(r.ScheduledAt)), withJobs(r))
+	}
+}

@@ -1,0 +1,89 @@
+package props
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Property names one of the promises checked (SPEC 10), numbered as there.
+type Property int
+
+// The properties. WellFormed is not a promise of tickwork but of the
+// recording: a history whose rows contradict each other cannot be judged.
+const (
+	WellFormed       Property = 0
+	LeaderUniqueness Property = 1
+	RetryBounds      Property = 2
+	ShutdownDraining Property = 3
+	NoLostJobs       Property = 4
+	ConcurrencyCap   Property = 5
+	SingleExecution  Property = 6
+	ScheduleRuns     Property = 7
+)
+
+var propertyNames = [...]string{
+	WellFormed:       "well-formed history",
+	LeaderUniqueness: "leader uniqueness",
+	RetryBounds:      "retry bounds",
+	ShutdownDraining: "shutdown draining",
+	NoLostJobs:       "no lost jobs",
+	ConcurrencyCap:   "concurrency cap",
+	SingleExecution:  "single execution",
+	ScheduleRuns:     "schedules",
+}
+
+// String returns the property's number and name, e.g. "2 (retry bounds)".
+func (p Property) String() string {
+	if p < 0 || int(p) >= len(propertyNames) {
+		return fmt.Sprintf("%d (unknown)", int(p))
+	}
+	return fmt.Sprintf("%d (%s)", int(p), propertyNames[p])
+}
+
+// A Violation is one broken promise: which property, at which event, why,
+// and the rows and earlier events involved, so a report can show them.
+type Violation struct {
+	Property Property
+	// Index is the position of the violating event among those given to
+	// the checker (0-based); for a liveness violation found by Finish it is
+	// the number of events, and Seq and Time are those of the last event.
+	Index   int
+	Seq     int64
+	Time    time.Time
+	Message string
+
+	Jobs    []JobRow    `json:",omitempty"` // job rows involved, as they were then
+	Workers []WorkerRow `json:",omitempty"`
+	Leases  []LeaseRow  `json:",omitempty"`
+	Events  []Event     `json:",omitempty"` // earlier events involved (an execution's start, ...)
+}
+
+// String renders the violation on one line followed by one indented line
+// per row and event involved.
+func (v Violation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "property %v violated at event %d (seq %d, %s): %s",
+		v.Property, v.Index, v.Seq, formatTime(v.Time), v.Message)
+	for _, j := range v.Jobs {
+		fmt.Fprintf(&b, "\n  job %v", j)
+	}
+	for _, w := range v.Workers {
+		fmt.Fprintf(&b, "\n  worker %v", w)
+	}
+	for _, l := range v.Leases {
+		fmt.Fprintf(&b, "\n  lease %v", l)
+	}
+	for _, e := range v.Events {
+		fmt.Fprintf(&b, "\n  event %v", e)
+	}
+	return b.String()
+}
+
+// formatTime prints a store time the same way on every machine.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}
