@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,6 +114,31 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	}
 	s.Quiescence = Dur(s.settleBound())
 	return s
+}
+
+// Normalize makes a scenario whose fields were changed one by one (by
+// flags or a property test) consistent again: schedules exist exactly when
+// their fault kind is on and name existing queues, retention is short only
+// when that kind is on, and the quiescence bound fits the retry policy.
+func (s *Scenario) Normalize() {
+	r := clockrng.NewRand(s.Seed).Child("normalize")
+	switch {
+	case !s.On(Schedules):
+		s.Crons = nil
+	case len(s.Crons) == 0:
+		s.Crons = drawCrons(r, s.Queues, 1)
+	}
+	for i := range s.Crons {
+		if n, err := strconv.Atoi(strings.TrimPrefix(s.Crons[i].Queue, "q")); err != nil || n >= s.Queues {
+			s.Crons[i].Queue = queueName(0)
+		}
+	}
+	if !s.On(Retention) {
+		s.JobRetention, s.WorkerRetention = Dur(30*24*time.Hour), Dur(7*24*time.Hour)
+	} else if s.JobRetention.D() > time.Hour {
+		s.JobRetention, s.WorkerRetention = Dur(10*time.Second), Dur(10*time.Second)
+	}
+	s.Quiescence = Dur(s.settleBound())
 }
 
 func (d Dur) truncMs() Dur { return Dur(d.D().Truncate(time.Millisecond)) }
