@@ -1,0 +1,131 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"pgregory.net/rapid"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// The small worlds the differential test draws names from, so that
+// operations collide often. The empty name is invalid on purpose.
+var (
+	diffQueues    = []string{"a", "b", "c", ""}
+	diffSchedules = []string{"s1", "s2", "s3", ""}
+	diffPayloads  = []string{`{"n":1}`, ` [1, 2] `, `"x"`, `null`, `{"a":`}
+	diffMetadata  = []string{"", `{"t":"x"}`, `nope`}
+	allQueues     = diffQueues[:3]
+)
+
+// freshID returns a new id from the shared clock and the drawn seed, the
+// same for both stores.
+func (d *diff) freshID() ulid.ULID { return clockrng.NewULID(d.clock.Now(), d.rnd) }
+
+// pick returns one of known, or now and then (and always when known is
+// empty) an id no store has seen.
+func (d *diff) pick(rt *rapid.T, known []ulid.ULID, label string) ulid.ULID {
+	if len(known) == 0 || rapid.IntRange(0, 15).Draw(rt, label+" unknown") == 0 {
+		return d.freshID()
+	}
+	return rapid.SampledFrom(known).Draw(rt, label)
+}
+
+func (d *diff) pickWorker(rt *rapid.T) ulid.ULID { return d.pick(rt, d.workers, "worker") }
+func (d *diff) pickJob(rt *rapid.T) ulid.ULID    { return d.pick(rt, d.jobs, "job") }
+
+// newJobID returns the id for a new row: usually fresh, sometimes one that
+// exists, to exercise conflicts.
+func (d *diff) newJobID(rt *rapid.T) ulid.ULID {
+	if len(d.jobs) > 0 && rapid.IntRange(0, 9).Draw(rt, "reuse job id") == 0 {
+		return rapid.SampledFrom(d.jobs).Draw(rt, "reused job id")
+	}
+	id := d.freshID()
+	d.jobs = append(d.jobs, id)
+	return id
+}
+
+// duration draws a duration in [lo, hi] with nanoseconds, so that the
+// stores' truncation to microseconds is exercised.
+func duration(rt *rapid.T, label string, lo, hi time.Duration) time.Duration {
+	return time.Duration(rapid.Int64Range(int64(lo), int64(hi)).Draw(rt, label))
+}
+
+// rarely returns one of all, else one of all[:valid]: invalid inputs are
+// drawn one time in twenty, so that most operations get past validation.
+func rarely[S ~[]E, E any](rt *rapid.T, all S, valid int, label string) E {
+	if rapid.IntRange(0, 19).Draw(rt, label+" invalid") == 0 {
+		return rapid.SampledFrom(all).Draw(rt, label)
+	}
+	return rapid.SampledFrom(all[:valid]).Draw(rt, label)
+}
+
+func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
+	j := store.NewJob{
+		ID:           d.newJobID(rt),
+		Queue:        rarely(rt, diffQueues, 3, "queue"),
+		Payload:      json.RawMessage(rarely(rt, diffPayloads, 4, "payload")),
+		ScheduleName: rapid.SampledFrom(diffSchedules[:3]).Draw(rt, "schedule name"),
+	}
+	if m := rarely(rt, diffMetadata, 2, "metadata"); m != "" {
+		j.Metadata = json.RawMessage(m)
+	}
+	if rapid.Bool().Draw(rt, "scheduled") {
+		j.ScheduledAt = d.clock.Now().Add(duration(rt, "scheduled in", -2*time.Minute, 5*time.Minute))
+	}
+	return j
+}
+
+// drawQueues is usually every queue, else a random selection.
+func (d *diff) drawQueues(rt *rapid.T) []string {
+	if rapid.Bool().Draw(rt, "all queues") {
+		return allQueues
+	}
+	return rapid.SliceOfN(rapid.SampledFrom(allQueues), 0, 3).Draw(rt, "queues")
+}
+
+// rowsOf returns store A's rows in status s (both stores hold the same
+// rows, checkState makes sure), so that operations can aim at rows where
+// they do something.
+func (d *diff) rowsOf(s store.Status) []store.Job {
+	var rows []store.Job
+	err := d.a.InTx(d.ctx, func(tx store.Tx) error {
+		st, err := ReadState(d.ctx, tx)
+		for _, j := range st.Jobs {
+			if j.Status == s {
+				rows = append(rows, j)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		d.rt.Fatalf("read rows: %v", err)
+	}
+	return rows
+}
+
+// pickRow returns, three times in four, a row of A in status s; else nil,
+// and the caller picks at random.
+func (d *diff) pickRow(rt *rapid.T, s store.Status) *store.Job {
+	rows := d.rowsOf(s)
+	if len(rows) == 0 || rapid.IntRange(0, 3).Draw(rt, "aim at "+string(s)) == 0 {
+		return nil
+	}
+	j := rapid.SampledFrom(rows).Draw(rt, string(s)+" row")
+	return &j
+}
+
+func fmtJobs(jobs []store.Job) string {
+	lines := make([]string, len(jobs))
+	for i, j := range jobs {
+		lines[i] = FormatJob(j)
+	}
+	return "[" + strings.Join(lines, "; ") + "]"
+}
+
+func fmtIDs(ids []ulid.ULID) string { return fmt.Sprint(ids) }
