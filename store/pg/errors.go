@@ -1,0 +1,141 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// classify wraps err with the store sentinel a caller can act on:
+// ErrUnavailable for failures worth retrying, ErrConflict for a duplicate
+// key, ErrInvalid for data PostgreSQL rejects. A missing schema or table is
+// reported with where the store points. Errors that already carry a
+// sentinel, and cancellations, pass through.
+func (s *Store) classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, known := range []error{store.ErrNotFound, store.ErrFenced, store.ErrConflict, store.ErrUnavailable, store.ErrInvalid} {
+		if errors.Is(err, known) {
+			return err
+		}
+	}
+	err = redact(err, s.secret)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "23505": // unique_violation
+			return fmt.Errorf("%w: %w", store.ErrConflict, err)
+		case pgErr.Code == "3F000" || pgErr.Code == "42P01": // invalid_schema_name, undefined_table
+			return fmt.Errorf("schema not migrated at %s (call Migrate): %w", s.target, err)
+		case transientCode(pgErr.Code):
+			return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, s.target, err)
+		case strings.HasPrefix(pgErr.Code, "22"): // data_exception: a value PostgreSQL cannot store
+			return fmt.Errorf("%w: %w", store.ErrInvalid, err)
+		}
+		return err
+	}
+	if connectionLost(err) {
+		return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, s.target, err)
+	}
+	return err
+}
+
+// transientCode reports the SQLSTATEs after which the same work may succeed
+// if retried: lost connections, a server shutting down or starting,
+// serialization failures, deadlocks and exhausted connection slots.
+func transientCode(code string) bool {
+	switch code {
+	case "40001", "40P01", // serialization_failure, deadlock_detected
+		"57P01", "57P02", "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
+		"53300": // too_many_connections
+		return true
+	}
+	return strings.HasPrefix(code, "08") // connection_exception
+}
+
+// connectionLost reports errors raised on the client side because the
+// connection failed, as opposed to the caller's own cancellation.
+func connectionLost(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) ||
+		pgconn.SafeToRetry(err) ||
+		errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// redactedError hides secrets in the text of the error it wraps; errors.Is
+// and errors.As still see the original.
+type redactedError struct {
+	err     error
+	secrets []string
+}
+
+func (e *redactedError) Error() string {
+	msg := e.err.Error()
+	for _, s := range e.secrets {
+		msg = strings.ReplaceAll(msg, s, "xxxxx")
+	}
+	return msg
+}
+
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact returns err with every non-empty secret masked in its text.
+func redact(err error, secrets ...string) error {
+	var keep []string
+	for _, s := range secrets {
+		if s != "" {
+			keep = append(keep, s)
+		}
+	}
+	if err == nil || len(keep) == 0 {
+		return err
+	}
+	return &redactedError{err: err, secrets: keep}
+}
+
+var keywordPassword = regexp.MustCompile(`password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
+
+// passwordsIn finds what may be passwords in a connection string that
+// failed to parse, in URL form and in key=value form, so that the parse
+// error cannot echo them.
+func passwordsIn(conn string) []string {
+	var found []string
+	if u, err := url.Parse(conn); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			found = append(found, p) // decoded
+		}
+	}
+	if at := strings.LastIndex(conn, "@"); at > 0 {
+		// As written, possibly percent-encoded, or in a URL that does not
+		// parse: whatever sits between the user and the last @.
+		userinfo := conn[:at]
+		if i := strings.Index(userinfo, "://"); i >= 0 {
+			userinfo = userinfo[i+3:]
+		}
+		if _, p, ok := strings.Cut(userinfo, ":"); ok {
+			found = append(found, p)
+		}
+	}
+	for _, m := range keywordPassword.FindAllStringSubmatch(conn, -1) {
+		found = append(found, strings.Trim(m[1], "'"))
+	}
+	return found
+}

@@ -1,0 +1,33 @@
+package pg
+
+import (
+	"context"
+	"io/fs"
+)
+
+// Hooks for the external tests.
+
+// MigrateKey is the advisory lock key Migrate holds.
+func MigrateKey(s *Store) int64 { return s.migrateKey }
+
+// DutyKey is the advisory lock key LockLeaderDuties takes.
+func DutyKey(s *Store) int64 { return s.dutyKey }
+
+// MigrateFiles applies the NNNN_name.sql files of fsys (under migrations/)
+// as if they were the embedded ones.
+func MigrateFiles(ctx context.Context, s *Store, fsys fs.FS) error {
+	list, err := loadMigrations(fsys)
+	if err != nil {
+		return err
+	}
+	return s.migrate(ctx, list)
+}
+
+// LoadMigrations checks the naming of the files of fsys.
+func LoadMigrations(fsys fs.FS) (int, error) {
+	list, err := loadMigrations(fsys)
+	return len(list), err
+}
+
+// EmbeddedMigrations is the embedded migration directory.
+var EmbeddedMigrations fs.FS = migrationFiles

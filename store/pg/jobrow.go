@@ -1,0 +1,58 @@
+package pg
+
+import (
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// jobColumns lists a jobs row in the order scanJob reads it. Statements
+// that return jobs name these columns unqualified, so their other relations
+// use different column names.
+const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
+	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name`
+
+// scanJob reads one row of jobColumns. payload and metadata scan as raw
+// bytes: the json codec copies the stored text without re-encoding it.
+func scanJob(r pgx.Row) (store.Job, error) {
+	var (
+		j                                                         store.Job
+		id, startedBy, next                                       pgtype.UUID
+		payload, metadata                                         []byte
+		status                                                    string
+		attempt                                                   int32
+		created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
+		reason, schedule                                          pgtype.Text
+	)
+	err := r.Scan(&id, &j.Queue, &payload, &metadata, &status, &attempt, &created, &scheduled,
+		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule)
+	if err != nil {
+		return store.Job{}, err
+	}
+	j.ID = toULID(id)
+	j.Payload = json.RawMessage(payload)
+	j.Metadata = json.RawMessage(metadata)
+	j.Status = store.Status(status)
+	j.Attempt = int(attempt)
+	j.CreatedAt = toTime(created)
+	j.ScheduledAt = toTime(scheduled)
+	j.StartedAt = toTime(started)
+	j.StartedBy = toULID(startedBy)
+	j.CompletedAt = toTime(completed)
+	j.FailedAt = toTime(failed)
+	j.FailedReason = reason.String
+	j.CancelledAt = toTime(cancelled)
+	j.NextAttemptID = toULID(next)
+	j.ScheduleName = schedule.String
+	return j, nil
+}
+
+func scanJobRow(r pgx.CollectableRow) (store.Job, error) { return scanJob(r) }
+
+// collectJobs reads every row of rows as a job.
+func collectJobs(rows pgx.Rows) ([]store.Job, error) {
+	return pgx.CollectRows(rows, scanJobRow)
+}

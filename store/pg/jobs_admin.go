@@ -1,0 +1,130 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// PromoteScheduledJobs makes due scheduled rows available and notifies each
+// queue that got one, in queue order, in one statement.
+func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		WITH promoted AS (
+			UPDATE {schema}.jobs SET status = 'available'
+			WHERE status = 'scheduled' AND scheduled_at <= coalesce($1::timestamptz, now())
+			RETURNING queue)
+		SELECT q.n, pg_notify($2, q.queue) IS NULL
+		FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) AS q ORDER BY q.queue`),
+		t.nowArg(), t.s.chAvailable)
+	if err != nil {
+		return 0, t.fail(err, "promote scheduled jobs")
+	}
+	var n int64
+	var ignored bool
+	total := 0
+	_, err = pgx.ForEachRow(rows, []any{&n, &ignored}, func() error {
+		total += int(n)
+		return nil
+	})
+	if err != nil {
+		return 0, t.fail(err, "promote scheduled jobs")
+	}
+	return total, nil
+}
+
+func (t *tx) GetJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs WHERE id = $1`), idArg(id))
+	if err != nil {
+		return store.Job{}, t.fail(err, "get job %s", id)
+	}
+	job, err := pgx.CollectExactlyOneRow(rows, scanJobRow)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Job{}, fmt.Errorf("get job %s: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Job{}, t.fail(err, "get job %s", id)
+	}
+	return job, nil
+}
+
+// DefaultListLimit is how many rows ListJobs returns when the filter sets
+// no limit.
+const DefaultListLimit = 100
+
+// ListJobs builds its WHERE clause from the filter's set fields, so each
+// shape gets a plan that can use the (status, queue, id) index.
+func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+	limit := f.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
+		return nil, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, store.ErrInvalid)
+	}
+	where := []string{"id > $1"}
+	args := []any{idArg(f.After)}
+	if f.Status != "" {
+		args = append(args, string(f.Status))
+		where = append(where, "status = $"+strconv.Itoa(len(args)))
+	}
+	if f.Queue != "" {
+		args = append(args, f.Queue)
+		where = append(where, "queue = $"+strconv.Itoa(len(args)))
+	}
+	args = append(args, limit)
+	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT $`+strconv.Itoa(len(args))), args...)
+	if err == nil {
+		var jobs []store.Job
+		if jobs, err = collectJobs(rows); err == nil {
+			return jobs, nil
+		}
+	}
+	return nil, t.fail(err, "list jobs %+v", f)
+}
+
+func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now())
+		WHERE id = $2 AND status IN ('scheduled', 'available', 'running')
+		RETURNING `+jobColumns), t.nowArg(), idArg(id))
+	if err != nil {
+		return store.Job{}, t.fail(err, "cancel job %s", id)
+	}
+	job, err := pgx.CollectExactlyOneRow(rows, scanJobRow)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Not cancellable: say whether it ended or never existed.
+		current, getErr := t.GetJob(ctx, id)
+		if getErr != nil {
+			return store.Job{}, fmt.Errorf("cancel job %s: %w", id, getErr)
+		}
+		return store.Job{}, fmt.Errorf("cancel job %s: it is %s: %w", id, current.Status, store.ErrConflict)
+	}
+	if err != nil {
+		return store.Job{}, t.fail(err, "cancel job %s", id)
+	}
+	return job, nil
+}
+
+// DeleteOldJobs deletes terminal rows that ended before now − age; the
+// foreign keys set links to them (next attempts, schedules) to NULL.
+func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration) (int, error) {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		DELETE FROM {schema}.jobs
+		WHERE status IN ('completed', 'failed', 'lost', 'cancelled')
+		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval`),
+		t.nowArg(), durationArg(age))
+	if err != nil {
+		return 0, t.fail(err, "delete jobs ended more than %v ago", age)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,155 @@
+package pg
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// copyThreshold is the batch size above which InsertJobs uses COPY. Below
+// it one INSERT, which also sends the notifications, costs fewer round
+// trips than COPY's extra statements.
+const copyThreshold = 64
+
+// emptyMetadata is what a job without metadata stores.
+var emptyMetadata = []byte("{}")
+
+// InsertJobs validates every job before writing anything, then inserts them
+// under a savepoint: a duplicate id (ErrConflict) undoes the whole batch
+// and leaves the transaction usable, as in store/mem.
+func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) error {
+	for _, j := range jobs {
+		if err := store.ValidateNewJob(j); err != nil {
+			return err
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	insert := t.insertJobs
+	if len(jobs) > copyThreshold {
+		insert = t.copyJobs
+	}
+	sp, err := t.db.Begin(ctx)
+	if err == nil {
+		err = insert(ctx, sp, jobs)
+		if err == nil {
+			err = sp.Commit(ctx)
+		} else {
+			_ = sp.Rollback(ctx)
+		}
+	}
+	if err != nil {
+		return t.fail(err, "insert %d jobs (first %s)", len(jobs), jobs[0].ID)
+	}
+	return nil
+}
+
+// insertJobs inserts a small batch with one statement that decides each
+// row's status from the store's now and notifies each queue that got an
+// available row, in queue order.
+func (t *tx) insertJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error {
+	n := len(jobs)
+	ids := make([]pgtype.UUID, n)
+	queues, payloads, metadata, names := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	scheduled := make([]pgtype.Timestamptz, n)
+	for i, j := range jobs {
+		ids[i], queues[i], payloads[i], names[i] = idArg(j.ID), j.Queue, string(j.Payload), j.ScheduleName
+		metadata[i] = string(metadataOf(j))
+		scheduled[i] = timeArg(j.ScheduledAt)
+	}
+	rows, err := db.Query(ctx, t.s.sql(`
+		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
+		ins AS (
+			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
+			SELECT i.id, i.queue, i.payload::json, i.metadata::json,
+			       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
+			       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, '')
+			FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
+			     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ord)
+			ORDER BY i.ord
+			RETURNING queue, status)
+		SELECT pg_notify($8, q.queue) IS NULL
+		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
+		t.nowArg(), ids, queues, payloads, metadata, scheduled, names, t.s.chAvailable)
+	if err != nil {
+		return err
+	}
+	_, err = countRows(rows)
+	return err
+}
+
+// copyJobs inserts a large batch with COPY, which cannot compute values:
+// each row's status is decided here from the store's now, read first.
+func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error {
+	now, err := t.Now(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var available []string
+	row := make([]any, 9) // CopyFrom encodes each row before asking for the next
+	src := pgx.CopyFromSlice(len(jobs), func(i int) ([]any, error) {
+		j := jobs[i]
+		at, status := placement(j.ScheduledAt, now)
+		if status == store.Available && !seen[j.Queue] {
+			seen[j.Queue] = true
+			available = append(available, j.Queue)
+		}
+		var schedule pgtype.Text
+		if j.ScheduleName != "" {
+			schedule = pgtype.Text{String: j.ScheduleName, Valid: true}
+		}
+		row[0], row[1], row[2], row[3], row[4] = idArg(j.ID), j.Queue, []byte(j.Payload), metadataOf(j), string(status)
+		row[5], row[6], row[7], row[8] = int32(0), now, at, schedule
+		return row, nil
+	})
+	_, err = db.CopyFrom(ctx, pgx.Identifier{t.s.schema, "jobs"},
+		[]string{"id", "queue", "payload", "metadata", "status", "attempt", "created_at", "scheduled_at", "schedule_name"}, src)
+	if err != nil {
+		return err
+	}
+	return t.notifyAvailable(ctx, db, available)
+}
+
+// placement returns where a new job starts: at the given time (now if
+// none), available when that is not after now.
+func placement(at, now time.Time) (time.Time, store.Status) {
+	if at.IsZero() {
+		return now, store.Available
+	}
+	at = storeTime(at)
+	if at.After(now) {
+		return at, store.Scheduled
+	}
+	return at, store.Available
+}
+
+func metadataOf(j store.NewJob) []byte {
+	if j.Metadata == nil {
+		return emptyMetadata
+	}
+	return j.Metadata
+}
+
+// notifyAvailable sends one notification per distinct queue, in queue
+// order; they are delivered when the transaction commits.
+func (t *tx) notifyAvailable(ctx context.Context, db pgx.Tx, queues []string) error {
+	if len(queues) == 0 {
+		return nil
+	}
+	slices.Sort(queues)
+	queues = slices.Compact(queues)
+	rows, err := db.Query(ctx, `SELECT pg_notify($1, q) IS NULL FROM unnest($2::text[]) WITH ORDINALITY AS u(q, ord) ORDER BY ord`,
+		t.s.chAvailable, queues)
+	if err != nil {
+		return err
+	}
+	_, err = countRows(rows)
+	return err
+}

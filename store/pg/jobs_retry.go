@@ -1,0 +1,117 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// ScheduleRetry locks the old row, checks it may be retried, then in one
+// statement inserts the next attempt, links the old row to it and moves any
+// schedule pointing at the old row.
+func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
+	var status string
+	var next pgtype.UUID
+	var taken bool
+	err := t.db.QueryRow(ctx, t.s.sql(`
+		SELECT status, next_attempt_id, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2)
+		FROM {schema}.jobs WHERE id = $1 FOR UPDATE`),
+		idArg(id), idArg(newID)).Scan(&status, &next, &taken)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
+	case err != nil:
+		return store.Job{}, t.fail(err, "retry job %s", id)
+	case status != string(store.Failed) && status != string(store.Lost):
+		return store.Job{}, fmt.Errorf("retry job %s: it is %s, not failed or lost: %w", id, status, store.ErrConflict)
+	case next.Valid:
+		return store.Job{}, fmt.Errorf("retry job %s: it already has a next attempt %s: %w", id, toULID(next), store.ErrConflict)
+	case taken:
+		// Checked here: a unique violation would abort the transaction.
+		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	}
+	newStatus := store.Scheduled
+	if delay <= 0 {
+		newStatus = store.Available
+	}
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		WITH ins AS (
+			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
+			SELECT $3, queue, payload, metadata, $4, attempt + 1,
+			       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name
+			FROM {schema}.jobs WHERE id = $2
+			RETURNING `+jobColumns+`),
+		link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),
+		repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = $3 WHERE last_scheduled_job_id = $2)
+		SELECT `+jobColumns+` FROM ins`),
+		t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay))
+	if err != nil {
+		return store.Job{}, t.fail(err, "retry job %s as %s", id, newID)
+	}
+	job, err := pgx.CollectExactlyOneRow(rows, scanJobRow)
+	if err == nil && job.Status == store.Available {
+		err = t.notifyAvailable(ctx, t.db, []string{job.Queue})
+	}
+	if err != nil {
+		return store.Job{}, t.fail(err, "retry job %s as %s", id, newID)
+	}
+	return job, nil
+}
+
+// RescueLostJobs first locks the running rows whose worker is shut down (or
+// deleted), then marks them lost with a reason naming the worker; the
+// reason is built here because SQL cannot print a ULID.
+func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		SELECT j.id, j.started_by FROM {schema}.jobs AS j
+		LEFT JOIN {schema}.workers AS w ON w.id = j.started_by
+		WHERE j.status = 'running' AND (j.started_by IS NULL OR w.shutdown_at IS NOT NULL)
+		ORDER BY j.id
+		FOR UPDATE OF j`))
+	if err != nil {
+		return nil, t.fail(err, "find lost jobs")
+	}
+	var id, by pgtype.UUID
+	var ids []pgtype.UUID
+	var reasons []string
+	_, err = pgx.ForEachRow(rows, []any{&id, &by}, func() error {
+		ids = append(ids, id)
+		reasons = append(reasons, lostReason(toULID(by)))
+		return nil
+	})
+	if err != nil {
+		return nil, t.fail(err, "find lost jobs")
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err = t.db.Query(ctx, t.s.sql(`
+		WITH lost AS (
+			UPDATE {schema}.jobs SET status = 'lost', failed_at = coalesce($1::timestamptz, now()), failed_reason = r.reason
+			FROM unnest($2::uuid[], $3::text[]) AS r(lost_id, reason)
+			WHERE id = r.lost_id AND status = 'running'
+			RETURNING `+jobColumns+`)
+		SELECT `+jobColumns+` FROM lost ORDER BY id`), t.nowArg(), ids, reasons)
+	if err == nil {
+		var jobs []store.Job
+		if jobs, err = collectJobs(rows); err == nil {
+			return jobs, nil
+		}
+	}
+	return nil, t.fail(err, "mark %d jobs lost", len(ids))
+}
+
+// lostReason is the failed_reason of a rescued job, as store/mem words it.
+func lostReason(worker ulid.ULID) string {
+	if worker == (ulid.ULID{}) {
+		return "worker was deleted"
+	}
+	return "worker " + worker.String() + " was declared dead"
+}

@@ -1,0 +1,126 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// Reserve sends two statements in one round trip: the first checks that
+// worker is live and holds a share lock on its row until commit, so the
+// leader cannot declare it dead while its reservation is in flight; the
+// second picks the oldest available rows, skipping those other
+// transactions hold, and marks them running. It repeats the liveness check
+// so that it reserves nothing for a dead worker.
+func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, limit int) ([]store.Job, error) {
+	b := &pgx.Batch{}
+	b.Queue(t.s.sql(`SELECT 1 FROM {schema}.workers WHERE id = $1 AND shutdown_at IS NULL FOR SHARE`), idArg(worker))
+	reserving := limit > 0 && len(queues) > 0
+	if reserving {
+		b.Queue(t.s.sql(`
+			WITH picked AS MATERIALIZED (
+				SELECT id AS pick FROM {schema}.jobs
+				WHERE status = 'available' AND queue = ANY($3::text[])
+				  AND EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)
+				ORDER BY id LIMIT $4
+				FOR UPDATE SKIP LOCKED),
+			reserved AS (
+				UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
+				FROM picked WHERE id = picked.pick
+				RETURNING `+jobColumns+`)
+			SELECT `+jobColumns+` FROM reserved ORDER BY id`),
+			t.nowArg(), idArg(worker), queues, limit)
+	}
+	br := t.db.SendBatch(ctx, b)
+	defer br.Close()
+	var one int
+	err := br.QueryRow().Scan(&one)
+	live := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, t.fail(err, "reserve for worker %s", worker)
+	}
+	var jobs []store.Job
+	if reserving {
+		rows, err := br.Query()
+		if err == nil {
+			jobs, err = collectJobs(rows)
+		}
+		if err != nil {
+			return nil, t.fail(err, "reserve for worker %s", worker)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return nil, t.fail(err, "reserve for worker %s", worker)
+	}
+	if !live {
+		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
+	}
+	return jobs, nil
+}
+
+func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		SELECT `+jobColumns+` FROM {schema}.jobs
+		WHERE started_by = $1 AND status = 'running' ORDER BY id`), idArg(worker))
+	if err == nil {
+		var jobs []store.Job
+		if jobs, err = collectJobs(rows); err == nil {
+			return jobs, nil
+		}
+	}
+	return nil, t.fail(err, "list running jobs of worker %s", worker)
+}
+
+// CompleteJobs completes in one statement the rows still running under
+// worker; the others are fenced. Fencing is decided on the rows as they
+// were: an id given twice is completed once and fenced neither time.
+func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		WITH done AS (
+			UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
+			WHERE id = ANY($2::uuid[]) AND status = 'running' AND started_by = $3
+			RETURNING id)
+		SELECT id FROM done ORDER BY id`), t.nowArg(), idArgs(ids), idArg(worker))
+	if err != nil {
+		return nil, t.fail(err, "complete %d jobs of worker %s", len(ids), worker)
+	}
+	var id pgtype.UUID
+	done := map[ulid.ULID]bool{}
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+		done[toULID(id)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, t.fail(err, "complete %d jobs of worker %s", len(ids), worker)
+	}
+	var fenced []ulid.ULID
+	for _, id := range ids {
+		if done[id] {
+			continue
+		}
+		fenced = append(fenced, id)
+	}
+	return fenced, nil
+}
+
+func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		UPDATE {schema}.jobs SET status = 'failed', failed_at = coalesce($1::timestamptz, now()), failed_reason = $4
+		WHERE id = $2 AND status = 'running' AND started_by = $3`), t.nowArg(), idArg(id), idArg(worker), reason)
+	if err != nil {
+		return t.fail(err, "fail job %s of worker %s", id, worker)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("fail job %s of worker %s: %w", id, worker, store.ErrFenced)
+	}
+	return nil
+}

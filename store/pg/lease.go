@@ -1,0 +1,126 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// The lease statements never lock the leader row while another worker holds
+// a valid lease: every worker runs them each tick, and a row lock there
+// would make all ticks wait for each other (SPEC 8 #9). ExpireLease's DELETE
+// only locks a row its WHERE matches (an expired one); TryAcquireLease reads
+// with a plain SELECT and writes only when the lease is free or its own.
+
+func (t *tx) ExpireLease(ctx context.Context) (bool, error) {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		DELETE FROM {schema}.leader WHERE expires_at <= coalesce($1::timestamptz, now())`), t.nowArg())
+	if err != nil {
+		return false, t.fail(err, "expire lease")
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Duration) (bool, error) {
+	var live bool
+	var holder pgtype.UUID
+	var valid pgtype.Bool
+	err := t.db.QueryRow(ctx, t.s.sql(`
+		SELECT EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL),
+		       l.worker_id, l.expires_at > coalesce($1::timestamptz, now())
+		FROM (SELECT) AS one LEFT JOIN {schema}.leader AS l ON true`), t.nowArg(), idArg(worker)).
+		Scan(&live, &holder, &valid)
+	if err != nil {
+		return false, t.fail(err, "acquire lease for worker %s", worker)
+	}
+	if !live {
+		return false, fmt.Errorf("acquire lease for worker %s: no live worker: %w", worker, store.ErrNotFound)
+	}
+	var query string
+	switch {
+	case !holder.Valid:
+		query = `
+			INSERT INTO {schema}.leader (worker_id, elected_at, expires_at)
+			VALUES ($2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $3::interval)
+			ON CONFLICT (singleton) DO NOTHING`
+	case toULID(holder) == worker && valid.Bool:
+		query = `
+			UPDATE {schema}.leader SET expires_at = coalesce($1::timestamptz, now()) + $3::interval
+			WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, now())`
+	default:
+		return false, nil
+	}
+	tag, err := t.db.Exec(ctx, t.s.sql(query), t.nowArg(), idArg(worker), durationArg(ttl))
+	if err != nil {
+		return false, t.fail(err, "acquire lease for worker %s", worker)
+	}
+	// No row: another transaction took or expired the lease meanwhile.
+	return tag.RowsAffected() == 1, nil
+}
+
+func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		WITH gone AS (DELETE FROM {schema}.leader WHERE worker_id = $1 RETURNING worker_id)
+		SELECT pg_notify($2, '') IS NULL FROM gone`), idArg(worker), t.s.chStepdown)
+	if err != nil {
+		return false, t.fail(err, "release lease of worker %s", worker)
+	}
+	n, err := countRows(rows)
+	if err != nil {
+		return false, t.fail(err, "release lease of worker %s", worker)
+	}
+	return n > 0, nil
+}
+
+func (t *tx) GetLease(ctx context.Context) (store.Lease, error) {
+	var holder pgtype.UUID
+	var elected, expires pgtype.Timestamptz
+	err := t.db.QueryRow(ctx, t.s.sql(`SELECT worker_id, elected_at, expires_at FROM {schema}.leader`)).
+		Scan(&holder, &elected, &expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Lease{}, fmt.Errorf("get lease: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Lease{}, t.fail(err, "get lease")
+	}
+	return store.Lease{WorkerID: toULID(holder), ElectedAt: toTime(elected), ExpiresAt: toTime(expires)}, nil
+}
+
+// LockLeaderDuties waits for the schema's duty lock, held until the
+// transaction ends, and only then reads the lease, in a statement of its
+// own so that it sees what committed while it waited. With the database's
+// clock the check uses clock_timestamp(), the time after the wait, not
+// now(), the transaction's start: a lease that lapsed during the wait must
+// not count.
+func (t *tx) LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, error) {
+	if _, err := t.db.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", t.s.dutyKey); err != nil {
+		return false, t.fail(err, "lock leader duties for worker %s", worker)
+	}
+	var held bool
+	err := t.db.QueryRow(ctx, t.s.sql(`
+		SELECT EXISTS (SELECT 1 FROM {schema}.leader
+		               WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, clock_timestamp()))`),
+		t.nowArg(), idArg(worker)).Scan(&held)
+	if err != nil {
+		return false, t.fail(err, "check the lease of worker %s", worker)
+	}
+	return held, nil
+}
+
+// countRows reads rows to the end and says how many there were, for
+// statements whose rows only carry side effects (pg_notify).
+func countRows(rows pgx.Rows) (int, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Err()
+}

@@ -1,0 +1,153 @@
+package pg
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migration is one numbered SQL file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations are the embedded files in version order.
+var migrations = mustLoadMigrations(migrationFiles)
+
+var migrationName = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.sql$`)
+
+// loadMigrations reads NNNN_name.sql files whose versions run 1, 2, 3...
+// without a gap, so that a missing or misnamed file cannot be skipped.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for i, name := range names { // fs.Glob sorts
+		m := migrationName.FindStringSubmatch(path.Base(name))
+		if m == nil {
+			return nil, fmt.Errorf("migration file %s: name must be NNNN_name.sql", name)
+		}
+		version, _ := strconv.Atoi(m[1])
+		if version != i+1 {
+			return nil, fmt.Errorf("migration file %s: version %d, want %d", name, version, i+1)
+		}
+		text, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: version, name: m[2], sql: string(text)})
+	}
+	return out, nil
+}
+
+func mustLoadMigrations(fsys fs.FS) []migration {
+	ms, err := loadMigrations(fsys)
+	if err != nil {
+		panic("store/pg: " + err.Error())
+	}
+	return ms
+}
+
+// SchemaVersion is the migration version this package's code needs.
+func SchemaVersion() int { return len(migrations) }
+
+// Migrate creates the schema if needed and applies the embedded migrations
+// it lacks, each in its own transaction. It holds a session advisory lock
+// (keyed by the schema name) meanwhile, so when many processes migrate at
+// once, one applies and the others wait and then find nothing to do.
+// Migrating a schema that is up to date, or newer than this code, changes
+// nothing.
+func (s *Store) Migrate(ctx context.Context) error {
+	return s.migrate(ctx, migrations)
+}
+
+func (s *Store) migrate(ctx context.Context, list []migration) error {
+	// A connection of its own: the lock is released when it closes, even if
+	// the unlock below never runs.
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("migrate: cannot connect to %s: %w", s.target, s.classify(err))
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", s.migrateKey); err != nil {
+		return fmt.Errorf("migrate %s: take the migration lock: %w", s.target, s.classify(err))
+	}
+	if err := s.applyMissing(ctx, conn, list); err != nil {
+		return fmt.Errorf("migrate %s: %w", s.target, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", s.migrateKey); err != nil {
+		return fmt.Errorf("migrate %s: release the migration lock: %w", s.target, s.classify(err))
+	}
+	return nil
+}
+
+func (s *Store) applyMissing(ctx context.Context, conn *pgx.Conn, list []migration) error {
+	setup := "CREATE SCHEMA IF NOT EXISTS " + s.ident + ";\n" +
+		"CREATE TABLE IF NOT EXISTS " + s.ident + ".schema_migrations (" +
+		"version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+	if _, err := conn.Exec(ctx, setup); err != nil {
+		return fmt.Errorf("create schema and migrations table: %w", s.classify(err))
+	}
+	current, err := s.version(ctx, conn)
+	if err != nil {
+		return err
+	}
+	for _, m := range list {
+		if m.version <= current {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, conn, func(db pgx.Tx) error {
+			if _, err := db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident); err != nil {
+				return err
+			}
+			if _, err := db.Exec(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := db.Exec(ctx, s.sql("INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)"), m.version, m.name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+		}
+	}
+	return nil
+}
+
+// version returns the highest migration applied to the schema.
+func (s *Store) version(ctx context.Context, conn interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (int, error) {
+	var v int
+	err := conn.QueryRow(ctx, s.sql("SELECT coalesce(max(version), 0) FROM {schema}.schema_migrations")).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("read the schema version: %w", s.classify(err))
+	}
+	return v, nil
+}
+
+// CheckMigrated reports whether the schema exists and holds at least the
+// migrations this code needs, for processes that leave migrating to
+// another. Its errors name the host, port, database and schema.
+func (s *Store) CheckMigrated(ctx context.Context) error {
+	v, err := s.version(ctx, s.pool)
+	if err != nil {
+		return fmt.Errorf("check schema: %w", err)
+	}
+	if v < SchemaVersion() {
+		return fmt.Errorf("check schema: %s is at migration %d, this code needs %d (call Migrate)", s.target, v, SchemaVersion())
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+-- The tables of SPEC section 1. Applied with search_path set to the store's
+-- schema, so names are unqualified here.
+
+CREATE TABLE workers (
+    id            uuid PRIMARY KEY,
+    registered_at timestamptz NOT NULL,
+    last_seen_at  timestamptz NOT NULL,
+    shutdown_at   timestamptz
+);
+
+-- The leader lease: at most one row. UNLOGGED because it is only a lease:
+-- after a crash it is empty and workers elect a leader again.
+CREATE UNLOGGED TABLE leader (
+    singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    worker_id  uuid NOT NULL,
+    elected_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+);
+
+-- payload and metadata are json, not jsonb, so their text comes back byte
+-- for byte. Names are COLLATE "C" so that ORDER BY matches Go's byte order.
+CREATE TABLE jobs (
+    id              uuid PRIMARY KEY,
+    queue           text COLLATE "C" NOT NULL,
+    payload         json NOT NULL,
+    metadata        json NOT NULL,
+    status          text NOT NULL CHECK (status IN
+                        ('scheduled', 'available', 'running', 'completed', 'failed', 'lost', 'cancelled')),
+    attempt         integer NOT NULL CHECK (attempt >= 0),
+    created_at      timestamptz NOT NULL,
+    scheduled_at    timestamptz NOT NULL,
+    started_at      timestamptz,
+    started_by      uuid REFERENCES workers (id) ON DELETE SET NULL,
+    completed_at    timestamptz,
+    failed_at       timestamptz,
+    failed_reason   text,
+    cancelled_at    timestamptz,
+    next_attempt_id uuid REFERENCES jobs (id) ON DELETE SET NULL,
+    schedule_name   text COLLATE "C"
+);
+
+-- Reserve: available rows of a queue in id order. Also serves the rescue of
+-- running jobs and listing by status.
+CREATE INDEX jobs_reserve_idx ON jobs (status, queue, id);
+-- Promotion of scheduled rows whose time has come.
+CREATE INDEX jobs_promote_idx ON jobs (scheduled_at) WHERE status = 'scheduled';
+-- Retention: terminal rows by the time they ended.
+CREATE INDEX jobs_ended_idx ON jobs ((coalesce(completed_at, failed_at, cancelled_at)))
+    WHERE status IN ('completed', 'failed', 'lost', 'cancelled');
+-- Foreign keys (ON DELETE SET NULL looks rows up by the referencing column)
+-- and a worker's running jobs. Partial, so the many rows without a value
+-- cost nothing at insert.
+CREATE INDEX jobs_started_by_idx ON jobs (started_by) WHERE started_by IS NOT NULL;
+CREATE INDEX jobs_next_attempt_idx ON jobs (next_attempt_id) WHERE next_attempt_id IS NOT NULL;
+
+CREATE TABLE schedules (
+    name                  text COLLATE "C" PRIMARY KEY,
+    last_scheduled_at     timestamptz,
+    last_scheduled_job_id uuid REFERENCES jobs (id) ON DELETE SET NULL
+);
+
+CREATE INDEX schedules_last_job_idx ON schedules (last_scheduled_job_id)
+    WHERE last_scheduled_job_id IS NOT NULL;

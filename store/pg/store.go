@@ -1,0 +1,154 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+)
+
+// DefaultSchema is the schema that holds the tables when Options.Schema is
+// empty.
+const DefaultSchema = "tickwork"
+
+// Options configure a Store. The zero value is the production setting: the
+// "tickwork" schema, the database's clock, pgxpool's default pool size.
+type Options struct {
+	// Schema names the schema that holds the tables (see ValidateSchema).
+	// Empty means DefaultSchema.
+	Schema string
+	// Now is the store's clock. nil means the database's now(), which is
+	// what production uses. When set, it is read once per transaction and
+	// truncated to the microsecond.
+	Now func() time.Time
+	// MaxConns caps the connection pool; 0 keeps the URL's pool_max_conns
+	// or pgxpool's default.
+	MaxConns int32
+	// Clock times the listener's reconnect backoff and connection checks;
+	// nil means clockrng.Real().
+	Clock clockrng.Clock
+	// Logger receives the listener's reconnect warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is a store.Store on PostgreSQL. It is safe for concurrent use.
+type Store struct {
+	pool     *pgxpool.Pool
+	ownsPool bool
+	opts     Options
+	schema   string // validated, unquoted
+	ident    string // the schema as a quoted identifier
+	target   string // host, port, database and schema, for error messages
+	secret   string // the password, to scrub from error messages
+	queries  sync.Map
+
+	chAvailable string
+	chStepdown  string
+	dutyKey     int64
+	migrateKey  int64
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// connection string) and checks that it answers. It does not check the
+// schema: call Migrate, or CheckMigrated when another process migrates.
+// Errors name the host, port, database and schema, never the password; an
+// unreachable database gives an error wrapping store.ErrUnavailable.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	if err := normalize(&opts); err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("store/pg: cannot parse the database URL: %w", redact(err, passwordsIn(url)...))
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg, opts.Schema), redact(err, cfg.ConnConfig.Password))
+	}
+	s := newStore(pool, opts)
+	s.ownsPool = true
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store/pg: cannot connect to %s: %w", s.target, s.classify(err))
+	}
+	return s, nil
+}
+
+// New returns a Store on a pool the caller owns: Close leaves the pool
+// open. It does not touch the database.
+func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
+	if err := normalize(&opts); err != nil {
+		return nil, err
+	}
+	return newStore(pool, opts), nil
+}
+
+func normalize(opts *Options) error {
+	if opts.Schema == "" {
+		opts.Schema = DefaultSchema
+	}
+	if err := ValidateSchema(opts.Schema); err != nil {
+		return err
+	}
+	if opts.Clock == nil {
+		opts.Clock = clockrng.Real()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+func newStore(pool *pgxpool.Pool, opts Options) *Store {
+	cfg := pool.Config()
+	return &Store{
+		pool:        pool,
+		opts:        opts,
+		schema:      opts.Schema,
+		ident:       quoteIdent(opts.Schema),
+		target:      describe(cfg, opts.Schema),
+		secret:      cfg.ConnConfig.Password,
+		chAvailable: opts.Schema + "_" + string(store.ChannelAvailable),
+		chStepdown:  opts.Schema + "_" + string(store.ChannelStepdown),
+		dutyKey:     lockKey("leader duties", opts.Schema),
+		migrateKey:  lockKey("migrate", opts.Schema),
+	}
+}
+
+// describe names where a store points, for error messages: every field of
+// the connection but the password.
+func describe(cfg *pgxpool.Config, schema string) string {
+	c := cfg.ConnConfig
+	var b strings.Builder
+	b.WriteString("host=" + c.Host + " port=" + strconv.Itoa(int(c.Port)))
+	b.WriteString(" database=" + c.Database + " user=" + c.User + " schema=" + schema)
+	return b.String()
+}
+
+// Close closes the pool if Open made it. Listen channels end with their
+// contexts, not here.
+func (s *Store) Close() {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+}
+
+// Pool returns the connection pool, for callers that run their own
+// transactions and enqueue with InPgxTx.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Schema returns the name of the schema that holds the tables.
+func (s *Store) Schema() string { return s.schema }

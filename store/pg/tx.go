@@ -1,0 +1,104 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// tx is one store transaction on a pgx transaction (or savepoint).
+type tx struct {
+	s   *Store
+	db  pgx.Tx
+	now time.Time // the store's now, once read; zero before
+}
+
+var _ store.Tx = (*tx)(nil)
+
+// InTx runs fn in a READ COMMITTED transaction from the pool. It commits
+// when fn returns nil and rolls back when fn returns an error or panics (the
+// panic continues after the rollback). A failed commit wraps
+// store.ErrUnavailable when the connection failed: the transaction may then
+// have committed.
+func (s *Store) InTx(ctx context.Context, fn func(store.Tx) error) error {
+	db, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", s.classify(err))
+	}
+	return s.run(ctx, db, fn)
+}
+
+// InPgxTx runs fn inside the caller's transaction outer, under a savepoint:
+// when fn fails, what it did is undone and outer stays usable; when it
+// succeeds, its writes (and notifications) take effect only if outer
+// commits. The store's tables are named with the schema, so outer may come
+// from any connection.
+func (s *Store) InPgxTx(ctx context.Context, outer pgx.Tx, fn func(store.Tx) error) error {
+	sp, err := outer.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin savepoint: %w", s.classify(err))
+	}
+	return s.run(ctx, sp, fn)
+}
+
+// run calls fn on db and then commits db, or rolls it back if fn fails or
+// panics.
+func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (err error) {
+	finished := false
+	defer func() {
+		if !finished || err != nil {
+			// The error that matters is fn's; a failed rollback leaves a
+			// broken connection that pgx and the pool discard.
+			_ = db.Rollback(ctx)
+		}
+	}()
+	t := &tx{s: s, db: db}
+	if s.opts.Now != nil {
+		// Read at the start, as store/mem does: the clock may move while
+		// the transaction runs.
+		t.now = storeTime(s.opts.Now())
+	}
+	err = fn(t)
+	finished = true
+	if err != nil {
+		return err
+	}
+	if err := db.Commit(ctx); err != nil {
+		return fmt.Errorf("commit transaction: %w", s.classify(err))
+	}
+	return nil
+}
+
+// Now returns the store's now for this transaction: Options.Now as read
+// when the transaction began, truncated to the microsecond, or else the
+// database's now() (also the transaction's start), queried once.
+func (t *tx) Now(ctx context.Context) (time.Time, error) {
+	if !t.now.IsZero() {
+		return t.now, nil
+	}
+	var now time.Time
+	if err := t.db.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("read the database time: %w", t.s.classify(err))
+	}
+	t.now = storeTime(now)
+	return t.now, nil
+}
+
+// nowArg is the $now parameter of every statement: the supplied time, or
+// NULL so that SQL's coalesce($now, now()) uses the database's clock.
+func (t *tx) nowArg() pgtype.Timestamptz {
+	if t.s.opts.Now == nil {
+		return pgtype.Timestamptz{}
+	}
+	return pgtype.Timestamptz{Time: t.now, Valid: true}
+}
+
+// fail wraps a failed statement's error with the operation that ran it.
+func (t *tx) fail(err error, format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, t.s.classify(err))...)
+}

@@ -1,0 +1,62 @@
+package pg
+
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+)
+
+// ULIDs are stored as uuid: the same 16 bytes, compared byte by byte, so
+// ORDER BY id is ULID order. Times are timestamptz (microseconds); the store
+// hands out UTC times and zero values for NULL.
+
+// storeTime rounds t the way the store stores it; the zero time stays zero.
+func storeTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.Truncate(time.Microsecond).UTC()
+}
+
+// idArg encodes a row's own id (never NULL, even for the zero ULID).
+func idArg(id ulid.ULID) pgtype.UUID { return pgtype.UUID{Bytes: id, Valid: true} }
+
+// refArg encodes a reference to a row: the zero ULID is NULL.
+func refArg(id ulid.ULID) pgtype.UUID {
+	return pgtype.UUID{Bytes: id, Valid: id != ulid.ULID{}}
+}
+
+func idArgs(ids []ulid.ULID) []pgtype.UUID {
+	out := make([]pgtype.UUID, len(ids))
+	for i, id := range ids {
+		out[i] = idArg(id)
+	}
+	return out
+}
+
+// timeArg encodes a time; the zero time is NULL.
+func timeArg(t time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: storeTime(t), Valid: !t.IsZero()}
+}
+
+// durationArg encodes a duration as an exact interval of microseconds,
+// truncated toward zero like time.Duration.Truncate(time.Microsecond), so
+// now + d in SQL equals store/mem's now.Add(d.Truncate(time.Microsecond)).
+func durationArg(d time.Duration) pgtype.Interval {
+	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
+}
+
+func toULID(u pgtype.UUID) ulid.ULID {
+	if !u.Valid {
+		return ulid.ULID{}
+	}
+	return ulid.ULID(u.Bytes)
+}
+
+func toTime(t pgtype.Timestamptz) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
+}

@@ -1,0 +1,102 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+func (t *tx) RegisterWorker(ctx context.Context, id ulid.ULID) error {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		INSERT INTO {schema}.workers (id, registered_at, last_seen_at)
+		VALUES ($2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()))
+		ON CONFLICT (id) DO NOTHING`), t.nowArg(), idArg(id))
+	if err != nil {
+		return t.fail(err, "register worker %s", id)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("register worker %s: %w", id, store.ErrConflict)
+	}
+	return nil
+}
+
+func (t *tx) Heartbeat(ctx context.Context, id ulid.ULID) error {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		UPDATE {schema}.workers SET last_seen_at = coalesce($1::timestamptz, now())
+		WHERE id = $2 AND shutdown_at IS NULL`), t.nowArg(), idArg(id))
+	if err != nil {
+		return t.fail(err, "heartbeat of worker %s", id)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("heartbeat of worker %s: no live worker: %w", id, store.ErrNotFound)
+	}
+	return nil
+}
+
+func (t *tx) ShutdownWorker(ctx context.Context, id ulid.ULID) error {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		UPDATE {schema}.workers SET shutdown_at = coalesce(shutdown_at, $1::timestamptz, now())
+		WHERE id = $2`), t.nowArg(), idArg(id))
+	if err != nil {
+		return t.fail(err, "shut down worker %s", id)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("shut down worker %s: %w", id, store.ErrNotFound)
+	}
+	return nil
+}
+
+func (t *tx) ShutdownDeadWorkers(ctx context.Context, threshold time.Duration) ([]ulid.ULID, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		WITH dead AS (
+			UPDATE {schema}.workers SET shutdown_at = coalesce($1::timestamptz, now())
+			WHERE shutdown_at IS NULL AND last_seen_at < coalesce($1::timestamptz, now()) - $2::interval
+			RETURNING id)
+		SELECT id FROM dead ORDER BY id`), t.nowArg(), durationArg(threshold))
+	if err != nil {
+		return nil, t.fail(err, "shut down workers unseen for %v", threshold)
+	}
+	ids, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ulid.ULID, error) {
+		var id pgtype.UUID
+		err := r.Scan(&id)
+		return toULID(id), err
+	})
+	if err != nil {
+		return nil, t.fail(err, "shut down workers unseen for %v", threshold)
+	}
+	return ids, nil
+}
+
+func (t *tx) ListWorkers(ctx context.Context) ([]store.Worker, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`
+		SELECT id, registered_at, last_seen_at, shutdown_at FROM {schema}.workers ORDER BY id`))
+	if err != nil {
+		return nil, t.fail(err, "list workers")
+	}
+	workers, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Worker, error) {
+		var id pgtype.UUID
+		var registered, seen, shutdown pgtype.Timestamptz
+		err := r.Scan(&id, &registered, &seen, &shutdown)
+		return store.Worker{ID: toULID(id), RegisteredAt: toTime(registered), LastSeenAt: toTime(seen), ShutdownAt: toTime(shutdown)}, err
+	})
+	if err != nil {
+		return nil, t.fail(err, "list workers")
+	}
+	return workers, nil
+}
+
+func (t *tx) DeleteOldWorkers(ctx context.Context, age time.Duration) (int, error) {
+	tag, err := t.db.Exec(ctx, t.s.sql(`
+		DELETE FROM {schema}.workers WHERE shutdown_at < coalesce($1::timestamptz, now()) - $2::interval`),
+		t.nowArg(), durationArg(age))
+	if err != nil {
+		return 0, t.fail(err, "delete workers shut down more than %v ago", age)
+	}
+	return int(tag.RowsAffected()), nil
+}
