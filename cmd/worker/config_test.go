@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeEnv is an environment made of a map.
+func fakeEnv(vars map[string]string) lookupEnv {
+	return func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	for flagName, want := range map[string]string{
+		"database-url":  "DATABASE_URL",
+		"schema":        "TICKWORK_SCHEMA",
+		"drain-timeout": "TICKWORK_DRAIN_TIMEOUT",
+	} {
+		if got := envName(flagName); got != want {
+			t.Errorf("envName(%q) = %q, want %q", flagName, got, want)
+		}
+	}
+}
+
+func newTestFlags(stderr *bytes.Buffer) (*flag.FlagSet, *dbFlags, *time.Duration) {
+	fs := newFlagSet("worker test", "worker test [flags]", stderr)
+	var db dbFlags
+	db.register(fs)
+	drain := fs.Duration("drain-timeout", 30*time.Second, "drain")
+	return fs, &db, drain
+}
+
+func TestParseFlagsEnvironmentThenCommandLine(t *testing.T) {
+	var stderr bytes.Buffer
+	fs, db, drain := newTestFlags(&stderr)
+	env := fakeEnv(map[string]string{
+		"DATABASE_URL":           "postgres://from-env/db",
+		"TICKWORK_SCHEMA":        "envschema",
+		"TICKWORK_DRAIN_TIMEOUT": "5s",
+	})
+	rest, err := parseFlags(fs, []string{"-schema", "flagschema", "extra"}, env)
+	if err != nil {
+		t.Fatalf("parseFlags: %v", err)
+	}
+	if db.url != "postgres://from-env/db" || db.schema != "flagschema" || *drain != 5*time.Second {
+		t.Fatalf("got url %q schema %q drain %v; want the URL and drain from the environment, the schema from the flag", db.url, db.schema, *drain)
+	}
+	if len(rest) != 1 || rest[0] != "extra" {
+		t.Fatalf("positional args = %q, want [extra]", rest)
+	}
+}
+
+func TestParseFlagsBadEnvironmentValue(t *testing.T) {
+	var stderr bytes.Buffer
+	fs, _, _ := newTestFlags(&stderr)
+	_, err := parseFlags(fs, nil, fakeEnv(map[string]string{"TICKWORK_DRAIN_TIMEOUT": "soon"}))
+	var usage *usageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "TICKWORK_DRAIN_TIMEOUT") {
+		t.Fatalf("parseFlags = %v, want a usage error naming TICKWORK_DRAIN_TIMEOUT", err)
+	}
+}
+
+func TestHelpListsEnvironmentVariables(t *testing.T) {
+	var stderr bytes.Buffer
+	fs, _, _ := newTestFlags(&stderr)
+	_, err := parseFlags(fs, []string{"-help"}, fakeEnv(nil))
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-help) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"[DATABASE_URL]", "[TICKWORK_SCHEMA]", "[TICKWORK_DRAIN_TIMEOUT]", "Usage: worker test"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("help output lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+// runCLI runs the binary's main in-process.
+func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	c := &cli{stdout: &out, stderr: &errOut, env: fakeEnv(env), stopSignals: func() {}}
+	code = c.main(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+func TestCommandLineMistakes(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, nil, "Usage:"},
+		{[]string{"frobnicate"}, nil, `unknown command "frobnicate"`},
+		{[]string{"run", "-no-such-flag"}, nil, "flag provided but not defined: -no-such-flag"},
+		{[]string{"migrate"}, nil, "no database: set DATABASE_URL or pass -database-url"},
+		{[]string{"migrate", "stray"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "unexpected argument"},
+		{[]string{"run", "-concurrency", "0"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-concurrency"},
+		{[]string{"run", "-queues", "noop,emails"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `no built-in handler for queue "emails"`},
+		{[]string{"enqueue", "-payload", "{}"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-queue is required"},
+		{[]string{"enqueue", "-queue", "noop", "-payload", "{nope"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "not valid JSON"},
+		{[]string{"enqueue", "-queue", "noop", "-payload", "{}", "-at", "tomorrow"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "RFC 3339"},
+		{[]string{"enqueue", "-queue", "webhook", "-payload", `{"url": "ftp://x"}`}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "scheme must be http or https"},
+		{[]string{"jobs"}, nil, "jobs list, jobs retry or jobs cancel"},
+		{[]string{"jobs", "delete"}, nil, `unknown jobs command "delete"`},
+		{[]string{"jobs", "retry"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "one job id"},
+		{[]string{"jobs", "cancel", "not-an-id"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `"not-an-id" is not a job id`},
+		{[]string{"jobs", "list", "-status", "done"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `unknown status "done"`},
+		{[]string{"migrate", "-database-url", "postgres://u:hunter2@h:notaport/d"}, nil, "does not parse"},
+	}
+	for _, tc := range cases {
+		code, _, stderr := runCLI(t, tc.env, tc.args...)
+		if code != exitUsage {
+			t.Errorf("worker %q: exit %d, want %d; stderr:\n%s", tc.args, code, exitUsage, stderr)
+		}
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("worker %q: stderr lacks %q:\n%s", tc.args, tc.want, stderr)
+		}
+		if strings.Contains(stderr, "hunter2") {
+			t.Errorf("worker %q: stderr shows the password:\n%s", tc.args, stderr)
+		}
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"run", "-help"}, {"jobs", "list", "-h"}} {
+		code, stdout, stderr := runCLI(t, nil, args...)
+		if code != exitOK {
+			t.Errorf("worker %q: exit %d, want 0", args, code)
+		}
+		if !strings.Contains(stdout+stderr, "Usage") {
+			t.Errorf("worker %q printed no usage", args)
+		}
+	}
+}
+
+func TestRunHelpDocumentsEveryFlagsEnvironmentVariable(t *testing.T) {
+	_, _, stderr := runCLI(t, nil, "run", "-help")
+	for _, want := range []string{"[DATABASE_URL]", "[TICKWORK_QUEUES]", "[TICKWORK_CONCURRENCY]", "[TICKWORK_DRAIN_TIMEOUT]", "[TICKWORK_METRICS_ADDR]", "[TICKWORK_WEBHOOK_ALLOW_PRIVATE]"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("run -help lacks %s", want)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	cases := map[string]string{
+		"postgres://u:hunter2@h:5432/d?sslmode=disable":     "postgres://u:xxxxx@h:5432/d?sslmode=disable",
+		"postgres://u@h/d?password=hunter2&sslmode=require": "postgres://u@h/d?password=xxxxx&sslmode=require",
+		"host=h user=u password=hunter2 dbname=d":           "host=h user=u password=xxxxx dbname=d",
+		"host=h password='hunter2 x' dbname=d":              "host=h password='xxxxx' dbname=d",
+		"postgres://u@h/d":                                  "postgres://u@h/d",
+	}
+	for in, want := range cases {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// fakeAuthServer is a PostgreSQL server that asks for a cleartext password
+// and rejects every login, as a server with a changed password would. The
+// local test server trusts every login, so this is how a wrong password is
+// produced. It returns the address and the passwords it received.
+func fakeAuthServer(t *testing.T) (addr string, passwords func() []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		got  []string
+		wg   sync.WaitGroup
+		done = make(chan struct{})
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				stop := context.AfterFunc(contextOf(done), func() { conn.Close() })
+				defer stop()
+				_ = rejectLogin(conn, func(password string) {
+					mu.Lock()
+					got = append(got, password)
+					mu.Unlock()
+				})
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		close(done)
+		ln.Close()
+		wg.Wait()
+	})
+	return ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+}
+
+// contextOf turns a closed-on-done channel into a context.
+func contextOf(done <-chan struct{}) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-done
+		cancel()
+	}()
+	return ctx
+}
+
+// rejectLogin speaks the start of the protocol on conn: it declines TLS,
+// asks for a password, answers with the error PostgreSQL sends for a wrong
+// one, after passing the password it was given to received.
+func rejectLogin(conn net.Conn, received func(password string)) error {
+	defer conn.Close()
+	be := pgproto3.NewBackend(conn, conn)
+	for {
+		msg, err := be.ReceiveStartupMessage()
+		if err != nil {
+			return err
+		}
+		switch msg.(type) {
+		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+			if _, err := conn.Write([]byte("N")); err != nil {
+				return err
+			}
+			continue
+		case *pgproto3.StartupMessage:
+		default:
+			return fmt.Errorf("unexpected startup message %T", msg)
+		}
+		break
+	}
+	be.Send(&pgproto3.AuthenticationCleartextPassword{})
+	if err := be.Flush(); err != nil {
+		return err
+	}
+	if err := be.SetAuthType(pgproto3.AuthTypeCleartextPassword); err != nil {
+		return err
+	}
+	msg, err := be.Receive()
+	if err != nil {
+		return err
+	}
+	pw, ok := msg.(*pgproto3.PasswordMessage)
+	if !ok {
+		return fmt.Errorf("expected a password, got %T", msg)
+	}
+	received(pw.Password)
+	be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", Code: "28P01", Message: `password authentication failed for user "tick"`})
+	_ = be.Flush()
+	_, _ = io.Copy(io.Discard, conn)
+	return nil
+}
+
+const secretPassword = "s3cret-Pa55word"
+
+func TestWrongPasswordIsPermanentAndNeverPrinted(t *testing.T) {
+	addr, passwords := fakeAuthServer(t)
+	url := fmt.Sprintf("postgres://tick:%s@%s/queue?sslmode=disable", secretPassword, addr)
+	code, stdout, stderr := runCLI(t, nil, "migrate", "-database-url", url, "-connect-timeout", "1m")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitFailure, stderr)
+	}
+	if got := passwords(); len(got) != 1 || got[0] != secretPassword {
+		t.Fatalf("server received passwords %q, want one attempt with the URL's password (a wrong password must not be retried)", got)
+	}
+	for _, want := range []string{`database "queue" on ` + addr + ` as user "tick"`, "password authentication failed", "check the user and password"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stdout+stderr, secretPassword) {
+		t.Fatalf("output shows the password:\n%s%s", stdout, stderr)
+	}
+}
+
+func TestUnreachableDatabaseRetriesThenGivesUp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	url := fmt.Sprintf("postgres://tick:%s@%s/queue?sslmode=disable", secretPassword, addr)
+	code, stdout, stderr := runCLI(t, nil, "migrate", "-database-url", url, "-connect-timeout", "600ms")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitFailure, stderr)
+	}
+	for _, want := range []string{"database unreachable; retrying", `database \"queue\" on ` + addr, "gave up after 600ms (-connect-timeout)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stdout+stderr, secretPassword) {
+		t.Fatalf("output shows the password:\n%s%s", stdout, stderr)
+	}
+}
+
+func TestUnknownHostIsPermanent(t *testing.T) {
+	t.Parallel()
+	target, err := parseDBTarget("postgres://tick:" + secretPassword + "@no-such-host.invalid/queue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = waitForDatabase(context.Background(), target, time.Minute, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), `host "no-such-host.invalid" not found`) {
+		t.Fatalf("waitForDatabase = %v, want a host-not-found error", err)
+	}
+	if strings.Contains(err.Error(), secretPassword) {
+		t.Fatalf("error shows the password: %v", err)
+	}
+}
+
+func TestWaitForDatabaseStopsOnCancel(t *testing.T) {
+	target, err := parseDBTarget("postgres://tick@127.0.0.1:1/queue?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = waitForDatabase(ctx, target, time.Hour, slog.New(slog.DiscardHandler))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("waitForDatabase on a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestScrub(t *testing.T) {
+	if got := scrub("a hunter2 b hunter%212", "hunter!2"); got != "a hunter2 b xxxxx" {
+		t.Errorf("scrub of the URL-escaped password = %q", got)
+	}
+	if got := scrub("no secret here", ""); got != "no secret here" {
+		t.Errorf("scrub with no password = %q", got)
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/tickwork/tickwork/worker"
+)
+
+// builtinQueues are the queues the binary has handlers for, each with a
+// check of its payload that enqueue runs before storing a job.
+var builtinQueues = map[string]func(json.RawMessage) error{
+	"webhook": checkWebhookPayload,
+	"noop":    func(json.RawMessage) error { return nil },
+}
+
+func builtinQueueNames() []string { return slices.Sorted(maps.Keys(builtinQueues)) }
+
+func checkWebhookPayload(raw json.RawMessage) error {
+	var p webhookPayload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("not a webhook payload {\"url\": ..., \"body\": ..., \"headers\": {...}}: %v", err)
+	}
+	return p.validate()
+}
+
+// registerHandlers gives the worker the built-in handler of each queue.
+func registerHandlers(w *worker.Worker, queues []string, sender *webhookSender) error {
+	for _, q := range queues {
+		var err error
+		switch q {
+		case "webhook":
+			err = worker.Handle(w, q, func(ctx context.Context, job worker.Job[webhookPayload]) error {
+				return webhookDecision(sender.send(ctx, job.Payload))
+			})
+		case "noop":
+			err = worker.Handle(w, q, func(context.Context, worker.Job[json.RawMessage]) error { return nil })
+		default:
+			err = fmt.Errorf("no built-in handler for queue %q", q)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// webhookDecision maps a delivery error to the job's fate: permanent
+// errors fail the job, all others are retried.
+func webhookDecision(err error) error {
+	if isPermanent(err) {
+		return worker.FailJob(err)
+	}
+	return worker.RetryJob(err)
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
+)
+
+const runSynopsis = `worker run [flags]
+
+Processes jobs of the -queues with the built-in handlers until SIGTERM or
+SIGINT, then stops reserving, waits up to -drain-timeout for running jobs,
+releases those that did not finish (they are retried) and exits 0. A second
+signal during the drain exits at once.
+
+Built-in queues:
+  webhook  payload {"url": "...", "body": <any JSON>, "headers": {...}}:
+           POSTs body to url; 2xx succeeds, 5xx, 408, 429 or a timeout is
+           retried, any other answer fails the job. Loopback, private,
+           link-local and unspecified addresses are refused (checked on the
+           address actually dialled) unless -webhook-allow-private is set.
+  noop     does nothing and succeeds (for benchmarks)
+
+With -metrics-addr it serves /metrics (Prometheus), /healthz (the process
+is up) and /readyz (the database answers and the worker loop runs).`
+
+// runFlags are the flags of worker run.
+type runFlags struct {
+	db  dbFlags
+	log logFlags
+
+	queues       string
+	concurrency  int
+	maxFetch     int
+	maxRetries   int
+	retryDelay   time.Duration
+	drainTimeout time.Duration
+	metricsAddr  string
+
+	webhookAllowPrivate bool
+	webhookTimeout      time.Duration
+
+	pollInterval      time.Duration
+	heartbeatInterval time.Duration
+	leaseTTL          time.Duration
+	deadThreshold     time.Duration
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	def := worker.DefaultConfig()
+	f.db.register(fs)
+	f.log.register(fs)
+	fs.StringVar(&f.queues, "queues", "webhook,noop", "comma-separated queues to process, among the built-in ones")
+	fs.IntVar(&f.concurrency, "concurrency", def.MaxConcurrent, "most jobs running at once")
+	fs.IntVar(&f.maxFetch, "max-fetch", def.MaxFetch, "most jobs reserved per loop iteration")
+	fs.IntVar(&f.maxRetries, "max-retries", def.MaxRetries, "retries of a job before it is abandoned (it runs at most this + 1 times)")
+	fs.DurationVar(&f.retryDelay, "retry-delay", def.Backoff.Base, "delay before the first retry; it doubles with each attempt")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", def.DrainTimeout, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", ":9464", `address serving /metrics, /healthz and /readyz; "" turns the server off`)
+	fs.BoolVar(&f.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 30*time.Second, "how long a webhook may take to answer before the attempt is retried")
+	fs.DurationVar(&f.pollInterval, "poll-interval", def.PollInterval, "tuning: wait between polls when no notification arrives")
+	fs.DurationVar(&f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, "tuning: how often the worker reports it is alive")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", def.LeaseTTL, "tuning: how long the leader's lease lasts after each renewal")
+	fs.DurationVar(&f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
+}
+
+// config turns the flags into the worker's configuration, or a usageError.
+func (f *runFlags) config() (worker.Config, error) {
+	cfg := worker.DefaultConfig()
+	queues, err := parseQueues(f.queues)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Queues = queues
+	cfg.MaxConcurrent = f.concurrency
+	cfg.MaxFetch = f.maxFetch
+	cfg.MaxRetries = f.maxRetries
+	cfg.Backoff.Base = f.retryDelay
+	cfg.DrainTimeout = f.drainTimeout
+	cfg.PollInterval = f.pollInterval
+	cfg.HeartbeatInterval = f.heartbeatInterval
+	cfg.LeaseTTL = f.leaseTTL
+	cfg.DeadWorkerThreshold = f.deadThreshold
+	// Lease maintenance must come several times per lease, or a short
+	// -lease-ttl would lapse between renewals.
+	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
+	if f.concurrency < 1 {
+		return cfg, usagef("-concurrency %d must be at least 1", f.concurrency)
+	}
+	if f.webhookTimeout <= 0 {
+		return cfg, usagef("-webhook-timeout %v must be positive", f.webhookTimeout)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// parseQueues reads -queues: built-in queue names, each once.
+func parseQueues(list string) ([]string, error) {
+	var queues []string
+	for q := range strings.SplitSeq(list, ",") {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		if _, ok := builtinQueues[q]; !ok {
+			return nil, usagef("-queues: no built-in handler for queue %q (built-in: %s)", q, strings.Join(builtinQueueNames(), ", "))
+		}
+		if slices.Contains(queues, q) {
+			return nil, usagef("-queues: queue %q is listed twice", q)
+		}
+		queues = append(queues, q)
+	}
+	if len(queues) == 0 {
+		return nil, usagef("-queues is empty: name at least one of %s", strings.Join(builtinQueueNames(), ", "))
+	}
+	return queues, nil
+}
+
+func (c *cli) runCmd(ctx context.Context, args []string) error {
+	fs := newFlagSet("worker run", runSynopsis, c.stderr)
+	var f runFlags
+	f.register(fs)
+	if err := c.parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	log, err := f.log.logger(scrubWriter{w: c.stderr, c: c})
+	if err != nil {
+		return err
+	}
+	st, err := c.openStore(ctx, &f.db, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.CheckMigrated(ctx); err != nil {
+		return fmt.Errorf("%w (run 'worker migrate -schema %s' first)", err, f.db.schema)
+	}
+	return c.serve(ctx, st, cfg, &f, log)
+}
+
+// serve runs the worker and the metrics server until ctx is done and the
+// worker has drained.
+func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *runFlags, log *slog.Logger) error {
+	mp, reg, err := newMetrics()
+	if err != nil {
+		return err
+	}
+	defer mp.Shutdown(context.Background())
+
+	sender := newWebhookSender(f.webhookAllowPrivate, f.webhookTimeout)
+	defer sender.close()
+	w, err := worker.New(st, worker.Options{Config: cfg, Logger: log, MeterProvider: mp})
+	if err != nil {
+		return fmt.Errorf("start the worker: %w", err)
+	}
+	if err := registerHandlers(w, cfg.Queues, sender); err != nil {
+		return fmt.Errorf("start the worker: %w", err)
+	}
+
+	var running atomic.Bool
+	if f.metricsAddr != "" {
+		ops, err := startOpsServer(f.metricsAddr, reg, readiness(st, &running), log)
+		if err != nil {
+			return err
+		}
+		log.Info("serving /metrics, /healthz and /readyz", "addr", ops.addr())
+		defer ops.shutdown(context.Background())
+	}
+
+	stopNotice := context.AfterFunc(ctx, func() {
+		log.Info("shutting down: draining running jobs; a second signal exits at once", "drain_timeout", cfg.DrainTimeout.String())
+		c.stopSignals()
+	})
+	defer stopNotice()
+
+	log.Info("worker starting", "schema", st.Schema(), "queues", strings.Join(cfg.Queues, ","), "concurrency", cfg.MaxConcurrent)
+	running.Store(true)
+	err = w.Run(ctx)
+	running.Store(false)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("worker stopped: %w", err)
+	}
+	log.Info("worker stopped after a clean drain")
+	return nil
+}
+
+// readiness reports ready when the worker loop runs and the database
+// answers a query.
+func readiness(st store.Store, running *atomic.Bool) readinessCheck {
+	return func(ctx context.Context) error {
+		if !running.Load() {
+			return errors.New("the worker loop is not running")
+		}
+		return st.InTx(ctx, func(tx store.Tx) error {
+			_, err := tx.Now(ctx)
+			return err
+		})
+	}
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// recordingServer answers every request with handler and counts them.
+func recordingServer(t *testing.T, handler http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		handler(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts, &hits
+}
+
+func TestWebhookDecisions(t *testing.T) {
+	cases := []struct {
+		name      string
+		status    int
+		wantOK    bool
+		permanent bool
+	}{
+		{"200 succeeds", 200, true, false},
+		{"204 succeeds", 204, true, false},
+		{"400 fails", 400, false, true},
+		{"404 fails", 404, false, true},
+		{"410 fails", 410, false, true},
+		{"302 fails without following", 302, false, true},
+		{"408 retries", 408, false, false},
+		{"429 retries", 429, false, false},
+		{"500 retries", 500, false, false},
+		{"503 retries", 503, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, hits := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.status == 302 {
+					w.Header().Set("Location", "/elsewhere")
+				}
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, "answer body")
+			})
+			s := newWebhookSender(true, 5*time.Second)
+			defer s.close()
+			err := s.send(context.Background(), webhookPayload{URL: ts.URL + "/hook", Body: json.RawMessage(`{"a":1}`)})
+			if got := hits.Load(); got != 1 {
+				t.Fatalf("server got %d requests, want 1 (redirects must not be followed)", got)
+			}
+			if tc.wantOK {
+				if err != nil {
+					t.Fatalf("send = %v, want success", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("send succeeded, want an error for HTTP %d", tc.status)
+			}
+			if isPermanent(err) != tc.permanent {
+				t.Fatalf("send = %v; permanent = %v, want %v", err, isPermanent(err), tc.permanent)
+			}
+			if !strings.Contains(err.Error(), "answer body") {
+				t.Errorf("reason %q does not quote the answer", err)
+			}
+		})
+	}
+}
+
+func TestWebhookSendsBodyAndHeaders(t *testing.T) {
+	type seen struct {
+		method, contentType, custom, body string
+	}
+	got := make(chan seen, 1)
+	ts, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.Header.Get("Content-Type"), r.Header.Get("X-Signature"), string(b)}
+	})
+	s := newWebhookSender(true, 5*time.Second)
+	defer s.close()
+	p := webhookPayload{URL: ts.URL, Body: json.RawMessage(`{"event": "paid", "n": [1, 2]}`), Headers: map[string]string{"X-Signature": "abc"}}
+	if err := s.send(context.Background(), p); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	want := seen{"POST", "application/json", "abc", `{"event": "paid", "n": [1, 2]}`}
+	if g := <-got; g != want {
+		t.Fatalf("server saw %+v, want %+v", g, want)
+	}
+}
+
+func TestWebhookTimeoutRetries(t *testing.T) {
+	release := make(chan struct{})
+	ts, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	s := newWebhookSender(true, 50*time.Millisecond)
+	defer s.close()
+	err := s.send(context.Background(), webhookPayload{URL: ts.URL})
+	if err == nil || isPermanent(err) {
+		t.Fatalf("send = %v, want a retryable timeout error", err)
+	}
+	if !strings.Contains(err.Error(), "no answer within") {
+		t.Errorf("reason %q does not say the webhook timed out", err)
+	}
+}
+
+func TestWebhookConnectionRefusedRetries(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL
+	ts.Close() // nothing listens there any more
+	s := newWebhookSender(true, 5*time.Second)
+	defer s.close()
+	err := s.send(context.Background(), webhookPayload{URL: url})
+	if err == nil || isPermanent(err) {
+		t.Fatalf("send = %v, want a retryable network error", err)
+	}
+}
+
+func TestWebhookRefusesLoopbackWithoutFlag(t *testing.T) {
+	ts, hits := recordingServer(t, func(http.ResponseWriter, *http.Request) {})
+	port := ts.URL[strings.LastIndex(ts.URL, ":"):]
+	s := newWebhookSender(false, 5*time.Second)
+	defer s.close()
+	// "localhost" resolves to a loopback address: the check must apply to
+	// the resolved address, not to the name in the URL.
+	for _, url := range []string{ts.URL, "http://localhost" + port + "/x"} {
+		err := s.send(context.Background(), webhookPayload{URL: url, Body: json.RawMessage(`1`)})
+		var refused *refusedAddressError
+		if !errors.As(err, &refused) || !isPermanent(err) {
+			t.Fatalf("send to %s = %v, want a permanent refusal", url, err)
+		}
+		if !strings.Contains(err.Error(), "-webhook-allow-private") {
+			t.Errorf("refusal %q does not name the flag that allows it", err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("server got %d requests, want none", n)
+	}
+}
+
+func TestNonPublicKind(t *testing.T) {
+	cases := map[string]string{
+		"127.0.0.1":        "loopback",
+		"127.9.9.9":        "loopback",
+		"::1":              "loopback",
+		"::ffff:127.0.0.1": "loopback",
+		"10.1.2.3":         "private",
+		"172.16.0.1":       "private",
+		"192.168.1.1":      "private",
+		"fd00::1":          "private",
+		"100.64.0.1":       "private",
+		"169.254.169.254":  "link-local",
+		"fe80::1%eth0":     "link-local",
+		"0.0.0.0":          "unspecified",
+		"0.1.2.3":          "unspecified",
+		"::":               "unspecified",
+		"224.0.0.1":        "link-local",
+		"239.1.1.1":        "multicast",
+		"8.8.8.8":          "",
+		"2001:4860::8888":  "",
+		"172.32.0.1":       "",
+	}
+	for addr, want := range cases {
+		if got := nonPublicKind(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("nonPublicKind(%s) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+func TestWebhookPayloadValidate(t *testing.T) {
+	bad := []webhookPayload{
+		{URL: ""},
+		{URL: "ftp://example.com/x"},
+		{URL: "http://"},
+		{URL: "://nope"},
+		{URL: "https://example.com", Headers: map[string]string{"Bad Name": "x"}},
+	}
+	for _, p := range bad {
+		if err := p.validate(); err == nil {
+			t.Errorf("validate(%+v) = nil, want an error", p)
+		}
+	}
+	s := newWebhookSender(true, time.Second)
+	defer s.close()
+	if err := s.send(context.Background(), bad[1]); !isPermanent(err) {
+		t.Errorf("send of an ftp URL = %v, want a permanent error", err)
+	}
+	if err := (webhookPayload{URL: "https://example.com/hook"}).validate(); err != nil {
+		t.Errorf("validate of a good payload: %v", err)
+	}
+}
