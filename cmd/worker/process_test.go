@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildWorker builds the binary from this package into a directory of t.
+func buildWorker(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "worker")
+	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return path
+}
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// proc is one running worker process.
+type proc struct {
+	t      *testing.T
+	name   string
+	cmd    *exec.Cmd
+	stdout lockedBuffer
+	stderr lockedBuffer
+	done   chan struct{}
+	code   int
+}
+
+// processEnv is the test's environment without the variables the binary
+// reads, so that a developer's settings cannot change what a test runs.
+func processEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "DATABASE_URL=") || strings.HasPrefix(kv, "TICKWORK_") || strings.HasPrefix(kv, "PG") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// startProc starts the binary with args; the test's cleanup kills it if it
+// is still running.
+func startProc(t *testing.T, bin, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, name: name, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = processEnv()
+	p.cmd.Stdout = &p.stdout
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		defer close(p.done)
+		err := p.cmd.Wait()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &exit):
+			p.code = exit.ExitCode()
+		default:
+			p.code = -1
+		}
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", p.name, p.stderr.String())
+		}
+	})
+	return p
+}
+
+// procTimeout only guards against a hung test; no test asserts durations.
+const procTimeout = 60 * time.Second
+
+// wait returns the exit status.
+func (p *proc) wait() int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(procTimeout):
+		p.t.Fatalf("%s did not exit within %v; stderr:\n%s", p.name, procTimeout, p.stderr.String())
+		return 0
+	}
+}
+
+func (p *proc) signal(sig syscall.Signal) {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.t.Fatalf("signal %s to %s: %v", sig, p.name, err)
+	}
+}
+
+// waitStderr waits until the process has written want to stderr.
+func (p *proc) waitStderr(want string) {
+	p.t.Helper()
+	eventually(p.t, fmt.Sprintf("%s writes %q", p.name, want), func() bool {
+		select {
+		case <-p.done:
+			p.t.Fatalf("%s exited (status %d) before writing %q; stderr:\n%s", p.name, p.code, want, p.stderr.String())
+		default:
+		}
+		return strings.Contains(p.stderr.String(), want)
+	})
+}
+
+// runProc runs the binary to completion.
+func runProc(t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	p := startProc(t, bin, "worker "+args[0], args...)
+	code = p.wait()
+	return code, p.stdout.String(), p.stderr.String()
+}
+
+// mustRun runs the binary and fails the test unless it exits 0; it
+// returns standard output.
+func mustRun(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runProc(t, bin, args...)
+	if code != 0 {
+		t.Fatalf("worker %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	return stdout
+}
+
+// eventually polls cond until it holds; the deadline only guards against
+// a hung test.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), procTimeout)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting until %s", what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
