@@ -147,8 +147,10 @@ func (s *Store) validScheduled(e entry) bool {
 	return status(j) == store.Scheduled && j.ScheduledAt.Equal(e.at)
 }
 
-// validEnded reports whether a heap entry still names a terminal row.
+// validEnded reports whether a heap entry still names a terminal row that
+// ended at that time. The time matters: a row that ended in a rolled-back
+// transaction left an entry behind, and may end again later.
 func (s *Store) validEnded(e entry) bool {
 	j := s.jobs[e.id]
-	return j != nil && j.Status.Terminal()
+	return j != nil && j.Status.Terminal() && endedAt(j).Equal(e.at)
 }

@@ -78,6 +78,7 @@ type diff struct {
 	a, b  store.Store
 	rnd   *clockrng.Rand
 
+	history []string    // every step so far with its result, for failure reports
 	workers []ulid.ULID // every worker id ever registered (or tried)
 	jobs    []ulid.ULID // every job id ever inserted (or tried)
 }
@@ -95,9 +96,13 @@ func (d *diff) runTx(ops []op, abort bool) {
 	ra, errA := d.apply(d.a, ops, abort)
 	rb, errB := d.apply(d.b, ops, abort)
 	if ra != rb || errorCategory(errA) != errorCategory(errB) {
-		d.rt.Fatalf("stores disagree on %s:\nA: %s (error %v)\nB: %s (error %v)", opNames(ops), ra, errA, rb, errB)
+		d.rt.Fatalf("stores disagree on %s at %s:\nA: %s (error %v)\nB: %s (error %v)\n\nsteps so far:\n%s\n\nstate of A now:\n%s\nstate of B now:\n%s",
+			opNames(ops), ts(d.clock.Now()), ra, errA, rb, errB, strings.Join(d.history, "\n"), d.read(d.a), d.read(d.b))
 	}
+	d.history = append(d.history, fmt.Sprintf("at %s (error %v):\n%s", ts(d.clock.Now()), errA, indent(ra)))
 }
+
+func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
 
 // apply runs ops in one transaction on st. It stops at the first error,
 // which rolls the transaction back, as a worker would.
@@ -150,7 +155,7 @@ func errorCategory(err error) string {
 // checkState requires both stores to hold the same rows.
 func (d *diff) checkState(rt *rapid.T) {
 	if sa, sb := d.read(d.a), d.read(d.b); !sa.Equal(sb) {
-		rt.Fatalf("stores hold different rows:\nA:\n%s\nB:\n%s", sa, sb)
+		rt.Fatalf("stores hold different rows:\nA:\n%s\nB:\n%s\nsteps so far:\n%s", sa, sb, strings.Join(d.history, "\n"))
 	}
 }
 
@@ -171,6 +176,7 @@ func (d *diff) advanceClock(rt *rapid.T) {
 		step = time.Duration(rapid.Int64Range(0, int64(48*time.Hour)).Draw(rt, "jump by"))
 	}
 	d.clock.Advance(step)
+	d.history = append(d.history, fmt.Sprintf("clock moved by %v to %s", step, ts(d.clock.Now())))
 }
 
 // step draws one operation and runs it on both stores. Operations are

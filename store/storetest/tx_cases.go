@@ -83,6 +83,25 @@ var txCases = []testCase{
 			h.t.Fatalf("reserve after rollback = %v, want [%s]", ids(got), id)
 		}
 	}},
+	{"RolledBackEndDoesNotAgeTheRow", func(h *harness) {
+		// A row that ended in a rolled-back transaction and ends for real
+		// later must be aged from the later end.
+		w := h.worker()
+		id := h.running(w, "q")
+		err := h.tx(func(tx store.Tx) error {
+			if err := tx.FailJob(h.ctx, w, id, "undone"); err != nil {
+				return err
+			}
+			return errAbort
+		})
+		h.wantErr(err, errAbort, "aborted FailJob")
+		h.clock.Advance(time.Hour)
+		h.fail(w, id, "real")
+		h.clock.Advance(time.Minute)
+		if n := h.deleteOldJobs(30 * time.Minute); n != 0 {
+			h.t.Fatalf("deleted %d rows that ended a minute ago", n)
+		}
+	}},
 	{"TxUsedAfterInTxFails", func(h *harness) {
 		var kept store.Tx
 		h.do(func(tx store.Tx) error { kept = tx; return nil })
