@@ -8,8 +8,8 @@ import (
 )
 
 // execStarted checks a handler that began running (properties 5 and 6): the
-// row runs under the starting worker (so it was reserved, and the reserve
-// committed, before the start), it is not already executing, no other
+// row was reserved by the starting worker (so the reserve committed before
+// the start), it is not already executing, no other
 // attempt of its job executes elsewhere unless that attempt's worker was
 // declared dead, and the process stays within MaxConcurrent.
 func (c *Checker) execStarted(e *Event) {
@@ -45,7 +45,11 @@ func (c *Checker) execStarted(e *Event) {
 // starts on process p.
 func (c *Checker) checkStart(e *Event, p *procState, st *jobState) {
 	r := st.row
-	if r.Status != Running || r.StartedBy != e.Worker {
+	// The reserve must have committed: the row runs under the worker. It
+	// may already be lost (the worker was declared dead meanwhile) or
+	// cancelled: its result will be fenced off, and another attempt may
+	// run beside it only because the worker was declared dead.
+	if r.StartedBy != e.Worker || (r.Status != Running && r.Status != Lost && r.Status != Cancelled) {
 		c.report(SingleExecution, fmt.Sprintf("worker %s started job %s, whose row is %s under %s",
 			e.Worker, e.Job, r.Status, formatID(r.StartedBy)), withJobs(r))
 	}
@@ -57,22 +61,27 @@ func (c *Checker) checkStart(e *Event, p *procState, st *jobState) {
 	if ch == nil {
 		return
 	}
+	if c.orphaned(e.Job, e.Worker) {
+		return
+	}
 	for _, other := range ch.open {
-		if other.start.Job != e.Job && !c.orphaned(other) {
-			c.report(SingleExecution, fmt.Sprintf("attempt %d (job %s) started on process %s while an earlier attempt %s executes on process %s, whose worker was not declared dead",
+		if other.start.Job != e.Job && !c.orphaned(other.start.Job, other.start.Worker) {
+			c.report(SingleExecution, fmt.Sprintf("attempt %d (job %s) started on process %s while attempt %s of the same job executes on process %s, whose worker still holds it",
 				r.Attempt, e.Job, p.name, other.start.Job, other.proc), withJobs(r), withEvents(other.start))
 		}
 	}
 }
 
-// orphaned reports whether an execution's worker lost its claim on the row:
-// the row was rescued as lost, or the worker row was shut down (declared
-// dead) or deleted. Another attempt may then run beside it.
-func (c *Checker) orphaned(x *execution) bool {
-	if st := c.jobs[x.start.Job]; st != nil && st.row.Status == Lost {
+// orphaned reports whether an execution of job by worker has lost its claim
+// on the row, so that another attempt of the job may run beside it: the row
+// no longer runs under the worker (rescued as lost, or given up at the
+// drain deadline while its handler ignored cancellation), or the worker row
+// was shut down (declared dead) or deleted. Its result will be fenced off.
+func (c *Checker) orphaned(job, worker ulid.ULID) bool {
+	if st := c.jobs[job]; st == nil || st.row.Status != Running || st.row.StartedBy != worker {
 		return true
 	}
-	w, known := c.workers[x.start.Worker]
+	w, known := c.workers[worker]
 	return !known || !w.ShutdownAt.IsZero()
 }
 

@@ -101,6 +101,57 @@ func stalledRun(b *builder) {
 	b.commit(w2, b.complete(2))
 }
 
+// releasedRun keeps every promise: at the drain deadline a handler that
+// ignores cancellation is released (failed "worker shut down", retried);
+// the retry runs on another worker while the released handler still runs,
+// and the process exits with it.
+func releasedRun(b *builder) {
+	setup(b)
+	b.commit(none, b.enqueue(1))
+	b.commit(w2, b.reserve(1, w2))
+	b.start(1, w2)
+	b.event(ShutdownBegan, w2, nil)
+	b.after(4 * time.Second)
+	b.commit(w2, b.fail(1, "worker shut down"), b.retry(1, 2, 5*time.Second))
+	b.after(5 * time.Second)
+	b.reacquire(w1)
+	b.duties(w1, b.promote(2))
+	b.commit(w1, b.reserve(2, w1))
+	b.start(2, w1)
+	b.commit(w2, b.shutdownWorker(w2))
+	b.shutdownDone(w2)
+	b.after(time.Second)
+	b.end(2, w1, Succeed)
+	b.commit(w1, b.complete(2))
+}
+
+// lateStartRun keeps every promise: a stalled worker starts jobs it had
+// reserved after they were rescued (it was declared dead meanwhile) or
+// cancelled; the rescued job's retry already runs elsewhere.
+func lateStartRun(b *builder) {
+	setup(b)
+	b.commit(none, b.enqueue(1), b.enqueue(3))
+	b.commit(w2, b.reserve(1, w2), b.reserve(3, w2))
+	b.after(3 * time.Minute)
+	b.reacquire(w1)
+	b.duties(w1, b.shutdownWorker(w2), b.lose(1), b.retry(1, 2, 5*time.Second))
+	b.commit(none, b.setJob(job(3), func(r *JobRow) { r.Status, r.CancelledAt = Cancelled, b.now }))
+	b.after(5 * time.Second)
+	b.reacquire(w1)
+	b.duties(w1, b.promote(2))
+	b.commit(w1, b.reserve(2, w1))
+	b.start(2, w1)
+	b.start(1, w2)
+	b.start(3, w2)
+	b.after(time.Second)
+	b.end(2, w1, Succeed)
+	b.commit(w1, b.complete(2))
+	b.end(1, w2, Succeed)
+	b.end(3, w2, Succeed)
+	b.event(ResultFenced, w2, func(e *Event) { e.Job = job(1) })
+	b.event(ResultFenced, w2, func(e *Event) { e.Job = job(3) })
+}
+
 // exhaustedRun keeps every promise: a job retried up to MaxRetries and then
 // abandoned, a job failed by decision, a cancelled job.
 func exhaustedRun(b *builder) {
@@ -123,7 +174,8 @@ func exhaustedRun(b *builder) {
 
 func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 	for name, build := range map[string]func(*builder){
-		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun,
+		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun,
+		"late start": lateStartRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()

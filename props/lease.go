@@ -42,7 +42,9 @@ func (c *Checker) checkLeaseSuccession(e *Event, old LeaseRow, after *LeaseRow) 
 	case after.Holder != old.Holder && live:
 		c.report(LeaderUniqueness, fmt.Sprintf("the lease of %s passed to %s before it expired at %s",
 			old.Holder, after.Holder, formatTime(old.ExpiresAt)), withLease(&old), withLease(after))
-	case after.Holder == old.Holder && !live && *after != old:
+	case after.Holder == old.Holder && after.ElectedAt.Equal(old.ElectedAt) && !live && *after != old:
+		// Same term (elected_at kept): a renewal. A new elected_at is a new
+		// term, as after deleting the expired row and inserting a new one.
 		c.report(LeaderUniqueness, fmt.Sprintf("%s renewed its lease after it expired at %s",
 			old.Holder, formatTime(old.ExpiresAt)), withLease(&old), withLease(after))
 	}

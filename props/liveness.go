@@ -8,7 +8,8 @@ import (
 )
 
 // checkNoLostJobs decides property 4 on the final rows, in id order: every
-// row has ended, and a failed or lost row without a next attempt had no
+// row has ended (but for each schedule's next run, waiting for its cron
+// time while the schedule exists), and a failed or lost row without a next attempt had no
 // retry left (attempt >= MaxRetries) or failed by its handler's Fail
 // decision. A lost row never failed by decision: it must be retried while
 // attempts remain.
@@ -22,6 +23,7 @@ func (c *Checker) checkNoLostJobs() {
 		st := c.jobs[id]
 		r := st.row
 		switch {
+		case c.nextCronRun(r):
 		case !r.Status.Terminal():
 			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
 		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt >= c.params.MaxRetries:
@@ -40,4 +42,14 @@ func decisionText(d Decision) string {
 		return "none"
 	}
 	return string(d)
+}
+
+// nextCronRun reports whether r is the latest run of a schedule, still
+// waiting to be promoted: a schedule always has one.
+func (c *Checker) nextCronRun(r JobRow) bool {
+	if r.Status != Scheduled || r.Attempt != 0 || r.ScheduleName == "" {
+		return false
+	}
+	s := c.scheds[r.ScheduleName]
+	return s != nil && s.lastRun == r.ID
 }

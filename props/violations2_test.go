@@ -1,6 +1,8 @@
 package props
 
 import (
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -41,17 +43,6 @@ var singleExecutionCases = []violationCase{
 		b.duties(w1, b.shutdownWorker(w2), b.lose(1), b.retry(1, 2, 5*time.Second))
 		b.end(1, w2, Succeed)
 		return atNext(b, func() { b.commit(w2, b.complete(1)) })
-	}},
-	{"retry runs beside a live worker's attempt", SingleExecution, "whose worker was not declared dead", func(b *builder) int {
-		runningOnW2(b)
-		b.event(ShutdownBegan, w2, nil)
-		b.after(30 * time.Second) // drain deadline: released, the handler ignores cancellation
-		b.commit(w2, b.fail(1, "worker shut down"), b.retry(1, 2, 5*time.Second))
-		b.after(5 * time.Second)
-		b.reacquire(w1)
-		b.duties(w1, b.promote(2))
-		b.commit(w1, b.reserve(2, w1))
-		return atNext(b, func() { b.start(2, w1) })
 	}},
 	{"declared dead within the threshold", SingleExecution, "within the dead threshold", func(b *builder) int {
 		runningOnW2(b)
@@ -187,4 +178,24 @@ var wellFormedCases = []violationCase{
 		r := b.jobs[job(1)]
 		return atNext(b, func() { b.duties(w1, func(e *Event) { e.Jobs = append(e.Jobs, JobChange{Before: &r}) }) }) + 1
 	}},
+}
+
+// TestOverlapWithAHeldAttempt: a retry can only exist once its previous row
+// failed, so two attempts overlapping while the first still runs under its
+// worker follows an earlier violation; the overlap is reported as well.
+func TestOverlapWithAHeldAttempt(t *testing.T) {
+	b := newBuilder()
+	runningOnW2(b)
+	b.commit(w2, b.retry(1, 2, 5*time.Second)) // a retry of a running row
+	b.after(5 * time.Second)
+	b.reacquire(w1)
+	b.duties(w1, b.promote(2))
+	b.commit(w1, b.reserve(2, w1))
+	at := atNext(b, func() { b.start(2, w1) })
+	for _, v := range mustCheck(t, b.history()) {
+		if v.Property == SingleExecution && v.Index == at && strings.Contains(v.Message, "whose worker still holds it") {
+			return
+		}
+	}
+	t.Fatalf("no single-execution violation at event %d", at)
 }
