@@ -2,6 +2,7 @@ package mem
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -106,13 +107,20 @@ func (t *tx) setSchedule(before, after *store.Schedule) {
 	t.s.writeSchedule(c.Name(), after)
 }
 
-func (t *tx) notify(n store.Notification) { t.notes = append(t.notes, n) }
+// notify queues n for delivery at commit. Like PostgreSQL's NOTIFY, a
+// notification identical to one already queued by this transaction is
+// dropped, so listeners see each (channel, queue) once per commit, in the
+// order first sent.
+func (t *tx) notify(n store.Notification) {
+	if !slices.Contains(t.notes, n) {
+		t.notes = append(t.notes, n)
+	}
+}
 
-// notifyQueues sends one available notification per queue, in name order.
+// notifyQueues sends one available notification per queue of the sorted
+// list queues.
 func (t *tx) notifyQueues(queues []string) {
-	for i, q := range queues {
-		if i == 0 || q != queues[i-1] {
-			t.notify(store.Notification{Channel: store.ChannelAvailable, Queue: q})
-		}
+	for _, q := range queues {
+		t.notify(store.Notification{Channel: store.ChannelAvailable, Queue: q})
 	}
 }

@@ -69,6 +69,21 @@ var notifyCases = []testCase{
 		h.insertBatch("a")
 		h.wantNotes(ch, available("a"), available("b"), available("c"), available("a"))
 	}},
+	{"OncePerTransactionLikeNotify", func(h *harness) {
+		// PostgreSQL folds identical notifications of one transaction into
+		// the first; mem does the same.
+		ch := h.listen()
+		h.do(func(tx store.Tx) error {
+			for _, q := range []string{"b", "a", "b"} {
+				if err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: q, Payload: payload(1)}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		h.insert("c", time.Time{})
+		h.wantNotes(ch, available("b"), available("a"), available("c"))
+	}},
 	{"ScheduledInsertIsSilentUntilPromoted", func(h *harness) {
 		ch := h.listen()
 		h.insert("later", h.clock.Now().Add(time.Minute))
