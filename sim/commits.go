@@ -48,7 +48,7 @@ func (s *sim) commit(p *proc, c *mem.Commit) {
 	e.Jobs = s.jobChanges(actor, c.Jobs)
 	e.Workers = s.workerChanges(actor, c.Workers)
 	if c.Lease != nil {
-		e.Leases = []props.LeaseChange{s.leaseChange(actor, c.Lease)}
+		e.Leases = s.leaseChanges(actor, c.Lease)
 	}
 	e.Schedules = s.scheduleChanges(actor, c.Schedules)
 	s.record(e)
@@ -193,8 +193,13 @@ func workerRow(w *store.Worker) *props.WorkerRow {
 	return &props.WorkerRow{ID: w.ID, RegisteredAt: w.RegisteredAt, LastSeenAt: w.LastSeenAt, ShutdownAt: w.ShutdownAt}
 }
 
-func (s *sim) leaseChange(actor string, l *mem.LeaseChange) props.LeaseChange {
-	ch := props.LeaseChange{Before: leaseRow(l.Before), After: leaseRow(l.After)}
+// leaseChanges converts the lease's folded change. The store folds an
+// expired lease deleted and a new term inserted in one transaction into a
+// single change; a new ElectedAt tells them apart, and the history gets the
+// delete and the insert it stands for, so a new term is not mistaken for a
+// renewal of an expired lease.
+func (s *sim) leaseChanges(actor string, l *mem.LeaseChange) []props.LeaseChange {
+	before, after := leaseRow(l.Before), leaseRow(l.After)
 	if a := l.After; a != nil {
 		s.tr.printf(s.now, actor, "lease %s until %s", s.names.worker(a.WorkerID), stamp(a.ExpiresAt))
 		if a.WorkerID != s.lastHolder {
@@ -206,7 +211,10 @@ func (s *sim) leaseChange(actor string, l *mem.LeaseChange) props.LeaseChange {
 	} else {
 		s.tr.printf(s.now, actor, "lease gone")
 	}
-	return ch
+	if before != nil && after != nil && !before.ElectedAt.Equal(after.ElectedAt) {
+		return []props.LeaseChange{{Before: before}, {After: after}}
+	}
+	return []props.LeaseChange{{Before: before, After: after}}
 }
 
 func leaseRow(l *store.Lease) *props.LeaseRow {

@@ -9,6 +9,7 @@ type eventKind uint8
 
 const (
 	evWake            eventKind = iota // gen: poll timer generation, 0 for a wake-up by a job or notification
+	evResume                           // a core call parked on store latency goes on
 	evJobDone                          // gen: execution id
 	evJobTimeout                       // gen: execution id; the handler's context is cancelled
 	evNotify                           // a notification reaches the worker
@@ -55,6 +56,10 @@ func (s *sim) dispatch(e *event) {
 		p := s.procs[e.w]
 		if incarnationBound(e.kind) && e.inc != p.inc {
 			return // scheduled by an incarnation that died
+		}
+		if e.kind == evResume {
+			s.resumeCall(p) // the one event a busy process takes
+			return
 		}
 		if p.busy || (p.stalledUntil > s.now && e.kind != evStallEnd) {
 			p.deferred = append(p.deferred, e)

@@ -26,6 +26,7 @@ var (
 	errAbort  = errors.New("simulated failure at commit: rolled back")
 	errAfter  = errors.New("simulated connection loss after the commit")
 	errOutage = errors.New("simulated database outage")
+	errEnded  = errors.New("the simulation ended while the transaction waited")
 )
 
 // InTx runs fn against the backend with the faults this seed enables.
@@ -35,7 +36,9 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if faults && f.draw(Latency) {
 		d := p.rnd[Latency].DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
 		s.tr.printf(s.now, p.name, "store latency %v", d)
-		s.wait(d)
+		if !s.park(p, d) {
+			return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		}
 		faults = s.phase == chaos
 	}
 	if faults && s.inOutage() {

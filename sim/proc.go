@@ -25,7 +25,12 @@ type proc struct {
 	clock localClock
 	rnd   [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
 
-	busy         bool // inside a core call (maybe waiting on store latency)
+	busy         bool // inside a core call (maybe parked on store latency)
+	inCall       bool // the coroutine is running a call's body
+	next         func() (time.Duration, bool)
+	stop         func()
+	yield        func(time.Duration) bool
+	body         func()
 	stalledUntil time.Duration
 	deferred     []*event
 
@@ -140,7 +145,7 @@ func (s *sim) down(p *proc, restartAfter time.Duration) {
 	p.execs = nil
 	p.core = nil
 	p.inc++
-	p.draining = false
+	p.draining, p.wakeQueued, p.shutdownDue = false, false, false
 	if s.phase == quiescence {
 		restartAfter = min(restartAfter, s.sc.PollInterval.D())
 	}
@@ -246,28 +251,26 @@ func (s *sim) wake(p *proc, gen uint64) {
 
 // tick runs one loop iteration of p's core at its local time.
 func (s *sim) tick(p *proc) {
-	local := p.clock.read(s.now)
-	p.busy = true
-	res, err := p.core.Tick(s.ctx, local)
-	p.busy = false
-	s.endDuties(p)
-	ids := make([]string, len(res.Start))
-	for i, j := range res.Start {
-		ids[i] = s.names.job(j.ID)
-	}
-	if err != nil {
-		s.tr.printf(s.now, p.name, "tick local %s start %v err %s", local.Format("15:04:05.000000"), ids, s.errText(err))
-	} else {
-		s.tr.printf(s.now, p.name, "tick local %s start %v", local.Format("15:04:05.000000"), ids)
-	}
-	for _, j := range res.Start {
-		s.startExec(p, j)
-	}
-	if errors.Is(err, worker.ErrShutDown) || p.core == nil {
-		return
-	}
-	s.armPoll(p)
-	s.release(p)
+	s.call(p, func() {
+		local := p.clock.read(s.now)
+		res, err := p.core.Tick(s.ctx, local)
+		s.endDuties(p)
+		ids := make([]string, len(res.Start))
+		for i, j := range res.Start {
+			ids[i] = s.names.job(j.ID)
+		}
+		if err != nil {
+			s.tr.printf(s.now, p.name, "tick local %s start %v err %s", local.Format("15:04:05.000000"), ids, s.errText(err))
+		} else {
+			s.tr.printf(s.now, p.name, "tick local %s start %v", local.Format("15:04:05.000000"), ids)
+		}
+		for _, j := range res.Start {
+			s.startExec(p, j)
+		}
+		if !errors.Is(err, worker.ErrShutDown) && p.core != nil {
+			s.armPoll(p)
+		}
+	})
 }
 
 // errText shortens an error for the trace: ULIDs are replaced by names.

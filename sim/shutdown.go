@@ -66,48 +66,44 @@ func (s *sim) releaseLeft(p *proc) {
 	if !p.draining {
 		return
 	}
-	if len(p.execs) > 0 {
-		ids := make([]ulid.ULID, len(p.execs))
-		for i, ex := range p.execs {
-			ids[i] = ex.job
+	s.call(p, func() {
+		if len(p.execs) > 0 {
+			ids := make([]ulid.ULID, len(p.execs))
+			for i, ex := range p.execs {
+				ids[i] = ex.job
+			}
+			if err := p.core.Release(s.ctx, ids); err != nil {
+				s.tr.printf(s.now, p.name, "release %d jobs failed: %s", len(ids), s.errText(err))
+				s.shutdownLater(p)
+				return
+			}
+			s.tr.printf(s.now, p.name, "released %d jobs", len(ids))
+			// The handlers go on, abandoned, until the process exits below;
+			// their results are no longer wanted.
+			s.inflight -= len(p.execs)
+			p.execs = nil
 		}
-		p.busy = true
-		err := p.core.Release(s.ctx, ids)
-		p.busy = false
-		if err != nil {
-			s.tr.printf(s.now, p.name, "release %d jobs failed: %s", len(ids), s.errText(err))
-			s.shutdownLater(p)
-			s.release(p)
-			return
-		}
-		s.tr.printf(s.now, p.name, "released %d jobs", len(ids))
-		// The handlers go on, abandoned, until the process exits below;
-		// their results are no longer wanted.
-		s.inflight -= len(p.execs)
-		p.execs = nil
-	}
-	s.finishShutdown(p)
-	s.release(p)
+		s.finishShutdown(p)
+	})
 }
 
 // finishShutdown records the last results, marks the worker shut down and
 // gives up the lease; the process then exits and later starts again. Its
 // callers have seen every execution return or released it.
 func (s *sim) finishShutdown(p *proc) {
-	id := p.core.ID()
-	p.busy = true
-	err := p.core.Shutdown(s.ctx)
-	p.busy = false
-	if err != nil {
-		s.tr.printf(s.now, p.name, "shutdown failed: %s", s.errText(err))
-		s.shutdownLater(p)
-		return
-	}
-	ev := props.Event{Kind: props.ShutdownCompleted, Process: p.name, Worker: id}
-	ev.Running, ev.LeaseHolder = s.ownedBy(id)
-	s.tr.printf(s.now, p.name, "SHUTDOWN complete as %s", s.names.worker(id))
-	s.record(ev)
-	s.down(p, p.rnd[Shutdown].DurationBetween(500*time.Millisecond, 10*time.Second))
+	s.call(p, func() {
+		id := p.core.ID()
+		if err := p.core.Shutdown(s.ctx); err != nil {
+			s.tr.printf(s.now, p.name, "shutdown failed: %s", s.errText(err))
+			s.shutdownLater(p)
+			return
+		}
+		ev := props.Event{Kind: props.ShutdownCompleted, Process: p.name, Worker: id}
+		ev.Running, ev.LeaseHolder = s.ownedBy(id)
+		s.tr.printf(s.now, p.name, "SHUTDOWN complete as %s", s.names.worker(id))
+		s.record(ev)
+		s.down(p, p.rnd[Shutdown].DurationBetween(500*time.Millisecond, 10*time.Second))
+	})
 }
 
 // shutdownLater tries a failed release or shutdown again after a pause.

@@ -97,11 +97,16 @@ func Run(sc Scenario, opt Options) Result {
 	if err != nil {
 		return Result{Scenario: sc, Err: err}
 	}
+	defer s.stopCoroutines()
 	s.start()
-	s.runUntil(time.Duration(1<<62), nil)
+	s.runUntil(time.Duration(1 << 62))
 	if !s.stopped {
 		s.finish()
 	}
+	// Calls still parked on store latency unwind now; the run is over and
+	// what they do is not part of it.
+	s.tr.closed = true
+	s.stopCoroutines()
 	if v := s.res.Violation; v != nil {
 		s.res.Report = s.names.replaceIDs(v.String())
 	}
@@ -192,10 +197,8 @@ func (s *sim) at(t time.Duration, e *event) {
 // after schedules e d from now.
 func (s *sim) after(d time.Duration, e *event) { s.at(s.now+d, e) }
 
-// runUntil processes events due at or before target, in order. It is
-// re-entered while a worker waits on store latency: the other workers go on
-// meanwhile, while events of busy workers wait for them (see dispatch).
-func (s *sim) runUntil(target time.Duration, _ *proc) {
+// runUntil processes events due at or before target, in order.
+func (s *sim) runUntil(target time.Duration) {
 	for !s.stopped {
 		e := s.q.peek()
 		if e == nil || e.at > target {
@@ -207,15 +210,6 @@ func (s *sim) runUntil(target time.Duration, _ *proc) {
 		}
 		s.res.Events++
 		s.dispatch(e)
-	}
-}
-
-// wait lets d of true time pass for a worker blocked on the store.
-func (s *sim) wait(d time.Duration) {
-	target := (s.now + d).Truncate(time.Microsecond)
-	s.runUntil(target, nil)
-	if s.now < target {
-		s.now = target
 	}
 }
 

@@ -11,13 +11,14 @@ import (
 // golden values) and a ring of the latest lines (shown with a violation);
 // lines are written out only when a trace writer is set (-v).
 type tracer struct {
-	w     io.Writer
-	hash  uint64
-	lines int
-	ring  [][]byte
-	next  int
-	buf   []byte
-	err   error
+	w      io.Writer
+	hash   uint64
+	lines  int
+	ring   [][]byte
+	next   int
+	buf    []byte
+	err    error
+	closed bool // the run is over: later lines are dropped
 }
 
 const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
@@ -40,6 +41,9 @@ func (t *tracer) printf(at time.Duration, actor, format string, args ...any) {
 func (t *tracer) raw(line string) { t.add(append(t.buf[:0], line...)) }
 
 func (t *tracer) add(b []byte) {
+	if t.closed {
+		return
+	}
 	for i, c := range b {
 		if c == '\n' {
 			b[i] = ';' // one event, one line (joined errors span several)
