@@ -42,6 +42,43 @@ var retentionCases = []testCase{
 			h.t.Fatalf("deleted %d rows with age 0, want only the completed one", n)
 		}
 	}},
+	{"ManyRowsDeletedThenListed", func(h *harness) {
+		// Enough rows for a store to reorganise its indexes on the way.
+		w := h.worker()
+		var batch []store.NewJob
+		for i := range 300 {
+			batch = append(batch, store.NewJob{ID: h.newID(), Queue: "q", Payload: payload(i)})
+		}
+		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, batch) })
+		done := ids(h.reserve(w, 250, "q"))
+		h.complete(w, done...)
+		h.clock.Advance(time.Hour)
+		keep := h.insert("q", time.Time{})
+		err := h.tx(func(tx store.Tx) error {
+			if n, err := tx.DeleteOldJobs(h.ctx, time.Minute); n != 250 || err != nil {
+				h.t.Errorf("DeleteOldJobs inside the aborted transaction = %d, %v; want 250", n, err)
+			}
+			return errAbort
+		})
+		h.wantErr(err, errAbort, "aborted DeleteOldJobs")
+		if got := h.state().Jobs; len(got) != 301 {
+			h.t.Fatalf("%d rows after a rolled-back delete, want 301", len(got))
+		}
+		if n := h.deleteOldJobs(time.Minute); n != 250 {
+			h.t.Fatalf("deleted %d, want 250", n)
+		}
+		var want []ulid.ULID
+		for _, j := range batch[250:] {
+			want = append(want, j.ID)
+		}
+		want = append(want, keep)
+		if got := ids(h.state().Jobs); !slices.Equal(got, want) {
+			h.t.Fatalf("rows left: %d ids, want the 50 never reserved and the new one (%d)", len(got), len(want))
+		}
+		if got := h.list(store.JobFilter{After: batch[260].ID, Limit: 3}); !slices.Equal(got, want[11:14]) {
+			h.t.Fatalf("page after row 260 = %v, want %v", got, want[11:14])
+		}
+	}},
 	{"SchedulePointersBecomeNull", func(h *harness) {
 		w := h.worker()
 		h.do(func(tx store.Tx) error { return tx.EnsureSchedules(h.ctx, []string{"a", "b"}) })
