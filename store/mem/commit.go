@@ -12,7 +12,8 @@ import (
 // are listed in the order the transaction made them; a row written twice
 // appears twice, the second change's Before being the first one's After.
 // The rows are the store's own immutable values: readers must not modify
-// them (including Payload and Metadata bytes).
+// them (including Payload and Metadata bytes). The store never reuses a
+// Commit's slices, so a hook may keep them.
 type Commit struct {
 	Now           time.Time // the transaction's store time
 	Jobs          []JobChange
