@@ -38,6 +38,7 @@ func TestEndToEnd(t *testing.T) {
 		{"NotMigrated", testNotMigrated},
 		{"SigtermDrainsJobsInFlight", testSigtermDrains},
 		{"DrainTimeoutReleasesJobs", testDrainTimeoutReleases},
+		{"SecondSignalExitsAtOnce", testSecondSignal},
 		{"LeaderKilledFailover", testLeaderKilledFailover},
 		{"ConnectionsTerminated", testConnectionsTerminated},
 		{"WrongPassword", testWrongPassword},
@@ -301,6 +302,12 @@ func testJobsListRetryCancel(t *testing.T, bin string) {
 		t.Errorf("cancel of an unknown job: exit %d, stderr %q", code, stderr)
 	}
 
+	at := time.Date(2100, 1, 2, 3, 4, 5, 0, time.UTC)
+	out = mustRun(t, bin, cmdArgs([]string{"enqueue"}, db, "-queue", "noop", "-payload", `{}`, "-at", at.Format(time.RFC3339))...)
+	if j := getJob(t, st, ulid.MustParseStrict(strings.TrimSpace(out))); j.Status != store.Scheduled || !j.ScheduledAt.Equal(at) {
+		t.Errorf("enqueue -at %s stored a %s job for %s", at, j.Status, j.ScheduledAt)
+	}
+
 	out = mustRun(t, bin, cmdArgs([]string{"jobs", "list"}, db, "-status", "failed")...)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[1], toFail.String()) ||
@@ -409,6 +416,24 @@ func testDrainTimeoutReleases(t *testing.T, bin string) {
 		}
 	}
 	assertDrained(t, st)
+}
+
+func testSecondSignal(t *testing.T, bin string) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	hook := newBlockingHook(t) // released only by the test's cleanup
+	insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 1)...)
+	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, dbArgs(t, st.Schema()), append(fastRun, "-drain-timeout", "10m")...)...)
+	hook.awaitArrivals(t, 1)
+	w.signal(syscall.SIGTERM)
+	w.waitStderr("a second signal exits at once")
+	w.signal(syscall.SIGTERM)
+	// Without the second signal the drain would outlast procTimeout.
+	if code := w.wait(); code == 0 {
+		t.Fatalf("worker run exited 0 after a second SIGTERM, want death by the signal")
+	}
+	if !w.cmd.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
+		t.Errorf("worker run was not ended by the signal: %v", w.cmd.ProcessState)
+	}
 }
 
 // firstTimeBlocker blocks the first request of each body until the client

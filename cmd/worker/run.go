@@ -184,8 +184,10 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	}
 
 	stopNotice := context.AfterFunc(ctx, func() {
-		log.Info("shutting down: draining running jobs; a second signal exits at once", "drain_timeout", cfg.DrainTimeout.String())
+		// Restore default signal handling before saying so: from the
+		// moment the message is out, a second signal kills the process.
 		c.stopSignals()
+		log.Info("shutting down: draining running jobs; a second signal exits at once", "drain_timeout", cfg.DrainTimeout.String())
 	})
 	defer stopNotice()
 
