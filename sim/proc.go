@@ -73,7 +73,7 @@ func (s *sim) start() {
 	for i := range s.sc.Workers {
 		p := s.newProc(i)
 		s.procs = append(s.procs, p)
-		s.tr.printf(0, p.name, "machine clock %s drift %+dppm", p.clock.read(0).Format("15:04:05.000000"), p.clock.ppm)
+		s.tr.printf(0, p.name, "machine clock %s drift %+dppm", stamp(p.clock.read(0)), p.clock.ppm)
 		s.after(p.rnd[Crash].DurationBetween(0, s.sc.PollInterval.D()), &event{kind: evStart, w: i, inc: p.inc})
 		for _, k := range []FaultKind{Crash, Stall, ClockJump, Shutdown} {
 			s.armProcFault(p, k)
@@ -260,9 +260,9 @@ func (s *sim) tick(p *proc) {
 			ids[i] = s.names.job(j.ID)
 		}
 		if err != nil {
-			s.tr.printf(s.now, p.name, "tick local %s start %v err %s", local.Format("15:04:05.000000"), ids, s.errText(err))
+			s.tr.printf(s.now, p.name, "tick local %s start %v err %s", stamp(local), ids, s.errText(err))
 		} else {
-			s.tr.printf(s.now, p.name, "tick local %s start %v", local.Format("15:04:05.000000"), ids)
+			s.tr.printf(s.now, p.name, "tick local %s start %v", stamp(local), ids)
 		}
 		for _, j := range res.Start {
 			s.startExec(p, j)

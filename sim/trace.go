@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 )
 
@@ -74,8 +75,23 @@ func (t *tracer) tail() []string {
 	return out
 }
 
-// appendStamp writes at as seconds with microseconds, right-aligned.
+// appendStamp writes at as seconds with microseconds, the seconds
+// right-aligned in five columns (strconv, not fmt: it is on every line).
 func appendStamp(b []byte, at time.Duration) []byte {
 	us := int64(at / time.Microsecond)
-	return fmt.Appendf(b, "%5d.%06d", us/1_000_000, us%1_000_000)
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	secs := strconv.AppendInt(nil, us/1_000_000, 10)
+	for i := len(secs); i < 5; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, secs...)
+	b = append(b, '.')
+	frac := us % 1_000_000
+	for d := int64(100_000); d > 0; d /= 10 {
+		b = append(b, byte('0'+frac/d%10))
+	}
+	return b
 }
