@@ -20,8 +20,13 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 	queue := attribute.String("queue", job.Queue)
 	w.inst.active.Add(ctx, 1, metric.WithAttributes(queue))
 	defer w.inst.active.Add(ctx, -1, metric.WithAttributes(queue))
-	log := w.log.With(slog.String("worker_id", workerID), slog.String("job_id", job.ID.String()),
-		slog.String("queue", job.Queue), slog.Int("attempt", job.Attempt))
+	log := func(level slog.Level, msg string, attrs ...slog.Attr) {
+		if w.log.Enabled(ctx, level) { // skip building attributes nobody reads
+			attrs = append(attrs, slog.String("worker_id", workerID), slog.String("job_id", job.ID.String()),
+				slog.String("queue", job.Queue), slog.Int("attempt", job.Attempt))
+			w.log.LogAttrs(ctx, level, msg, attrs...)
+		}
+	}
 
 	ctx, span := w.tracer.Start(ctx, "job "+job.Queue, trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithLinks(linkFromMetadata(job.Metadata)...),
@@ -51,14 +56,15 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 		outcome = "error"
 	case h.deprecated:
 		outcome = "deprecated"
-		log.Warn("completed a job of a deprecated queue without running anything")
+		log(slog.LevelWarn, "completed a job of a deprecated queue without running anything")
 	}
 	if err != nil {
 		r.Reason = err.Error()
 		span.SetStatus(codes.Error, r.Reason)
-		log.Warn("job attempt failed", "outcome", outcome, "decision", r.Decision.String(), "error", r.Reason, "duration", elapsed)
+		log(slog.LevelWarn, "job attempt failed", slog.String("outcome", outcome), slog.String("decision", r.Decision.String()),
+			slog.String("error", r.Reason), slog.Duration("duration", elapsed))
 	} else {
-		log.Debug("job attempt succeeded", "duration", elapsed)
+		log(slog.LevelDebug, "job attempt succeeded", slog.Duration("duration", elapsed))
 	}
 	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000, metric.WithAttributes(queue,
 		attribute.String("result", outcome), attribute.String("decision", r.Decision.String())))

@@ -93,7 +93,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func listJobs(t *testing.T, st store.Store, f store.JobFilter) []store.Job {
+func listJobs(t testing.TB, st store.Store, f store.JobFilter) []store.Job {
 	t.Helper()
 	f.Limit = 100000
 	var out []store.Job

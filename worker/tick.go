@@ -149,11 +149,15 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	heartbeat := !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
 	var recovered, reserved []store.Job
 	reserveCalled := false
-	err := c.inTx(ctx, "jobs", func(tx store.Tx, now time.Time) error {
+	err := c.inTxLazy(ctx, "jobs", func(tx store.Tx, clk *storeClock) error {
 		recovered, reserved = nil, nil
 		if heartbeat {
 			if err := tx.Heartbeat(ctx, id); err != nil {
 				return asDead(id, err)
+			}
+			now, err := clk.Now()
+			if err != nil {
+				return err
 			}
 			c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: now})
 		}
@@ -163,19 +167,30 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 				return err
 			}
 		}
-		if err := c.recordResults(ctx, tx, now); err != nil {
-			return err
-		}
+		// Reserving before recording results changes nothing in one
+		// transaction, and the reserved rows' started_at tells the store
+		// time without asking for it.
 		limit := min(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
 		if mutant.On(mutant.MaxFetch) {
 			limit = max(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
 		}
-		if id.IsZero() || c.shuttingDown || limit <= 0 || len(c.cfg.Queues) == 0 {
+		if !id.IsZero() && !c.shuttingDown && limit > 0 && len(c.cfg.Queues) > 0 {
+			reserveCalled = true
+			if reserved, err = tx.Reserve(ctx, id, c.cfg.Queues, limit); err != nil {
+				return asDead(id, err)
+			}
+			if len(reserved) > 0 {
+				clk.Learn(reserved[0].StartedAt)
+			}
+		}
+		if len(c.pending) == 0 {
 			return nil
 		}
-		reserveCalled = true
-		reserved, err = tx.Reserve(ctx, id, c.cfg.Queues, limit)
-		return asDead(id, err)
+		now, err := clk.Now()
+		if err != nil {
+			return err
+		}
+		return c.recordResults(ctx, tx, now)
 	})
 	if err != nil {
 		for i := range c.pending {

@@ -1,0 +1,178 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
+)
+
+// benchJobs is how many no-op jobs the throughput benchmarks process
+// (TICKWORK_BENCH_JOBS overrides the 100,000 of issue 3).
+func benchJobs(b *testing.B) int {
+	if s := os.Getenv("TICKWORK_BENCH_JOBS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("TICKWORK_BENCH_JOBS=%q is not a positive number", s)
+		}
+		return n
+	}
+	return 100_000
+}
+
+// benchConfig is a throughput setup: 100 jobs in flight, fetched 100 at a
+// time; the SPEC defaults stay the package's defaults.
+func benchConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Queues = []string{"noop"}
+	cfg.MaxConcurrent = 100
+	cfg.MaxFetch = 100
+	return cfg
+}
+
+// BenchmarkThroughput processes pre-enqueued no-op jobs with one and with
+// four workers at 100 concurrent jobs each and reports jobs/s measured in
+// the database, from the first reservation to the last completion. Run it
+// with -benchtime 1x: each iteration is a full run.
+func BenchmarkThroughput(b *testing.B) {
+	for _, workers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for range b.N {
+				runThroughput(b, workers, benchJobs(b))
+			}
+		})
+	}
+}
+
+func runThroughput(b *testing.B, workers, jobs int) {
+	st := pgtest.Open(b, nil)
+	enqueueNoops(b, st, jobs)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errs := make(chan error, workers)
+	for i := range workers {
+		var ticks, results int
+		var last time.Time
+		obs := ObserverFunc(func(e Event) {
+			if e.Kind == EventResultRecorded {
+				results++
+				if !e.StoreTime.Equal(last) {
+					ticks++
+					last = e.StoreTime
+				}
+			}
+		})
+		defer func() { b.Logf("worker %d: %d results in %d transactions", i, results, ticks) }()
+		w, err := New(st, Options{Config: benchConfig(), Rand: clockrng.NewRand(uint64(i + 1)), Logger: slog.New(slog.DiscardHandler), Observer: obs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Handle(w, "noop", func(context.Context, Job[struct{}]) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- w.Run(ctx) }()
+	}
+	for completed(b, st) < jobs {
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.StopTimer()
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	first, last := span(b, st)
+	rate := float64(jobs) / last.Sub(first).Seconds()
+	b.ReportMetric(rate, "jobs/s")
+	b.Logf("%d workers x 100 concurrent: %d no-op jobs in %v = %.0f jobs/s (first reserve to last completion, database time)",
+		workers, jobs, last.Sub(first).Round(time.Millisecond), rate)
+}
+
+func enqueueNoops(b *testing.B, st store.Store, n int) {
+	c := NewClient(st, clockrng.NewRand(99))
+	batch := make([]struct{}, 10_000)
+	for left := n; left > 0; left -= len(batch) {
+		if _, err := EnqueueMany(context.Background(), c, batch[:min(left, len(batch))], ToQueue("noop")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func completed(b *testing.B, st *pg.Store) int {
+	var n int
+	q := "SELECT count(*) FROM " + pgx.Identifier{st.Schema()}.Sanitize() + ".jobs WHERE status = 'completed'"
+	if err := st.Pool().QueryRow(context.Background(), q).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+func span(b *testing.B, st *pg.Store) (first, last time.Time) {
+	q := "SELECT min(started_at), max(completed_at) FROM " + pgx.Identifier{st.Schema()}.Sanitize() + ".jobs"
+	if err := st.Pool().QueryRow(context.Background(), q).Scan(&first, &last); err != nil {
+		b.Fatal(err)
+	}
+	return first, last
+}
+
+// BenchmarkEnqueueToStart enqueues jobs one at a time on an idle worker
+// (SPEC defaults) and reports the p50 and p99 delay from enqueue (the
+// job's created_at) to start (started_at), both database time.
+func BenchmarkEnqueueToStart(b *testing.B) {
+	const samples = 500
+	st := pgtest.Open(b, nil)
+	cfg := DefaultConfig()
+	w, err := New(st, Options{Config: cfg, Rand: clockrng.NewRand(1), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	started := make(chan struct{}, 1)
+	if err := Handle(w, "ping", func(context.Context, Job[struct{}]) error { started <- struct{}{}; return nil }); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- w.Run(ctx) }()
+	c := NewClient(st, clockrng.NewRand(2))
+	b.ResetTimer()
+	for range b.N {
+		for range samples {
+			if _, err := Enqueue(context.Background(), c, struct{}{}, ToQueue("ping")); err != nil {
+				b.Fatal(err)
+			}
+			<-started
+		}
+	}
+	b.StopTimer()
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	var delays []time.Duration
+	for _, j := range listJobs(b, st, store.JobFilter{Queue: "ping"}) {
+		delays = append(delays, j.StartedAt.Sub(j.CreatedAt))
+	}
+	slices.Sort(delays)
+	p50, p99 := delays[len(delays)/2], delays[len(delays)*99/100]
+	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+	b.Logf("enqueue->start over %d single enqueues on an idle worker: p50 %v, p99 %v", len(delays), p50, p99)
+}
