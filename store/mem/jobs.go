@@ -8,6 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -149,7 +150,7 @@ func (t *tx) RunningJobs(_ context.Context, worker ulid.ULID) ([]store.Job, erro
 // runningUnder returns the row id if it is running under worker.
 func (s *Store) runningUnder(worker, id ulid.ULID) (*store.Job, bool) {
 	j, ok := s.jobs[id]
-	if !ok || j.Status != store.Running || j.StartedBy != worker {
+	if !ok || (j.Status != store.Running || j.StartedBy != worker) && !mutant.On(mutant.UnfencedResults) {
 		return nil, false
 	}
 	return j, true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -14,8 +15,8 @@ func (t *tx) ExpireLease(context.Context) (bool, error) {
 	if err := t.check(); err != nil {
 		return false, err
 	}
-	if l := t.s.lease; l == nil || l.ExpiresAt.After(t.now) {
-		return false, nil
+	if l := t.s.lease; l == nil || l.ExpiresAt.After(t.now) || mutant.On(mutant.RenewExpiredLease) {
+		return false, nil // the mutant leaves expired leases for their holder to renew
 	}
 	t.setLease(nil)
 	return true, nil
@@ -34,7 +35,7 @@ func (t *tx) TryAcquireLease(_ context.Context, worker ulid.ULID, ttl time.Durat
 	case l == nil:
 		t.setLease(&store.Lease{WorkerID: worker, ElectedAt: t.now, ExpiresAt: expires})
 		return true, nil
-	case l.WorkerID == worker && l.ExpiresAt.After(t.now):
+	case l.WorkerID == worker && (l.ExpiresAt.After(t.now) || mutant.On(mutant.RenewExpiredLease)):
 		t.setLease(&store.Lease{WorkerID: worker, ElectedAt: l.ElectedAt, ExpiresAt: expires})
 		return true, nil
 	}
