@@ -2,8 +2,48 @@
 // History: the rows every store transaction committed plus what the driver
 // saw happen (executions, crashes, shutdowns, leader duties). It knows
 // nothing of the worker, the simulator or the stores, so a history from the
-// simulator and one from a live PostgreSQL run are checked by the same code.
+// simulator and one from a live PostgreSQL run (see Reconstruct) are checked
+// by the same code.
 //
 // Safety properties are checked event by event (Checker.Step) so a run can
 // stop at the first violating event; liveness at the end (Checker.Finish).
+// How each property is decided:
+//
+//  1. Leader uniqueness: at most one lease row; it passes to another worker,
+//     or is deleted by another, only once expired; a holder renews (same
+//     elected_at) only an unexpired lease; no lease longer than the TTL or
+//     granted to a shut-down worker. Leader duties (DutiesStarted, and every
+//     commit by a worker that promotes, rescues, declares dead, enqueues a
+//     schedule run, advances a schedule or deletes rows) happen under the
+//     doer's unexpired lease, and duties never nest.
+//  2. Retry bounds: no row has attempt > MaxRetries; a retry links a failed
+//     or lost row with attempt < MaxRetries to a new row numbered one more,
+//     scheduled within Backoff.Bounds of the failure time; a row has one
+//     next attempt; no row is promoted or starts before its scheduled_at.
+//  3. Shutdown draining: once a worker reports its graceful shutdown done,
+//     no row runs under it, it holds no lease, every job its process started
+//     has ended, and its worker row is shut down; a shutting-down worker
+//     reserves nothing.
+//  4. No lost jobs (Finish): every row has ended, but for each schedule's
+//     next run; a failed or lost row without a next attempt had none left,
+//     or failed by its handler's Fail decision.
+//  5. Concurrency cap: executions in progress per process (across its
+//     registrations; a crash or a completed shutdown ends them) never exceed
+//     MaxConcurrent.
+//  6. Single execution: a handler starts only on a row its worker reserved;
+//     a row executes once; another attempt of the same job runs beside an
+//     execution only if that execution lost its claim (row rescued,
+//     released or cancelled, or its worker declared dead); a result changes
+//     only a running row, and only by the worker it runs under; a worker is
+//     declared dead only past the threshold, a rescue takes only a dead
+//     worker's rows, and a shut-down worker never comes back.
+//  7. Schedules: a run is due at the next cron time after its creation,
+//     later than the previous run's, and is enqueued only once the previous
+//     run's chain has ended; an old run is never retried after a newer one
+//     was enqueued; the schedule row points at the latest run's latest
+//     attempt.
+//
+// Property 0 (WellFormed) reports a history that contradicts itself (a
+// change from a row it never had, time going back, an illegal transition):
+// such a history cannot be judged, and usually means a recording bug.
 package props
