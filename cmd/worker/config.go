@@ -75,7 +75,9 @@ func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) ([]string, error
 			f.Usage += " [" + name + "]"
 		}
 		v, ok := env(name)
-		if !ok || v == "" || envErr != nil {
+		if !ok || envErr != nil || (v == "" && !isStringFlag(f)) {
+			// An empty variable counts as unset, except for a string
+			// flag, where "" can mean something (-metrics-addr "").
 			return
 		}
 		if err := fs.Set(f.Name, v); err != nil {
@@ -92,6 +94,15 @@ func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) ([]string, error
 		return nil, &usageError{msg: err.Error()}
 	}
 	return fs.Args(), nil
+}
+
+func isStringFlag(f *flag.Flag) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	_, isString := g.Get().(string)
+	return isString
 }
 
 func redactIfURL(flagName, v string) string {

@@ -58,6 +58,18 @@ func TestParseFlagsEnvironmentThenCommandLine(t *testing.T) {
 	}
 }
 
+func TestParseFlagsEmptyEnvironmentValues(t *testing.T) {
+	var stderr bytes.Buffer
+	fs, db, drain := newTestFlags(&stderr)
+	_, err := parseFlags(fs, nil, fakeEnv(map[string]string{"TICKWORK_DRAIN_TIMEOUT": "", "TICKWORK_SCHEMA": ""}))
+	if err != nil {
+		t.Fatalf("parseFlags: %v", err)
+	}
+	if *drain != 30*time.Second || db.schema != "" {
+		t.Fatalf("drain %v, schema %q; want an empty duration ignored and an empty string applied", *drain, db.schema)
+	}
+}
+
 func TestParseFlagsBadEnvironmentValue(t *testing.T) {
 	var stderr bytes.Buffer
 	fs, _, _ := newTestFlags(&stderr)
@@ -108,6 +120,11 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"enqueue", "-queue", "noop", "-payload", "{nope"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "not valid JSON"},
 		{[]string{"enqueue", "-queue", "noop", "-payload", "{}", "-at", "tomorrow"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "RFC 3339"},
 		{[]string{"enqueue", "-queue", "webhook", "-payload", `{"url": "ftp://x"}`}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "scheme must be http or https"},
+		{[]string{"enqueue", "-queue", "noop", "-payload", `"` + strings.Repeat("x", 1<<20) + `"`}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "more than the 1048576 allowed"},
+		{[]string{"run", "-queues", ""}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-queues is empty"},
+		{[]string{"run"}, map[string]string{"DATABASE_URL": "postgres://h/d", "TICKWORK_QUEUES": "noop,noop"}, `queue "noop" is listed twice`},
+		{[]string{"run", "-lease-ttl", "1s", "-dead-threshold", "1s", "-heartbeat-interval", "2s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-dead-threshold 1s must be longer than -heartbeat-interval 2s"},
+		{[]string{"run", "-retry-delay", "0s", "-drain-timeout", "-1s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-retry-delay 0s must be positive"},
 		{[]string{"jobs"}, nil, "jobs list, jobs retry or jobs cancel"},
 		{[]string{"jobs", "delete"}, nil, `unknown jobs command "delete"`},
 		{[]string{"jobs", "retry"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "one job id"},

@@ -101,10 +101,25 @@ func (f *runFlags) config() (worker.Config, error) {
 		return cfg, usagef("-webhook-timeout %v must be positive", f.webhookTimeout)
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("%v", err)
+		return cfg, usagef("%s", configToFlags.Replace(err.Error()))
 	}
 	return cfg, nil
 }
+
+// configToFlags rewrites the worker's configuration errors in terms of the
+// flags that set each field.
+var configToFlags = strings.NewReplacer(
+	"MaxConcurrent", "-concurrency",
+	"MaxFetch", "-max-fetch",
+	"MaxRetries", "-max-retries",
+	"PollInterval", "-poll-interval",
+	"HeartbeatInterval", "-heartbeat-interval",
+	"LeaseTTL", "-lease-ttl",
+	"LeaderInterval", "the lease renewal interval (a quarter of -lease-ttl, at most 500ms)",
+	"DeadWorkerThreshold", "-dead-threshold",
+	"DrainTimeout", "-drain-timeout",
+	"backoff: base", "-retry-delay",
+)
 
 // parseQueues reads -queues: built-in queue names, each once.
 func parseQueues(list string) ([]string, error) {
