@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/tickwork/tickwork/internal/mutant"
@@ -41,6 +42,11 @@ type config struct {
 }
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// Each run allocates a few hundred kilobytes and keeps none of it;
+		// collecting less often saves a third of the CPU for a few more MB.
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
