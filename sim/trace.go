@@ -79,11 +79,12 @@ func (t *tracer) tail() []string {
 // right-aligned in five columns (strconv, not fmt: it is on every line).
 func appendStamp(b []byte, at time.Duration) []byte {
 	us := int64(at / time.Microsecond)
+	var secs []byte
 	if us < 0 {
-		b = append(b, '-')
+		secs = append(secs, '-')
 		us = -us
 	}
-	secs := strconv.AppendInt(nil, us/1_000_000, 10)
+	secs = strconv.AppendInt(secs, us/1_000_000, 10)
 	for i := len(secs); i < 5; i++ {
 		b = append(b, ' ')
 	}

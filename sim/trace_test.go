@@ -13,7 +13,7 @@ func TestAppendStamp(t *testing.T) {
 		{0, "    0.000000"},
 		{1500 * time.Millisecond, "    1.500000"},
 		{123456*time.Second + 7*time.Microsecond, "123456.000007"},
-		{-2*time.Second - 250*time.Microsecond, "-    2.000250"},
+		{-2*time.Second - 250*time.Microsecond, "   -2.000250"},
 		{999 * time.Nanosecond, "    0.000000"},
 	} {
 		if got := string(appendStamp(nil, c.d)); got != c.want {
