@@ -1,0 +1,20 @@
+// Package sim is tickwork's deterministic simulator (SPEC 10). It drives the
+// real worker core (worker.Core) against a real store (store/mem by
+// default; any Backend whose clock it supplies) through crashes, stalls,
+// clock drift and jumps, store errors before, at and after the commit,
+// outages, lost and late notifications, graceful shutdowns and misbehaving
+// handlers, and checks the queue's promises (props) after every step and,
+// after a quiescence phase, at the end.
+//
+// Everything a run does follows from its Scenario, itself drawn from one
+// seed (Draw): one event queue ordered by (virtual time, sequence number),
+// one master clockrng.Rand split into named children per worker, per fault
+// kind and per job, so that a draw added in one place does not shift the
+// others. Worker processes keep their own local clocks; the store keeps
+// true time. Core calls run on one coroutine per process (iter.Pull) so a
+// call waiting on store latency parks while the others go on; coroutines
+// only hand control to each other, so the run is one logical thread and no
+// goroutine scheduling decides anything. The trace (one line per event,
+// virtual time only) is byte-identical on every run and machine; its hash is
+// compared against testdata/golden_traces.txt.
+package sim
