@@ -36,6 +36,8 @@ func (s *Store) classify(err error) error {
 		switch {
 		case pgErr.Code == "23505": // unique_violation
 			return fmt.Errorf("%w: %w", store.ErrConflict, err)
+		case pgErr.Code == "23503": // foreign_key_violation: the row referred to is gone
+			return fmt.Errorf("%w: %w", store.ErrNotFound, err)
 		case pgErr.Code == "3F000" || pgErr.Code == "42P01": // invalid_schema_name, undefined_table
 			return fmt.Errorf("schema not migrated at %s (call Migrate): %w", s.target, err)
 		case transientCode(pgErr.Code):

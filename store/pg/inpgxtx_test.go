@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -143,5 +144,27 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 	// The pool is still usable.
 	if err := s.InTx(context.Background(), func(tx store.Tx) error { _, err := tx.ListWorkers(t.Context()); return err }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTxUsedAfterInTxFails covers the methods that would not reach pgx (a
+// cached Now, empty batches), as well as one that would.
+func TestTxUsedAfterInTxFails(t *testing.T) {
+	s := pgtest.Open(t, func() time.Time { return time.Unix(1e9, 0) })
+	var kept store.Tx
+	if err := s.InTx(t.Context(), func(tx store.Tx) error { kept = tx; _, err := tx.Now(t.Context()); return err }); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for name, err := range map[string]error{
+		"Now":             func() error { _, err := kept.Now(ctx); return err }(),
+		"InsertJobs(nil)": kept.InsertJobs(ctx, nil),
+		"CompleteJobs":    func() error { _, err := kept.CompleteJobs(ctx, newULID(t), nil); return err }(),
+		"EnsureSchedules": kept.EnsureSchedules(ctx, nil),
+		"GetLease":        func() error { _, err := kept.GetLease(ctx); return err }(),
+	} {
+		if !errors.Is(err, pg.ErrTxDone) {
+			t.Errorf("%s on a finished transaction: %v, want ErrTxDone", name, err)
+		}
 	}
 }

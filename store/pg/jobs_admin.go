@@ -17,6 +17,9 @@ import (
 // PromoteScheduledJobs makes due scheduled rows available and notifies each
 // queue that got one, in queue order, in one statement.
 func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		WITH promoted AS (
 			UPDATE {schema}.jobs SET status = 'available'
@@ -42,6 +45,9 @@ func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
 }
 
 func (t *tx) GetJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs WHERE id = $1`), idArg(id))
 	if err != nil {
 		return store.Job{}, t.fail(err, "get job %s", id)
@@ -63,6 +69,9 @@ const DefaultListLimit = 100
 // ListJobs builds its WHERE clause from the filter's set fields, so each
 // shape gets a plan that can use the (status, queue, id) index.
 func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	limit := f.Limit
 	if limit == 0 {
 		limit = DefaultListLimit
@@ -93,6 +102,9 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 }
 
 func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now())
 		WHERE id = $2 AND status IN ('scheduled', 'available', 'running')
@@ -118,6 +130,9 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 // DeleteOldJobs deletes terminal rows that ended before now − age; the
 // foreign keys set links to them (next attempts, schedules) to NULL.
 func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		DELETE FROM {schema}.jobs
 		WHERE status IN ('completed', 'failed', 'lost', 'cancelled')

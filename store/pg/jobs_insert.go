@@ -23,6 +23,9 @@ var emptyMetadata = []byte("{}")
 // under a savepoint: a duplicate id (ErrConflict) undoes the whole batch
 // and leaves the transaction usable, as in store/mem.
 func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	for _, j := range jobs {
 		if err := store.ValidateNewJob(j); err != nil {
 			return err

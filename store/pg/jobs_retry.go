@@ -17,6 +17,9 @@ import (
 // statement inserts the next attempt, links the old row to it and moves any
 // schedule pointing at the old row.
 func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
 	var status string
 	var next pgtype.UUID
 	var taken bool
@@ -69,6 +72,9 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 // deleted), then marks them lost with a reason naming the worker; the
 // reason is built here because SQL cannot print a ULID.
 func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		SELECT j.id, j.started_by FROM {schema}.jobs AS j
 		LEFT JOIN {schema}.workers AS w ON w.id = j.started_by

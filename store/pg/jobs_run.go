@@ -16,9 +16,13 @@ import (
 // worker is live and holds a share lock on its row until commit, so the
 // leader cannot declare it dead while its reservation is in flight; the
 // second picks the oldest available rows, skipping those other
-// transactions hold, and marks them running. It repeats the liveness check
+// transactions hold, and marks them running (updating by an id array, so the
+// planner looks them up by primary key rather than joining). It repeats the liveness check
 // so that it reserves nothing for a dead worker.
 func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, limit int) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	b := &pgx.Batch{}
 	b.Queue(t.s.sql(`SELECT 1 FROM {schema}.workers WHERE id = $1 AND shutdown_at IS NULL FOR SHARE`), idArg(worker))
 	reserving := limit > 0 && len(queues) > 0
@@ -32,7 +36,7 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 				FOR UPDATE SKIP LOCKED),
 			reserved AS (
 				UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
-				FROM picked WHERE id = picked.pick
+				WHERE id = ANY (ARRAY(SELECT pick FROM picked))
 				RETURNING `+jobColumns+`)
 			SELECT `+jobColumns+` FROM reserved ORDER BY id`),
 			t.nowArg(), idArg(worker), queues, limit)
@@ -64,10 +68,24 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	return jobs, nil
 }
 
+// startedByIs3 matches rows started by worker $3 the way store/mem does,
+// where the zero ULID stands for NULL: worker zero also matches rows whose
+// worker was deleted (started_by set to NULL).
+const startedByIs3 = `coalesce(started_by, '00000000-0000-0000-0000-000000000000') = $3`
+
+// RunningJobs picks its WHERE clause in Go rather than with coalesce, so
+// that the usual case can use the started_by index.
 func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	match := "started_by = $1"
+	if worker == (ulid.ULID{}) {
+		match = "(started_by = $1 OR started_by IS NULL)" // as startedByIs3
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		SELECT `+jobColumns+` FROM {schema}.jobs
-		WHERE started_by = $1 AND status = 'running' ORDER BY id`), idArg(worker))
+		WHERE `+match+` AND status = 'running' ORDER BY id`), idArg(worker))
 	if err == nil {
 		var jobs []store.Job
 		if jobs, err = collectJobs(rows); err == nil {
@@ -81,13 +99,16 @@ func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, er
 // worker; the others are fenced. Fencing is decided on the rows as they
 // were: an id given twice is completed once and fenced neither time.
 func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		WITH done AS (
 			UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
-			WHERE id = ANY($2::uuid[]) AND status = 'running' AND started_by = $3
+			WHERE id = ANY($2::uuid[]) AND status = 'running' AND `+startedByIs3+`
 			RETURNING id)
 		SELECT id FROM done ORDER BY id`), t.nowArg(), idArgs(ids), idArg(worker))
 	if err != nil {
@@ -113,9 +134,12 @@ func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID
 }
 
 func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		UPDATE {schema}.jobs SET status = 'failed', failed_at = coalesce($1::timestamptz, now()), failed_reason = $4
-		WHERE id = $2 AND status = 'running' AND started_by = $3`), t.nowArg(), idArg(id), idArg(worker), reason)
+		WHERE id = $2 AND status = 'running' AND `+startedByIs3), t.nowArg(), idArg(id), idArg(worker), reason)
 	if err != nil {
 		return t.fail(err, "fail job %s of worker %s", id, worker)
 	}

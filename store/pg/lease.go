@@ -20,6 +20,9 @@ import (
 // with a plain SELECT and writes only when the lease is free or its own.
 
 func (t *tx) ExpireLease(ctx context.Context) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		DELETE FROM {schema}.leader WHERE expires_at <= coalesce($1::timestamptz, now())`), t.nowArg())
 	if err != nil {
@@ -29,6 +32,9 @@ func (t *tx) ExpireLease(ctx context.Context) (bool, error) {
 }
 
 func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Duration) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
 	var live bool
 	var holder pgtype.UUID
 	var valid pgtype.Bool
@@ -66,6 +72,9 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 }
 
 func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		WITH gone AS (DELETE FROM {schema}.leader WHERE worker_id = $1 RETURNING worker_id)
 		SELECT pg_notify($2, '') IS NULL FROM gone`), idArg(worker), t.s.chStepdown)
@@ -80,6 +89,9 @@ func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
 }
 
 func (t *tx) GetLease(ctx context.Context) (store.Lease, error) {
+	if err := t.check(); err != nil {
+		return store.Lease{}, err
+	}
 	var holder pgtype.UUID
 	var elected, expires pgtype.Timestamptz
 	err := t.db.QueryRow(ctx, t.s.sql(`SELECT worker_id, elected_at, expires_at FROM {schema}.leader`)).
@@ -100,6 +112,9 @@ func (t *tx) GetLease(ctx context.Context) (store.Lease, error) {
 // now(), the transaction's start: a lease that lapsed during the wait must
 // not count.
 func (t *tx) LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
 	if _, err := t.db.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", t.s.dutyKey); err != nil {
 		return false, t.fail(err, "lock leader duties for worker %s", worker)
 	}

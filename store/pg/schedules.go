@@ -16,6 +16,9 @@ import (
 // bytes, else ErrInvalid and nothing inserted), then inserts the missing
 // ones.
 func (t *tx) EnsureSchedules(ctx context.Context, names []string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if name == "" || len(name) > store.MaxQueueNameBytes {
 			return fmt.Errorf("ensure schedule %q: name must be 1 to %d bytes: %w", name, store.MaxQueueNameBytes, store.ErrInvalid)
@@ -35,6 +38,9 @@ func (t *tx) EnsureSchedules(ctx context.Context, names []string) error {
 }
 
 func (t *tx) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		SELECT name, last_scheduled_at, last_scheduled_job_id FROM {schema}.schedules ORDER BY name`))
 	if err != nil {
@@ -58,6 +64,9 @@ func (t *tx) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
 // (the zero ULID stores NULL), so that an unknown job is ErrNotFound rather
 // than a foreign key violation that would abort the transaction.
 func (t *tx) AdvanceSchedule(ctx context.Context, name string, at time.Time, job ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	var found, jobFound bool
 	err := t.db.QueryRow(ctx, t.s.sql(`
 		SELECT EXISTS (SELECT 1 FROM {schema}.schedules WHERE name = $1),

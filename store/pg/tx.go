@@ -2,7 +2,9 @@ package pg
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,11 +13,25 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
+// ErrTxDone is returned by every method of a Tx used after the InTx or
+// InPgxTx call that received it returned; nothing is read or written.
+var ErrTxDone = errors.New("store/pg: transaction used after InTx returned")
+
 // tx is one store transaction on a pgx transaction (or savepoint).
 type tx struct {
-	s   *Store
-	db  pgx.Tx
-	now time.Time // the store's now, once read; zero before
+	s    *Store
+	db   pgx.Tx
+	now  time.Time // the store's now, once read; zero before
+	done atomic.Bool
+}
+
+// check is called first by every method, so that a Tx kept past its InTx
+// fails even where no statement would have reached pgx.
+func (t *tx) check() error {
+	if t.done.Load() {
+		return ErrTxDone
+	}
+	return nil
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -50,20 +66,22 @@ func (s *Store) InPgxTx(ctx context.Context, outer pgx.Tx, fn func(store.Tx) err
 // panics.
 func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (err error) {
 	finished := false
+	t := &tx{s: s, db: db}
 	defer func() {
+		t.done.Store(true)
 		if !finished || err != nil {
 			// The error that matters is fn's; a failed rollback leaves a
 			// broken connection that pgx and the pool discard.
 			_ = db.Rollback(ctx)
 		}
 	}()
-	t := &tx{s: s, db: db}
 	if s.opts.Now != nil {
 		// Read at the start, as store/mem does: the clock may move while
 		// the transaction runs.
 		t.now = storeTime(s.opts.Now())
 	}
 	err = fn(t)
+	t.done.Store(true)
 	finished = true
 	if err != nil {
 		return err
@@ -78,6 +96,9 @@ func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (er
 // when the transaction began, truncated to the microsecond, or else the
 // database's now() (also the transaction's start), queried once.
 func (t *tx) Now(ctx context.Context) (time.Time, error) {
+	if err := t.check(); err != nil {
+		return time.Time{}, err
+	}
 	if !t.now.IsZero() {
 		return t.now, nil
 	}

@@ -13,6 +13,9 @@ import (
 )
 
 func (t *tx) RegisterWorker(ctx context.Context, id ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		INSERT INTO {schema}.workers (id, registered_at, last_seen_at)
 		VALUES ($2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()))
@@ -27,6 +30,9 @@ func (t *tx) RegisterWorker(ctx context.Context, id ulid.ULID) error {
 }
 
 func (t *tx) Heartbeat(ctx context.Context, id ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		UPDATE {schema}.workers SET last_seen_at = coalesce($1::timestamptz, now())
 		WHERE id = $2 AND shutdown_at IS NULL`), t.nowArg(), idArg(id))
@@ -40,6 +46,9 @@ func (t *tx) Heartbeat(ctx context.Context, id ulid.ULID) error {
 }
 
 func (t *tx) ShutdownWorker(ctx context.Context, id ulid.ULID) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		UPDATE {schema}.workers SET shutdown_at = coalesce(shutdown_at, $1::timestamptz, now())
 		WHERE id = $2`), t.nowArg(), idArg(id))
@@ -53,6 +62,9 @@ func (t *tx) ShutdownWorker(ctx context.Context, id ulid.ULID) error {
 }
 
 func (t *tx) ShutdownDeadWorkers(ctx context.Context, threshold time.Duration) ([]ulid.ULID, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		WITH dead AS (
 			UPDATE {schema}.workers SET shutdown_at = coalesce($1::timestamptz, now())
@@ -74,6 +86,9 @@ func (t *tx) ShutdownDeadWorkers(ctx context.Context, threshold time.Duration) (
 }
 
 func (t *tx) ListWorkers(ctx context.Context) ([]store.Worker, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		SELECT id, registered_at, last_seen_at, shutdown_at FROM {schema}.workers ORDER BY id`))
 	if err != nil {
@@ -92,6 +107,9 @@ func (t *tx) ListWorkers(ctx context.Context) ([]store.Worker, error) {
 }
 
 func (t *tx) DeleteOldWorkers(ctx context.Context, age time.Duration) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		DELETE FROM {schema}.workers WHERE shutdown_at < coalesce($1::timestamptz, now()) - $2::interval`),
 		t.nowArg(), durationArg(age))

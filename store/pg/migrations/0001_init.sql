@@ -24,7 +24,7 @@ CREATE TABLE jobs (
     queue           text COLLATE "C" NOT NULL,
     payload         json NOT NULL,
     metadata        json NOT NULL,
-    status          text NOT NULL CHECK (status IN
+    status          text COLLATE "C" NOT NULL CHECK (status IN
                         ('scheduled', 'available', 'running', 'completed', 'failed', 'lost', 'cancelled')),
     attempt         integer NOT NULL CHECK (attempt >= 0),
     created_at      timestamptz NOT NULL,

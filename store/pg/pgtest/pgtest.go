@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -98,7 +99,7 @@ func OpenWith(t testing.TB, opts pg.Options) *pg.Store {
 	url := URL(t)
 	opts.Schema = Schema(t)
 	ctx := context.Background()
-	s, err := pg.Open(ctx, url, opts)
+	s, err := pg.Open(ctx, withoutDurability(url), opts)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -107,6 +108,19 @@ func OpenWith(t testing.TB, opts pg.Options) *pg.Store {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return s
+}
+
+// withoutDurability adds synchronous_commit=off to the connection settings:
+// a test does not need its commits to survive a crash, and not waiting for
+// the disk on every commit makes store tests several times faster.
+func withoutDurability(conn string) string {
+	if u, err := neturl.Parse(conn); err == nil && u.Scheme != "" {
+		q := u.Query()
+		q.Set("synchronous_commit", "off")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return conn + " synchronous_commit=off"
 }
 
 // Recycler returns an opener for suites that open many stores one after

@@ -1,0 +1,118 @@
+package pg_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
+)
+
+// benchJobs returns n small jobs on one queue with ids from rnd.
+func benchJobs(rnd *clockrng.Rand, n int) []store.NewJob {
+	now := time.Now()
+	jobs := make([]store.NewJob, n)
+	for i := range jobs {
+		jobs[i] = store.NewJob{
+			ID:      clockrng.NewULID(now, rnd),
+			Queue:   "bench",
+			Payload: []byte(`{"user":` + strconv.Itoa(i) + `,"action":"send-email"}`),
+		}
+	}
+	return jobs
+}
+
+func reportJobsPerSecond(b *testing.B, jobs int) {
+	b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(jobs), "ns/job")
+}
+
+// BenchmarkBulkEnqueue inserts batches of jobs with InsertJobs (COPY) in
+// one transaction each, with the database's clock, as a bulk load does.
+func BenchmarkBulkEnqueue(b *testing.B) {
+	for _, batch := range []int{1000, 50000} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			s := pgtest.Open(b, nil)
+			rnd := clockrng.NewRand(1)
+			ctx := context.Background()
+			total := 0
+			for b.Loop() {
+				b.StopTimer()
+				jobs := benchJobs(rnd, batch)
+				b.StartTimer()
+				if err := s.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+					b.Fatal(err)
+				}
+				total += batch
+			}
+			reportJobsPerSecond(b, total)
+		})
+	}
+}
+
+// BenchmarkReserveComplete runs the job path of a worker tick against a
+// full queue: one transaction completes the previous batch and reserves the
+// next, batch jobs at a time. It reports the cost per job.
+func BenchmarkReserveComplete(b *testing.B) {
+	for _, batch := range []int{5, 100} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			s := pgtest.Open(b, nil)
+			ctx := context.Background()
+			worker := ulid.Make()
+			if err := s.InTx(ctx, func(tx store.Tx) error { return tx.RegisterWorker(ctx, worker) }); err != nil {
+				b.Fatal(err)
+			}
+			rnd := clockrng.NewRand(2)
+			total := 0
+			var running []ulid.ULID
+			for b.Loop() {
+				if total%20000 == 0 { // keep the queue full
+					b.StopTimer()
+					fill(b, s, rnd, 20000)
+					b.StartTimer()
+				}
+				running = tick(b, s, worker, running, batch)
+				total += batch
+			}
+			reportJobsPerSecond(b, total)
+		})
+	}
+}
+
+func fill(b *testing.B, s *pg.Store, rnd *clockrng.Rand, n int) {
+	ctx := context.Background()
+	jobs := benchJobs(rnd, n)
+	if err := s.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// tick completes running and reserves the next batch in one transaction.
+func tick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, batch int) []ulid.ULID {
+	ctx := context.Background()
+	var next []ulid.ULID
+	err := s.InTx(ctx, func(tx store.Tx) error {
+		if fenced, err := tx.CompleteJobs(ctx, worker, running); err != nil || len(fenced) > 0 {
+			return fmt.Errorf("complete: fenced %v, %w", fenced, err)
+		}
+		jobs, err := tx.Reserve(ctx, worker, []string{"bench"}, batch)
+		if err == nil && len(jobs) != batch {
+			err = fmt.Errorf("reserved %d jobs, want %d", len(jobs), batch)
+		}
+		for _, j := range jobs {
+			next = append(next, j.ID)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return next
+}
