@@ -33,8 +33,8 @@ const (
 	EventRegistered EventKind = iota + 1
 	// EventDeclaredDead: the store no longer knows Worker as live (its row
 	// was shut down by a leader); the core drops its leader belief and
-	// registers again. Err is the store's answer. Not a change of ours:
-	// StoreTime is that of the transaction that noticed it.
+	// registers again. Err is the store's answer. The transaction that
+	// noticed it rolled back, so StoreTime is zero.
 	EventDeclaredDead
 	// EventHeartbeat: last_seen_at was updated.
 	EventHeartbeat

@@ -154,7 +154,7 @@ func (l *loop) wants(n store.Notification) bool {
 	if n.Channel == store.ChannelStepdown {
 		return true
 	}
-	return len(l.core.Running()) < l.core.cfg.MaxConcurrent && slices.Contains(l.core.cfg.Queues, n.Queue)
+	return len(l.core.executing) < l.core.cfg.MaxConcurrent && slices.Contains(l.core.cfg.Queues, n.Queue)
 }
 
 func (l *loop) finished(r Result) {
@@ -202,7 +202,7 @@ func (l *loop) shutdown(ctx context.Context) error {
 // drain records results as jobs finish, ticking (which also heartbeats)
 // until no job is counted running or until fires.
 func (l *loop) drain(ctx context.Context, until <-chan time.Time) {
-	for len(l.core.Running()) > 0 {
+	for len(l.core.executing) > 0 {
 		if reason := l.wait(ctx, l.core.NextPoll(), true); reason == "sleep" || reason == "task" {
 			l.tick(ctx)
 		}
