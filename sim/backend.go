@@ -13,9 +13,10 @@ import (
 // clock, so that a seed replays against any store.
 //
 // TakeCommits is the seam that makes the store swappable: the in-memory
-// store reports its commits through a hook; a PostgreSQL backend can build
-// the same Commit values (rows before and after, notifications) by reading
-// back what each transaction changed.
+// store reports its commits through a hook (MemBackend); any other store,
+// store/pg included, becomes a Backend through DiffBackend, which reads back
+// what each transaction changed. The simulator reduces every commit to a
+// canonical form, so both give the same trace for the same seed.
 type Backend interface {
 	store.Store
 	// TakeCommits returns the transactions committed since the previous

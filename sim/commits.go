@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -47,7 +47,7 @@ func (s *sim) commit(p *proc, c *mem.Commit) {
 	}
 	e.Jobs = s.jobChanges(actor, c.Jobs)
 	e.Workers = s.workerChanges(actor, c.Workers)
-	if c.Lease != nil {
+	if c.Lease != nil && !sameLease(c.Lease.Before, c.Lease.After) {
 		e.Leases = s.leaseChanges(actor, c.Lease)
 	}
 	e.Schedules = s.scheduleChanges(actor, c.Schedules)
@@ -55,46 +55,19 @@ func (s *sim) commit(p *proc, c *mem.Commit) {
 	s.deliver(c.Notifications)
 }
 
-// jobChanges folds a transaction's job writes into one change per row (the
-// first Before, the last After) in the order rows were first written.
+// jobChanges converts a transaction's job writes (see canonical).
 func (s *sim) jobChanges(actor string, writes []mem.JobChange) []props.JobChange {
-	ids, folded := fold(writes, mem.JobChange.ID, func(w mem.JobChange) (*props.JobRow, *props.JobRow) {
-		return jobRow(w.Before), jobRow(w.After)
-	})
-	out := make([]props.JobChange, 0, len(folded))
+	ids, folded := canonical(writes, mem.JobChange.ID, func(w mem.JobChange) (*store.Job, *store.Job) { return w.Before, w.After },
+		sameJob, ulid.ULID.Compare)
+	out := make([]props.JobChange, len(folded))
 	for i, ch := range folded {
-		if ch.Before == nil && ch.After == nil {
-			continue // inserted and deleted in one transaction
-		}
-		pc := props.JobChange(ch)
-		s.rows.change(ch.Before, ch.After)
+		pc := props.JobChange{Before: jobRow(ch.Before), After: jobRow(ch.After)}
+		s.rows.change(pc.Before, pc.After)
 		s.jobMarks(pc)
 		s.traceJob(actor, ids[i], pc)
-		out = append(out, pc)
+		out[i] = pc
 	}
 	return out
-}
-
-// change is a row before and after a transaction (nil: absent).
-type change[R any] struct{ Before, After *R }
-
-// fold merges a transaction's writes into one change per row, keeping the
-// first Before and the last After, in the order rows were first written.
-func fold[W any, K comparable, R any](writes []W, key func(W) K, rows func(W) (before, after *R)) ([]K, []change[R]) {
-	var keys []K
-	var out []change[R]
-	for _, w := range writes {
-		k := key(w)
-		before, after := rows(w)
-		i := slices.Index(keys, k)
-		if i < 0 {
-			keys = append(keys, k)
-			out = append(out, change[R]{Before: before})
-			i = len(out) - 1
-		}
-		out[i].After = after
-	}
-	return keys, out
 }
 
 func jobRow(j *store.Job) *props.JobRow {
@@ -160,12 +133,11 @@ func stamp(t time.Time) string {
 }
 
 func (s *sim) workerChanges(actor string, writes []mem.WorkerChange) []props.WorkerChange {
-	ids, folded := fold(writes, mem.WorkerChange.ID, func(w mem.WorkerChange) (*props.WorkerRow, *props.WorkerRow) {
-		return workerRow(w.Before), workerRow(w.After)
-	})
+	ids, folded := canonical(writes, mem.WorkerChange.ID, func(w mem.WorkerChange) (*store.Worker, *store.Worker) { return w.Before, w.After },
+		sameWorker, ulid.ULID.Compare)
 	out := make([]props.WorkerChange, len(folded))
 	for i, ch := range folded {
-		out[i] = props.WorkerChange(ch)
+		out[i] = props.WorkerChange{Before: workerRow(ch.Before), After: workerRow(ch.After)}
 	}
 	for i, ch := range out {
 		name := s.names.worker(ids[i])
@@ -225,12 +197,11 @@ func leaseRow(l *store.Lease) *props.LeaseRow {
 }
 
 func (s *sim) scheduleChanges(actor string, writes []mem.ScheduleChange) []props.ScheduleChange {
-	names, folded := fold(writes, mem.ScheduleChange.Name, func(w mem.ScheduleChange) (*props.ScheduleRow, *props.ScheduleRow) {
-		return scheduleRow(w.Before), scheduleRow(w.After)
-	})
+	names, folded := canonical(writes, mem.ScheduleChange.Name, func(w mem.ScheduleChange) (*store.Schedule, *store.Schedule) { return w.Before, w.After },
+		sameSchedule, strings.Compare)
 	out := make([]props.ScheduleChange, len(folded))
 	for i, ch := range folded {
-		out[i] = props.ScheduleChange(ch)
+		out[i] = props.ScheduleChange{Before: scheduleRow(ch.Before), After: scheduleRow(ch.After)}
 	}
 	for i, ch := range out {
 		if a := ch.After; a != nil {

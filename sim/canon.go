@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// change is a row before and after a transaction (nil: absent).
+type change[R any] struct{ Before, After *R }
+
+// canonical reduces a transaction's writes to what depends only on the rows
+// before and after it: one change per row (its first Before, its last
+// After), in key order, and none for a row that ended as it began. Two
+// stores that apply the same transaction give the same changes, however
+// many writes they report and in whatever order.
+func canonical[W, K, R any](writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
+	var keys []K
+	var out []change[R]
+	for _, w := range writes {
+		k := key(w)
+		before, after := rows(w)
+		i := slices.IndexFunc(keys, func(x K) bool { return cmpKey(x, k) == 0 })
+		if i < 0 {
+			keys = append(keys, k)
+			out = append(out, change[R]{Before: before})
+			i = len(out) - 1
+		}
+		out[i].After = after
+	}
+	order := make([]int, 0, len(out))
+	for i, ch := range out {
+		if !same(ch.Before, ch.After) {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmpKey(keys[a], keys[b]) })
+	sortedKeys, sorted := make([]K, len(order)), make([]change[R], len(order))
+	for n, i := range order {
+		sortedKeys[n], sorted[n] = keys[i], out[i]
+	}
+	return sortedKeys, sorted
+}
+
+// both reports whether a and b are both nil (true) or both set (false,
+// and the caller compares them); ok is false when only one is nil.
+func both[R any](a, b *R) (nilBoth, ok bool) {
+	if a == nil || b == nil {
+		return a == nil && b == nil, a == nil && b == nil
+	}
+	return false, true
+}
+
+func sameJob(a, b *store.Job) bool {
+	if n, ok := both(a, b); n || !ok {
+		return n
+	}
+	return a.ID == b.ID && a.Queue == b.Queue && bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Metadata, b.Metadata) &&
+		a.Status == b.Status && a.Attempt == b.Attempt && a.CreatedAt.Equal(b.CreatedAt) && a.ScheduledAt.Equal(b.ScheduledAt) &&
+		a.StartedAt.Equal(b.StartedAt) && a.StartedBy == b.StartedBy && a.CompletedAt.Equal(b.CompletedAt) &&
+		a.FailedAt.Equal(b.FailedAt) && a.FailedReason == b.FailedReason && a.CancelledAt.Equal(b.CancelledAt) &&
+		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName
+}
+
+func sameWorker(a, b *store.Worker) bool {
+	if n, ok := both(a, b); n || !ok {
+		return n
+	}
+	return a.ID == b.ID && a.RegisteredAt.Equal(b.RegisteredAt) && a.LastSeenAt.Equal(b.LastSeenAt) && a.ShutdownAt.Equal(b.ShutdownAt)
+}
+
+func sameLease(a, b *store.Lease) bool {
+	if n, ok := both(a, b); n || !ok {
+		return n
+	}
+	return a.WorkerID == b.WorkerID && a.ElectedAt.Equal(b.ElectedAt) && a.ExpiresAt.Equal(b.ExpiresAt)
+}
+
+func sameSchedule(a, b *store.Schedule) bool {
+	if n, ok := both(a, b); n || !ok {
+		return n
+	}
+	return a.Name == b.Name && a.LastScheduledAt.Equal(b.LastScheduledAt) && a.LastScheduledJobID == b.LastScheduledJobID
+}

@@ -1,0 +1,138 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/mem"
+	"github.com/tickwork/tickwork/store/storetest"
+)
+
+// DiffBackend makes a Backend of any store, such as store/pg with its
+// clock supplied: after each transaction it reads every row back and
+// reports what changed as a Commit, with the notifications the change
+// implies (a row that became available; a lease released). Reading
+// everything costs a full scan per transaction: it suits tens of seeds.
+// Because the simulator reduces commits to their canonical form, a store
+// run through DiffBackend gives the same trace as through its own hook.
+func DiffBackend(st store.Store) Backend { return &diffBackend{Store: st} }
+
+type diffBackend struct {
+	store.Store
+	prev    storetest.State
+	commits []mem.Commit
+}
+
+func (b *diffBackend) TakeCommits() []mem.Commit {
+	out := b.commits
+	b.commits = nil
+	return out
+}
+
+func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
+	var now time.Time
+	released := false
+	err := b.Store.InTx(ctx, func(tx store.Tx) error {
+		var err error
+		if now, err = tx.Now(ctx); err != nil {
+			return err
+		}
+		rec := &releaseRecorder{Tx: tx}
+		if err := fn(rec); err != nil {
+			return err
+		}
+		released = rec.released
+		return nil
+	})
+	// Read back even after an error: a transaction may commit and still
+	// report one.
+	next, rerr := b.read(ctx)
+	if rerr != nil {
+		return errors.Join(err, fmt.Errorf("diff backend: read the rows back: %w", rerr))
+	}
+	c := b.diff(next)
+	c.Now = now
+	b.prev = next
+	if released && err == nil {
+		c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelStepdown})
+	}
+	if len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Notifications) > 0 || c.Lease != nil {
+		b.commits = append(b.commits, c)
+	}
+	return err
+}
+
+// releaseRecorder notes a released lease, whose stepdown notification no
+// row shows.
+type releaseRecorder struct {
+	store.Tx
+	released bool
+}
+
+func (r *releaseRecorder) ReleaseLease(ctx context.Context, w ulid.ULID) (bool, error) {
+	ok, err := r.Tx.ReleaseLease(ctx, w)
+	r.released = r.released || (ok && err == nil)
+	return ok, err
+}
+
+func (b *diffBackend) read(ctx context.Context) (storetest.State, error) {
+	var s storetest.State
+	err := b.Store.InTx(ctx, func(tx store.Tx) (err error) {
+		s, err = storetest.ReadState(ctx, tx)
+		return err
+	})
+	return s, err
+}
+
+// diff lists the rows that differ between the previous snapshot and next.
+func (b *diffBackend) diff(next storetest.State) mem.Commit {
+	var c mem.Commit
+	for _, ch := range diffRows(b.prev.Jobs, next.Jobs, func(j store.Job) ulid.ULID { return j.ID }, ulid.ULID.Compare, sameJob) {
+		c.Jobs = append(c.Jobs, mem.JobChange(ch))
+		if a := ch.After; a != nil && a.Status == store.Available && (ch.Before == nil || ch.Before.Status != store.Available) {
+			c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelAvailable, Queue: a.Queue})
+		}
+	}
+	for _, ch := range diffRows(b.prev.Workers, next.Workers, func(w store.Worker) ulid.ULID { return w.ID }, ulid.ULID.Compare, sameWorker) {
+		c.Workers = append(c.Workers, mem.WorkerChange(ch))
+	}
+	if !sameLease(b.prev.Lease, next.Lease) {
+		c.Lease = &mem.LeaseChange{Before: b.prev.Lease, After: next.Lease}
+	}
+	for _, ch := range diffRows(b.prev.Schedules, next.Schedules, func(s store.Schedule) string { return s.Name }, strings.Compare, sameSchedule) {
+		c.Schedules = append(c.Schedules, mem.ScheduleChange(ch))
+	}
+	slices.SortFunc(c.Notifications, func(a, b store.Notification) int { return strings.Compare(a.Queue, b.Queue) })
+	c.Notifications = slices.Compact(c.Notifications)
+	return c
+}
+
+// diffRows merges two key-ordered row lists into the changes between them.
+func diffRows[R any, K any](prev, next []R, key func(R) K, cmpKey func(a, b K) int, same func(a, b *R) bool) []change[R] {
+	var out []change[R]
+	i, j := 0, 0
+	for i < len(prev) || j < len(next) {
+		switch {
+		case j == len(next) || (i < len(prev) && cmpKey(key(prev[i]), key(next[j])) < 0):
+			out = append(out, change[R]{Before: &prev[i]})
+			i++
+		case i == len(prev) || cmpKey(key(prev[i]), key(next[j])) > 0:
+			out = append(out, change[R]{After: &next[j]})
+			j++
+		default:
+			if !same(&prev[i], &next[j]) {
+				out = append(out, change[R]{Before: &prev[i], After: &next[j]})
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
