@@ -3,8 +3,10 @@ package sim
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
-// The simulator is single-goroutine by design; goleak proves it stays so.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The simulator is one logical thread (coroutines only hand control to each
+// other); pgtest.Main checks, like goleak.VerifyTestMain, that no goroutine
+// outlives the tests, including PostgreSQL stores' pools.
+func TestMain(m *testing.M) { pgtest.Main(m) }
