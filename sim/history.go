@@ -18,6 +18,7 @@ func (s *sim) record(e props.Event) {
 	}
 	if v := s.checker.Step(e); v != nil {
 		s.tr.printf(s.now, "sim", "VIOLATION %s", v.Property)
+		s.tr.closed = true // the trace ends at the violation; the tick in progress only unwinds
 		s.stop(v, nil)
 	}
 }
