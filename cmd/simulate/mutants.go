@@ -7,9 +7,12 @@ import (
 	"github.com/tickwork/tickwork/internal/mutant"
 )
 
+// sampleSeeds is how many seeds the kill-rate column runs per bug.
+const sampleSeeds = 200
+
 // runMutants plants each bug in turn and runs seeds from -from until the
-// first one that catches it, at most -seeds of them. It fails if any bug
-// survives.
+// first one that catches it, at most -seeds of them, then reports how many
+// of the first sampleSeeds seeds catch it. It fails if any bug survives.
 func runMutants(cfg config, w io.Writer) int {
 	if !mutant.Enabled {
 		fmt.Fprintln(w, "simulate: -mutants needs a binary built with -tags mutants:")
@@ -18,7 +21,7 @@ func runMutants(cfg config, w io.Writer) int {
 	}
 	defer mutant.Select("")
 	from, to := uint64(cfg.from), uint64(cfg.from+cfg.seeds-1)
-	fmt.Fprintf(w, "%-24s %10s %8s  %s\n", "mutant", "caught at", "seeds", "property")
+	fmt.Fprintf(w, "%-24s %10s %8s %12s  %s\n", "mutant", "caught at", "seeds", "kill rate", "first property broken")
 	status := 0
 	for _, name := range mutant.Names {
 		if err := mutant.Select(name); err != nil {
@@ -28,7 +31,7 @@ func runMutants(cfg config, w io.Writer) int {
 		sum := runSeeds(cfg, from, to, true)
 		o, caught := sum.lowestFailure()
 		if !caught {
-			fmt.Fprintf(w, "%-24s %10s %8d  SURVIVED %d seeds\n", name, "-", sum.seeds, sum.seeds)
+			fmt.Fprintf(w, "%-24s %10s %8d %12s  SURVIVED %d seeds\n", name, "-", sum.seeds, "0", sum.seeds)
 			status = 1
 			continue
 		}
@@ -38,7 +41,9 @@ func runMutants(cfg config, w io.Writer) int {
 		} else if r.Err != nil {
 			what = "run error: " + r.Err.Error()
 		}
-		fmt.Fprintf(w, "%-24s %10d %8d  %s\n", name, o.seed, o.seed-from+1, what)
+		sample := runSeeds(cfg, from, min(to, from+sampleSeeds-1), false)
+		rate := fmt.Sprintf("%d/%d", sample.failed, sample.seeds)
+		fmt.Fprintf(w, "%-24s %10d %8d %12s  %s\n", name, o.seed, o.seed-from+1, rate, what)
 	}
 	return status
 }
