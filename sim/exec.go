@@ -14,10 +14,9 @@ import (
 // drawn from a source named by the job row's id, so they do not depend on
 // which worker runs it or on anything else the seed drew.
 type execution struct {
-	id      uint64
-	job     ulid.ULID
-	worker  ulid.ULID // the worker id it was reserved under
-	attempt int
+	id     uint64
+	job    ulid.ULID
+	worker ulid.ULID // the worker id it was reserved under
 
 	decision     worker.Decision
 	reason       string
@@ -70,7 +69,7 @@ func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 func (s *sim) startExec(p *proc, j store.Job) {
 	r := s.master.Child("job/" + j.ID.String())
 	s.execSeq++
-	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy, attempt: j.Attempt}
+	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy}
 	o := s.drawOutcome(r)
 	run := r.DurationBetween(time.Millisecond, s.sc.JobMax.D())
 	switch o {

@@ -40,7 +40,6 @@ type proc struct {
 
 	shutdownDue bool // a shutdown waits for the next job to start, so it has one in flight
 	draining    bool // graceful shutdown in progress
-	cancelled   bool // the drain deadline cancelled the running handlers
 	shutdownTry int
 	leaseUntil  time.Time // the lease expiry this incarnation believes in
 	dutyWorker  ulid.ULID // set from DutiesStarted until the core call ends
@@ -85,7 +84,7 @@ func (s *sim) start() {
 	s.at(s.sc.Chaos.D(), &event{kind: evQuiesce, w: -1})
 }
 
-// faultKinds maps a per-process fault timer to its event.
+// procFaultEvent maps a per-process fault kind to its timer's event.
 var procFaultEvent = map[FaultKind]eventKind{Crash: evCrash, Stall: evStall, ClockJump: evJump, Shutdown: evShutdown}
 
 // armProcFault schedules p's next fault of kind k: rate per minute, spaced
@@ -130,7 +129,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	p.core = core
-	p.draining, p.cancelled, p.shutdownTry, p.shutdownDue = false, false, 0, false
+	p.draining, p.shutdownTry, p.shutdownDue = false, 0, false
 	p.leaseUntil = time.Time{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {

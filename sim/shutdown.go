@@ -53,7 +53,6 @@ func (s *sim) drainDeadline(p *proc) {
 		return
 	}
 	s.res.Marks.set(MarkDrainDeadline)
-	p.cancelled = true
 	s.tr.printf(s.now, p.name, "drain deadline: cancelling %d jobs", len(p.execs))
 	for _, ex := range p.execs {
 		s.cancelExec(p, ex, "context canceled")
