@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"flag"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/tickwork/tickwork/internal/mutant"
 )
 
 // drawScenario builds a scenario field by field through rapid, starting
@@ -27,15 +30,26 @@ func drawScenario(t *rapid.T) Scenario {
 	return s
 }
 
+var plant = flag.String("mutant", "", "plant this bug (with -tags mutants) to watch rapid shrink its failure")
+
 // TestRapidScenarios explores scenarios with rapid; a failure is shrunk and
-// printed as a command that replays it.
+// printed as a command that replays it. With -tags mutants -mutant NAME it
+// shows the smallest scenario that catches a planted bug.
 func TestRapidScenarios(t *testing.T) {
+	if err := mutant.Select(*plant); err != nil {
+		t.Fatal(err)
+	}
+	defer mutant.Select("")
+	replay := "go run ./cmd/simulate"
+	if *plant != "" {
+		replay = "go run -tags mutants ./cmd/simulate -mutant " + *plant
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		sc := drawScenario(t)
 		r := Run(sc, Options{})
 		if r.Failed() {
-			t.Fatalf("%s%v\nlast trace lines:\n%s\nreplay: go run ./cmd/simulate -v -scenario '%s'",
-				r.Report, errOrEmpty(r.Err), joinLines(r.Tail), sc.JSON())
+			t.Fatalf("%s%v\nlast trace lines:\n%s\nreplay: %s -v -scenario '%s'",
+				r.Report, errOrEmpty(r.Err), joinLines(r.Tail), replay, sc.JSON())
 		}
 	})
 }

@@ -124,13 +124,18 @@ func (cfg config) scenarioFor(seed uint64) sim.Scenario {
 	return sc
 }
 
+// replayPrefix is the command that runs the simulator with the same bug
+// planted, if any.
+func (cfg config) replayPrefix() string {
+	if cfg.mutant != "" {
+		return "go run -tags mutants ./cmd/simulate -mutant " + cfg.mutant
+	}
+	return "go run ./cmd/simulate"
+}
+
 // replayCommand is the command line that reruns seed with the same flags.
 func (cfg config) replayCommand(seed uint64) string {
-	cmd := "go run ./cmd/simulate"
-	if cfg.mutant != "" {
-		cmd = "go run -tags mutants ./cmd/simulate -mutant " + cfg.mutant
-	}
-	cmd += fmt.Sprintf(" -seed %d -v", seed)
+	cmd := cfg.replayPrefix() + fmt.Sprintf(" -seed %d -v", seed)
 	if cfg.workers > 0 {
 		cmd += fmt.Sprintf(" -workers %d", cfg.workers)
 	}

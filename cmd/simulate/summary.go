@@ -115,7 +115,7 @@ func printFailure(w io.Writer, cfg config, r *sim.Result, withTail bool) {
 		}
 	}
 	if cfg.scenario != "" {
-		fmt.Fprintf(w, "  replay: go run ./cmd/simulate -v -scenario '%s'\n", sc.JSON())
+		fmt.Fprintf(w, "  replay: %s -v -scenario '%s'\n", cfg.replayPrefix(), sc.JSON())
 	} else {
 		fmt.Fprintf(w, "  replay: %s\n", cfg.replayCommand(sc.Seed))
 	}
