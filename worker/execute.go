@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tickwork/tickwork/store"
@@ -17,9 +16,9 @@ import (
 // execute runs one attempt of job with h and returns its result. It never
 // panics: a handler's panic becomes a retry carrying the panic's message.
 func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerID string) Result {
-	queue := attribute.String("queue", job.Queue)
-	w.inst.active.Add(ctx, 1, metric.WithAttributes(queue))
-	defer w.inst.active.Add(ctx, -1, metric.WithAttributes(queue))
+	byQueue := w.inst.attrs("queue", job.Queue)
+	w.inst.active.Add(ctx, 1, byQueue)
+	defer w.inst.active.Add(ctx, -1, byQueue)
 	log := func(level slog.Level, msg string, attrs ...slog.Attr) {
 		if w.log.Enabled(ctx, level) { // skip building attributes nobody reads
 			attrs = append(attrs, slog.String("worker_id", workerID), slog.String("job_id", job.ID.String()),
@@ -28,10 +27,14 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 		}
 	}
 
-	ctx, span := w.tracer.Start(ctx, "job "+job.Queue, trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithLinks(linkFromMetadata(job.Metadata)...),
-		trace.WithAttributes(attribute.String("job.id", job.ID.String()), queue, attribute.Int("job.attempt", job.Attempt)))
+	ctx, span := w.tracer.Start(ctx, "job "+job.Queue, trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer))
 	defer span.End()
+	if span.IsRecording() { // decoding the metadata is wasted on a span nobody keeps
+		span.SetAttributes(attribute.String("job.id", job.ID.String()), attribute.String("queue", job.Queue), attribute.Int("job.attempt", job.Attempt))
+		for _, l := range linkFromMetadata(job.Metadata) {
+			span.AddLink(l)
+		}
+	}
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = w.clock.WithTimeout(ctx, h.timeout)
@@ -66,8 +69,8 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 	} else {
 		log(slog.LevelDebug, "job attempt succeeded", slog.Duration("duration", elapsed))
 	}
-	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000, metric.WithAttributes(queue,
-		attribute.String("result", outcome), attribute.String("decision", r.Decision.String())))
+	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000,
+		w.inst.attrs("queue", job.Queue, "result", outcome, "decision", r.Decision.String()))
 	return r
 }
 

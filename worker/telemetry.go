@@ -3,6 +3,8 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -19,6 +21,25 @@ type instruments struct {
 	process      metric.Float64Histogram
 	active       metric.Int64UpDownCounter
 	fenced       metric.Int64Counter
+
+	options sync.Map // attribute pairs joined by NUL -> metric.MeasurementOption
+}
+
+// attrs returns the measurement option for string attribute pairs (key,
+// value, key, value …), built once per combination: a busy worker records
+// several measurements per job, and building attribute sets allocates.
+func (in *instruments) attrs(pairs ...string) metric.MeasurementOption {
+	key := strings.Join(pairs, "\x00")
+	if o, ok := in.options.Load(key); ok {
+		return o.(metric.MeasurementOption)
+	}
+	kvs := make([]attribute.KeyValue, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		kvs = append(kvs, attribute.String(pairs[i], pairs[i+1]))
+	}
+	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	in.options.Store(key, o)
+	return o
 }
 
 func newInstruments(m metric.Meter) (*instruments, error) {
@@ -48,14 +69,14 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 }
 
 func (in *instruments) wakeup(ctx context.Context, reason string) {
-	in.wakeups.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	in.wakeups.Add(ctx, 1, in.attrs("reason", reason))
 }
 
 // observe logs a core event at a level matching its importance, counts
 // fenced results, and passes the event on.
 func (w *Worker) observe(e Event) {
 	if e.Kind == EventResultFenced {
-		w.inst.fenced.Add(context.Background(), 1, metric.WithAttributes(attribute.String("queue", e.Job.Queue)))
+		w.inst.fenced.Add(context.Background(), 1, w.inst.attrs("queue", e.Job.Queue))
 	}
 	level := slog.LevelDebug
 	switch e.Kind {
