@@ -46,7 +46,9 @@ func (w *Worker) Run(ctx context.Context) error {
 
 	l.serve(ctx)
 	stopListen()
-	for range notes { // the store closes it once the subscription ended
+	if notes != nil {
+		for range notes { // the store closes it once the subscription ended
+		}
 	}
 	l.notes = nil
 	err = l.shutdown(context.WithoutCancel(ctx))
@@ -92,7 +94,7 @@ type loop struct {
 func (l *loop) serve(ctx context.Context) {
 	for ctx.Err() == nil {
 		l.tick(ctx)
-		if reason := l.wait(ctx, l.core.NextPoll(), !l.core.Failing()); reason != "" {
+		if reason := l.wait(ctx, l.core.NextPoll(), !l.core.Failing(), nil); reason != "" {
 			l.w.inst.wakeup(ctx, reason)
 		}
 	}
@@ -121,15 +123,17 @@ func (l *loop) startJob(job store.Job) {
 }
 
 // wait blocks for up to d and returns why it woke: "sleep" (the timer),
-// "task" (a job finished) or "notification"; "" when ctx is done. When not
-// interruptible (backing off after errors) only the timer ends the wait,
-// though finished jobs are still collected.
-func (l *loop) wait(ctx context.Context, d time.Duration, interruptible bool) string {
+// "task" (a job finished) or "notification"; "" when ctx is done or until
+// fires. When not interruptible (backing off after errors) only the timer
+// ends the wait, though finished jobs are still collected.
+func (l *loop) wait(ctx context.Context, d time.Duration, interruptible bool, until <-chan time.Time) string {
 	timer := l.w.clock.Timer(d)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			return ""
+		case <-until:
 			return ""
 		case <-timer.C:
 			return "sleep"
@@ -203,14 +207,10 @@ func (l *loop) shutdown(ctx context.Context) error {
 // until no job is counted running or until fires.
 func (l *loop) drain(ctx context.Context, until <-chan time.Time) {
 	for len(l.core.executing) > 0 {
-		if reason := l.wait(ctx, l.core.NextPoll(), true); reason == "sleep" || reason == "task" {
-			l.tick(ctx)
-		}
-		select {
-		case <-until:
+		if l.wait(ctx, l.core.NextPoll(), true, until) == "" {
 			return
-		default:
 		}
+		l.tick(ctx)
 	}
 }
 
@@ -226,7 +226,7 @@ func (l *loop) retry(ctx context.Context, fn func() error) error {
 			return err
 		}
 		if i < shutdownAttempts {
-			l.wait(ctx, ErrorBackoff(l.core.cfg.PollInterval, i), false)
+			l.wait(ctx, ErrorBackoff(l.core.cfg.PollInterval, i), false, nil)
 		}
 	}
 	return err

@@ -88,3 +88,24 @@ func TestRunnerRegistersAgainAfterBeingDeclaredDead(t *testing.T) {
 		return len(done) == 1 && done[0].StartedBy == registered()[1]
 	})
 }
+
+// noListen is a store whose notifications are unavailable.
+type noListen struct{ store.Store }
+
+func (noListen) Listen(context.Context) (<-chan store.Notification, error) {
+	return nil, fmt.Errorf("listen: %w", store.ErrUnavailable)
+}
+
+// Without notifications the worker polls, and still shuts down cleanly.
+func TestRunnerPollsWithoutNotifications(t *testing.T) {
+	st := noListen{mem.New(time.Now)}
+	r := startWorker(t, st, runnerConfig("q"), 1, func(w *Worker) {
+		must(t, Handle(w, "q", func(context.Context, Job[payload]) error { return nil }))
+	})
+	_, err := Enqueue(context.Background(), NewClient(st, clockrng.NewRand(2)), payload{1}, ToQueue("q"))
+	must(t, err)
+	waitFor(t, "the job to run by polling", func() bool {
+		return len(listJobs(t, st, store.JobFilter{Status: store.Completed})) == 1
+	})
+	must(t, r.stop())
+}
