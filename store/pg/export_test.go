@@ -31,3 +31,6 @@ func LoadMigrations(fsys fs.FS) (int, error) {
 
 // EmbeddedMigrations is the embedded migration directory.
 var EmbeddedMigrations fs.FS = migrationFiles
+
+// ReserveSQL is the reserving statement with the store's schema.
+func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }

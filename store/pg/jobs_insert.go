@@ -1,7 +1,9 @@
 package pg
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"slices"
 	"time"
 
@@ -88,17 +90,21 @@ func (t *tx) insertJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) err
 }
 
 // copyJobs inserts a large batch with COPY, which cannot compute values:
-// each row's status is decided here from the store's now, read first.
+// each row's status is decided here from the store's now, read first. Rows
+// go in id order: ULIDs made in the same millisecond are in random order,
+// and appending to the primary key's btree in order costs far less than
+// inserting all over it.
 func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error {
 	now, err := t.Now(ctx)
 	if err != nil {
 		return err
 	}
+	order := idOrder(jobs)
 	seen := map[string]bool{}
 	var available []string
 	row := make([]any, 9) // CopyFrom encodes each row before asking for the next
 	src := pgx.CopyFromSlice(len(jobs), func(i int) ([]any, error) {
-		j := jobs[i]
+		j := &jobs[order[i]]
 		at, status := placement(j.ScheduledAt, now)
 		if status == store.Available && !seen[j.Queue] {
 			seen[j.Queue] = true
@@ -108,7 +114,7 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 		if j.ScheduleName != "" {
 			schedule = pgtype.Text{String: j.ScheduleName, Valid: true}
 		}
-		row[0], row[1], row[2], row[3], row[4] = idArg(j.ID), j.Queue, []byte(j.Payload), metadataOf(j), string(status)
+		row[0], row[1], row[2], row[3], row[4] = idArg(j.ID), j.Queue, []byte(j.Payload), metadataOf(*j), string(status)
 		row[5], row[6], row[7], row[8] = int32(0), now, at, schedule
 		return row, nil
 	})
@@ -118,6 +124,35 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 		return err
 	}
 	return t.notifyAvailable(ctx, db, available)
+}
+
+// idOrder returns the indexes of jobs in id order. It sorts small keys (a
+// ULID as two big-endian halves) rather than the jobs themselves, and not
+// at all when they are in order already.
+func idOrder(jobs []store.NewJob) []int {
+	type key struct {
+		hi, lo uint64
+		i      int
+	}
+	keys := make([]key, len(jobs))
+	sorted := true
+	for i, j := range jobs {
+		keys[i] = key{binary.BigEndian.Uint64(j.ID[:8]), binary.BigEndian.Uint64(j.ID[8:]), i}
+		sorted = sorted && (i == 0 || keys[i-1].hi < keys[i].hi || keys[i-1].hi == keys[i].hi && keys[i-1].lo <= keys[i].lo)
+	}
+	if !sorted {
+		slices.SortFunc(keys, func(a, b key) int {
+			if c := cmp.Compare(a.hi, b.hi); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.lo, b.lo)
+		})
+	}
+	order := make([]int, len(keys))
+	for n, k := range keys {
+		order[n] = k.i
+	}
+	return order
 }
 
 // placement returns where a new job starts: at the given time (now if

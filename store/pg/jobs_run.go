@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -15,10 +16,8 @@ import (
 // Reserve sends two statements in one round trip: the first checks that
 // worker is live and holds a share lock on its row until commit, so the
 // leader cannot declare it dead while its reservation is in flight; the
-// second picks the oldest available rows, skipping those other
-// transactions hold, and marks them running (updating by an id array, so the
-// planner looks them up by primary key rather than joining). It repeats the liveness check
-// so that it reserves nothing for a dead worker.
+// second reserves, repeating the liveness check so that it reserves nothing
+// for a dead worker.
 func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, limit int) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -27,19 +26,8 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	b.Queue(t.s.sql(`SELECT 1 FROM {schema}.workers WHERE id = $1 AND shutdown_at IS NULL FOR SHARE`), idArg(worker))
 	reserving := limit > 0 && len(queues) > 0
 	if reserving {
-		b.Queue(t.s.sql(`
-			WITH picked AS MATERIALIZED (
-				SELECT id AS pick FROM {schema}.jobs
-				WHERE status = 'available' AND queue = ANY($3::text[])
-				  AND EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)
-				ORDER BY id LIMIT $4
-				FOR UPDATE SKIP LOCKED),
-			reserved AS (
-				UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
-				WHERE id = ANY (ARRAY(SELECT pick FROM picked))
-				RETURNING `+jobColumns+`)
-			SELECT `+jobColumns+` FROM reserved ORDER BY id`),
-			t.nowArg(), idArg(worker), queues, limit)
+		queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+		b.Queue(t.s.sql(reserveSQL), t.nowArg(), idArg(worker), queues, limit)
 	}
 	br := t.db.SendBatch(ctx, b)
 	defer br.Close()
@@ -67,6 +55,35 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	}
 	return jobs, nil
 }
+
+// reserveSQL picks, for each queue, its oldest available rows that no
+// other transaction holds (SKIP LOCKED), keeps the limit oldest of them all
+// and marks those running. The per-queue scans walk jobs_available_idx in
+// (queue, id) order; rows a scan locked but the merge dropped stay locked
+// until commit, at most (queues − 1) × limit of them, which other workers
+// skip meanwhile.
+//
+// The queue is matched with >= and <= rather than = on purpose: with an
+// equality the planner treats ORDER BY queue, id as ORDER BY id, which the
+// primary key also provides, and with statistics that still count finished
+// rows as available (a queue table changes faster than ANALYZE runs) it
+// then prefers walking the primary key past every finished row. With a
+// range, only the partial index yields that order.
+const reserveSQL = `
+	WITH picked AS MATERIALIZED (
+		SELECT c.id FROM unnest($3::text[]) AS q(queue)
+		CROSS JOIN LATERAL (
+			SELECT id FROM {schema}.jobs
+			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
+			  AND EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)
+			ORDER BY queue, id LIMIT $4
+			FOR UPDATE SKIP LOCKED) AS c
+		ORDER BY c.id LIMIT $4),
+	reserved AS (
+		UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
+		WHERE id = ANY (ARRAY(SELECT id FROM picked))
+		RETURNING ` + jobColumns + `)
+	SELECT ` + jobColumns + ` FROM reserved ORDER BY id`
 
 // startedByIs3 matches rows started by worker $3 the way store/mem does,
 // where the zero ULID stands for NULL: worker zero also matches rows whose

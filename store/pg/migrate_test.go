@@ -260,3 +260,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestDropSchemaAndDeleteAllRows(t *testing.T) {
+	s := openUnmigrated(t)
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	id := newULID(t)
+	insert(t, s, store.NewJob{ID: id, Queue: "q", Payload: []byte(`1`)})
+	if err := s.DeleteAllRows(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := getJob(t, s, id); ok {
+		t.Fatal("DeleteAllRows left a job")
+	}
+	wantVersions(t, s, pg.SchemaVersion())
+	if err := s.DropSchema(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckMigrated(t.Context()); err == nil || !strings.Contains(err.Error(), "not migrated") {
+		t.Fatalf("CheckMigrated after DropSchema = %v, want not migrated", err)
+	}
+}

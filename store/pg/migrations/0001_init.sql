@@ -39,9 +39,11 @@ CREATE TABLE jobs (
     schedule_name   text COLLATE "C"
 );
 
--- Reserve: available rows of a queue in id order. Also serves the rescue of
--- running jobs and listing by status.
-CREATE INDEX jobs_reserve_idx ON jobs (status, queue, id);
+-- Reserve: the available rows of a queue in id order. Partial, so it stays
+-- small and reserving or finishing a job adds nothing to it.
+CREATE INDEX jobs_available_idx ON jobs (queue, id) WHERE status = 'available';
+-- A worker's running jobs, and the rescue of those whose worker died.
+CREATE INDEX jobs_running_idx ON jobs (started_by) WHERE status = 'running';
 -- Promotion of scheduled rows whose time has come.
 CREATE INDEX jobs_promote_idx ON jobs (scheduled_at) WHERE status = 'scheduled';
 -- Retention: terminal rows by the time they ended.

@@ -149,16 +149,7 @@ func Recycler(t testing.TB) func(t *testing.T, now func() time.Time) store.Store
 }
 
 // Empty deletes every row of the store's tables.
-func Empty(ctx context.Context, s *pg.Store) error {
-	q := ""
-	for _, table := range []string{"schedules", "jobs", "leader", "workers"} {
-		q += "DELETE FROM " + pgx.Identifier{s.Schema(), table}.Sanitize() + ";"
-	}
-	if _, err := s.Pool().Exec(ctx, q); err != nil {
-		return fmt.Errorf("empty schema %s: %w", s.Schema(), err)
-	}
-	return nil
-}
+func Empty(ctx context.Context, s *pg.Store) error { return s.DeleteAllRows(ctx) }
 
 // Main runs the package's tests, removes the container if this process
 // started one, checks that no goroutine leaked, and exits.
