@@ -31,7 +31,7 @@ func TestSameSeedSameTrace(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, ra.Err)
 		}
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Fatalf("seed %d: traces differ; first difference:\n%s", seed, firstDifference(a.String(), b.String()))
+			t.Fatalf("seed %d: traces differ; first difference:\n%s", seed, FirstDifference(a.String(), b.String()))
 		}
 		if ra.TraceHash != rb.TraceHash || ra.Lines != strings.Count(a.String(), "\n") {
 			t.Fatalf("seed %d: hash %x/%x, lines %d for %d written", seed, ra.TraceHash, rb.TraceHash, ra.Lines, strings.Count(a.String(), "\n"))
@@ -101,15 +101,4 @@ func parseGolden(t *testing.T, text string) map[uint64]string {
 		out[seed] = f[1] + " (" + f[2] + " lines)"
 	}
 	return out
-}
-
-// firstDifference shows the first line where two traces part.
-func firstDifference(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(la), len(lb)) {
-		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n  %s\n  %s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("one trace has %d lines, the other %d", len(la), len(lb))
 }

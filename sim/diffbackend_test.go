@@ -23,7 +23,7 @@ func TestDiffBackendMatchesCommitHook(t *testing.T) {
 			t.Fatalf("seed %d: %v / %v", seed, a.Err, b.Err)
 		}
 		if !bytes.Equal(hooked.Bytes(), diffed.Bytes()) {
-			t.Fatalf("seed %d: traces differ; first difference (hook, diff):\n%s", seed, firstDifference(hooked.String(), diffed.String()))
+			t.Fatalf("seed %d: traces differ; first difference (hook, diff):\n%s", seed, FirstDifference(hooked.String(), diffed.String()))
 		}
 	}
 }

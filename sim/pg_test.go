@@ -28,7 +28,7 @@ func TestPostgresTracesMatchMem(t *testing.T) {
 		}
 		if !bytes.Equal(memTrace.Bytes(), pgTrace.Bytes()) {
 			t.Fatalf("seed %d: PostgreSQL and memory traces differ (memory first):\n%s\nreplay: go run ./cmd/simulate -seed %d -v",
-				seed, firstDifference(memTrace.String(), pgTrace.String()), seed)
+				seed, FirstDifference(memTrace.String(), pgTrace.String()), seed)
 		}
 		if want.Failed() {
 			t.Fatalf("seed %d failed on both stores: %s", seed, want.Report)

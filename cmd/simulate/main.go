@@ -39,6 +39,8 @@ type config struct {
 	mutant           string
 	mutants          bool
 	scenario         string
+	store            string // mem, or pg: run on both and compare traces
+	databaseURL      string
 }
 
 func main() {
@@ -94,8 +96,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.mutant, "mutant", "", "plant this bug (binary built with -tags mutants)")
 	fs.BoolVar(&cfg.mutants, "mutants", false, "plant each bug in turn; report the seeds until it is caught")
 	fs.StringVar(&cfg.scenario, "scenario", "", "replay this scenario JSON instead of drawing one from a seed")
+	fs.StringVar(&cfg.store, "store", "mem", "store to simulate: mem, or pg (each seed also runs on mem; the traces must be identical)")
+	fs.StringVar(&cfg.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL for -store pg (default $DATABASE_URL)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.store != "mem" && cfg.store != "pg" {
+		return cfg, fmt.Errorf("-store %q: want mem or pg", cfg.store)
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
-// -parallel runs seeds on goroutines; none may outlive a run.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// -parallel runs seeds on goroutines; none may outlive a run (pgtest.Main
+// checks with goleak, and removes a PostgreSQL container it started).
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -62,6 +62,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{"-seeds", "0"},
 		{"-seeds", "3", "extra"},
 		{"-scenario", "{not json"},
+		{"-store", "sqlite"},
 	} {
 		if status, _, _ := runArgs(t, args...); status != 2 {
 			t.Errorf("simulate %q: exit status %d, want 2", args, status)

@@ -14,6 +14,9 @@ type outcome struct {
 	result sim.Result
 	// rerunHash is the trace hash of the second run with -check-determinism.
 	rerunHash uint64
+	// storeMismatch says where the PostgreSQL trace left the in-memory one
+	// (-store pg); empty when they agree.
+	storeMismatch string
 }
 
 // runSeeds simulates seeds from..to on cfg.parallel goroutines. With
@@ -29,16 +32,22 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) *summary {
 	lowestFail.Store(^uint64(0))
 	results := make(chan outcome, cfg.parallel)
 	var wg sync.WaitGroup
-	for range cfg.parallel {
+	for i := range cfg.parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			runner, err := newRunner(cfg, i)
+			if err != nil {
+				results <- outcome{seed: next.Add(1) - 1, result: sim.Result{Err: err}}
+				return
+			}
+			defer runner.close()
 			for {
 				seed := next.Add(1) - 1
 				if seed > to || (stopAtFirst && seed > lowestFail.Load()) {
 					return
 				}
-				o := runOne(cfg, seed)
+				o := runner.run(seed)
 				if o.failed() {
 					for cur := lowestFail.Load(); seed < cur && !lowestFail.CompareAndSwap(cur, seed); cur = lowestFail.Load() {
 					}
@@ -72,4 +81,6 @@ func (o *outcome) nondeterministic() bool {
 	return o.rerunHash != 0 && o.rerunHash != o.result.TraceHash
 }
 
-func (o *outcome) failed() bool { return o.result.Failed() || o.nondeterministic() }
+func (o *outcome) failed() bool {
+	return o.result.Failed() || o.nondeterministic() || o.storeMismatch != ""
+}

@@ -76,6 +76,9 @@ func (s *summary) print(w io.Writer, cfg config) {
 		if o := s.failures[i]; o.nondeterministic() {
 			fmt.Fprintf(w, "seed %d is NOT deterministic: trace hash %016x, then %016x\n", o.seed, o.result.TraceHash, o.rerunHash)
 		}
+		if o := s.failures[i]; o.storeMismatch != "" {
+			fmt.Fprintf(w, "seed %d: %s\n", o.seed, o.storeMismatch)
+		}
 	}
 	secs := s.wall.Seconds()
 	fmt.Fprintf(w, "seeds %d (from %d), failed %d, settled early %d, in %.1fs: %.0f seeds/s, virtual %.0fs per wall second, %d events (%.0f/s)\n",

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwork/tickwork/sim"
+	"github.com/tickwork/tickwork/store/pg"
+)
+
+// seedRunner simulates seeds one after another on one goroutine.
+type seedRunner interface {
+	run(seed uint64) outcome
+	close()
+}
+
+// memRunner runs seeds on the in-memory store.
+type memRunner struct{ cfg config }
+
+func (r memRunner) run(seed uint64) outcome { return runOne(r.cfg, seed) }
+func (memRunner) close()                    {}
+
+// newRunner returns the runner for goroutine i of cfg.parallel.
+func newRunner(cfg config, i int) (seedRunner, error) {
+	if cfg.store == "mem" {
+		return memRunner{cfg}, nil
+	}
+	return newPGRunner(cfg, i)
+}
+
+// pgRunner runs each seed on the in-memory store and then on PostgreSQL,
+// whose clock the simulator supplies, and requires byte-identical traces:
+// what the simulator proves of the in-memory store then holds for the SQL
+// that runs in production. It owns one throwaway schema, emptied per seed.
+type pgRunner struct {
+	cfg   config
+	store *pg.Store
+	now   atomic.Pointer[func() time.Time]
+}
+
+func newPGRunner(cfg config, i int) (*pgRunner, error) {
+	if cfg.databaseURL == "" {
+		return nil, fmt.Errorf("-store pg needs -database-url or DATABASE_URL")
+	}
+	r := &pgRunner{cfg: cfg}
+	ctx := context.Background()
+	schema := fmt.Sprintf("tickwork_sim_%d_%d", os.Getpid(), i)
+	st, err := pg.Open(ctx, cfg.databaseURL, pg.Options{
+		Schema: schema,
+		Now:    func() time.Time { return (*r.now.Load())() },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	r.store = st
+	return r, nil
+}
+
+func (r *pgRunner) run(seed uint64) outcome {
+	sc := r.cfg.scenarioFor(seed)
+	var memTrace, pgTrace bytes.Buffer
+	want := sim.Run(sc, sim.Options{Trace: &memTrace})
+	if err := r.store.DeleteAllRows(context.Background()); err != nil {
+		return outcome{seed: seed, result: sim.Result{Scenario: sc, Err: err}}
+	}
+	onPG := func(now func() time.Time) (sim.Backend, error) {
+		r.now.Store(&now)
+		return sim.DiffBackend(r.store), nil
+	}
+	got := sim.Run(sc, sim.Options{Trace: &pgTrace, Backend: onPG})
+	o := outcome{seed: seed, result: got}
+	if d := sim.FirstDifference(memTrace.String(), pgTrace.String()); d != "" {
+		o.storeMismatch = "PostgreSQL and in-memory traces differ (in-memory first) at " + d
+	} else if want.TraceHash != got.TraceHash {
+		o.storeMismatch = fmt.Sprintf("equal traces but hashes %016x and %016x", want.TraceHash, got.TraceHash)
+	}
+	return o
+}
+
+func (r *pgRunner) close() {
+	if err := r.store.DropSchema(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "simulate:", err)
+	}
+	r.store.Close()
+}
