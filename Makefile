@@ -5,8 +5,8 @@ STATICCHECK := $(GO) tool staticcheck
 .PHONY: test unit lint bench simulate mutants chaos
 
 # test: lint, every package's tests (PostgreSQL through DATABASE_URL), then
-# the simulator over 10,000 seeds.
-test: lint unit simulate
+# the simulator over 10,000 seeds, and the planted-bug check.
+test: lint unit simulate mutants
 
 unit:
 	$(GO) test -count=1 -timeout 10m ./...
@@ -20,4 +20,9 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./store/pg/
 
 simulate:
-	@if [ -d cmd/simulate ]; then $(GO) run ./cmd/simulate -seeds 10000; else echo "cmd/simulate not built yet"; fi
+	$(GO) run ./cmd/simulate -seeds 10000
+
+# mutants: plant each known bug in turn and show the simulator catches it,
+# printing seeds-to-first-failure per bug.
+mutants:
+	$(GO) run -tags mutants ./cmd/simulate -mutants -seeds 10000
