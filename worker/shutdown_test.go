@@ -118,3 +118,28 @@ func TestConcurrencyCapHolds(t *testing.T) {
 		t.Fatalf("%d of 60 jobs completed", n)
 	}
 }
+
+// A worker declared dead while it drains still records its results and
+// shuts down without registering again.
+func TestDeclaredDeadWhileDraining(t *testing.T) {
+	e := newEnv(t)
+	a, rec := e.core(testConfig(), 1)
+	e.enqueue("q", 2)
+	jobs := e.tick(a)
+	a.BeginShutdown()
+	e.inTx(func(tx store.Tx) error { return tx.ShutdownWorker(e.ctx, a.ID()) })
+	e.advance(2 * time.Minute) // the heartbeat is due, and finds the row shut down
+	finishAll(a, Succeed, "")
+	e.tick(a)
+	if rec.count(EventDeclaredDead) != 1 || rec.count(EventRegistered) != 1 {
+		t.Fatalf("want one declared-dead event and no new registration: %v", rec.events)
+	}
+	for _, j := range jobs {
+		if s := e.job(j.ID).Status; s != store.Completed {
+			t.Errorf("job %s is %s, want completed (not rescued yet, so not fenced)", j.ID, s)
+		}
+	}
+	if err := a.Shutdown(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -42,9 +42,14 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		errs = append(errs, err)
 	}
 	start, err := c.jobPass(ctx)
-	if isDead(err) && !c.shuttingDown {
+	if isDead(err) {
+		// Register again (unless shutting down) and retry at once: the
+		// results that were waiting go out under their old worker ids.
 		c.declaredDead(err)
-		if err = c.register(ctx); err == nil {
+		if err = nil; !c.shuttingDown {
+			err = c.register(ctx)
+		}
+		if err == nil {
 			start, err = c.jobPass(ctx)
 		}
 	}
