@@ -53,6 +53,18 @@ func (s *Store) classify(err error) error {
 	return err
 }
 
+// connectError reports a failed connection attempt by op. The message
+// names where the store points exactly once: classify adds it to the
+// failures worth retrying, this adds it to the others (a wrong password, a
+// database that does not exist).
+func (s *Store) connectError(op string, err error) error {
+	err = s.classify(err)
+	if errors.Is(err, store.ErrUnavailable) {
+		return fmt.Errorf("%s: cannot connect: %w", op, err)
+	}
+	return fmt.Errorf("%s: cannot connect to %s: %w", op, s.target, err)
+}
+
 // transientCode reports the SQLSTATEs after which the same work may succeed
 // if retried: lost connections, a server shutting down or starting,
 // serialization failures, deadlocks and exhausted connection slots.

@@ -46,7 +46,7 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 	cfg.RuntimeParams["application_name"] = "tickwork listen " + s.schema
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("listen: cannot connect to %s: %w", s.target, s.classify(err))
+		return nil, s.connectError("listen", err)
 	}
 	listen := "LISTEN " + quoteIdent(s.chAvailable) + "; LISTEN " + quoteIdent(s.chStepdown)
 	if _, err := conn.Exec(ctx, listen); err != nil {

@@ -79,7 +79,7 @@ func (s *Store) migrate(ctx context.Context, list []migration) error {
 	// the unlock below never runs.
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return fmt.Errorf("migrate: cannot connect to %s: %w", s.target, s.classify(err))
+		return s.connectError("migrate", err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", s.migrateKey); err != nil {

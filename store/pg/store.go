@@ -82,7 +82,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	s.ownsPool = true
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store/pg: cannot connect to %s: %w", s.target, s.classify(err))
+		return nil, s.connectError("store/pg", err)
 	}
 	return s, nil
 }
