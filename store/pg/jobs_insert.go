@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"time"
 
@@ -30,7 +31,7 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) error {
 	}
 	for _, j := range jobs {
 		if err := store.ValidateNewJob(j); err != nil {
-			return err
+			return fmt.Errorf("insert jobs: %w", err)
 		}
 	}
 	if len(jobs) == 0 {
