@@ -219,7 +219,10 @@ func (c *Core) inTxLazy(ctx context.Context, phase string, fn func(tx store.Tx, 
 		return fn(tx, &storeClock{ctx: ctx, tx: tx})
 	})
 	events := c.events
-	c.events = nil
+	defer func() { // keep the buffer for the next transaction, holding no rows
+		clear(events)
+		c.events = events[:0]
+	}()
 	if err != nil {
 		if !isDead(err) {
 			c.emit(Event{Kind: EventStoreError, Worker: c.id, Reason: phase, Err: err})

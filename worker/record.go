@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -18,14 +17,28 @@ import (
 // ReasonShutdown is the failed_reason of a job released at shutdown.
 const ReasonShutdown = "worker shut down"
 
-// recordResults writes every pending result in tx, in job id order:
-// successes in one CompleteJobs per worker id, failures one by one with
-// their retries. A fenced result is reported, never an error.
+// recordResults writes every pending result in tx, ordered by the worker
+// id that reserved the job and then by job id: successes in one
+// CompleteJobs per worker id (almost always one, the current id), failures
+// one by one with their retries. A fenced result is reported, never an
+// error. It sorts c.pending in place.
 func (c *Core) recordResults(ctx context.Context, tx store.Tx, now time.Time) error {
-	results := slices.Clone(c.pending)
-	slices.SortFunc(results, func(a, b pendingResult) int { return a.JobID.Compare(b.JobID) })
-	if err := c.completeAll(ctx, tx, now, results); err != nil {
-		return err
+	results := c.pending
+	slices.SortFunc(results, func(a, b pendingResult) int {
+		if n := a.local.worker.Compare(b.local.worker); n != 0 {
+			return n
+		}
+		return a.JobID.Compare(b.JobID)
+	})
+	for start := 0; start < len(results); {
+		end := start + 1
+		for end < len(results) && results[end].local.worker == results[start].local.worker {
+			end++
+		}
+		if err := c.completeAll(ctx, tx, now, results[start].local.worker, results[start:end]); err != nil {
+			return err
+		}
+		start = end
 	}
 	for _, r := range results {
 		if r.Decision == Succeed {
@@ -38,36 +51,34 @@ func (c *Core) recordResults(ctx context.Context, tx store.Tx, now time.Time) er
 	return nil
 }
 
-// completeAll marks the successes completed, one statement per worker id
-// (almost always one: the current id).
-func (c *Core) completeAll(ctx context.Context, tx store.Tx, now time.Time, results []pendingResult) error {
-	byWorker := map[ulid.ULID][]pendingResult{}
+// completeAll marks the successes among results, all reserved by worker,
+// completed in one statement.
+func (c *Core) completeAll(ctx context.Context, tx store.Tx, now time.Time, worker ulid.ULID, results []pendingResult) error {
+	ids := make([]ulid.ULID, 0, len(results))
 	for _, r := range results {
 		if r.Decision == Succeed {
-			byWorker[r.local.worker] = append(byWorker[r.local.worker], r)
+			ids = append(ids, r.JobID)
 		}
 	}
-	workers := slices.SortedFunc(maps.Keys(byWorker), func(a, b ulid.ULID) int { return a.Compare(b) })
-	for _, w := range workers {
-		group := byWorker[w]
-		ids := make([]ulid.ULID, len(group))
-		for i, r := range group {
-			ids[i] = r.JobID
+	if len(ids) == 0 {
+		return nil
+	}
+	fenced, err := tx.CompleteJobs(ctx, worker, ids)
+	if err != nil {
+		return fmt.Errorf("complete %d jobs of worker %s: %w", len(ids), worker, err)
+	}
+	for _, r := range results {
+		if r.Decision != Succeed {
+			continue
 		}
-		fenced, err := tx.CompleteJobs(ctx, w, ids)
-		if err != nil {
-			return fmt.Errorf("complete %d jobs of worker %s: %w", len(ids), w, err)
+		e := Event{Worker: worker, StoreTime: now, Job: r.local.job, Decision: Succeed}
+		if slices.Contains(fenced, r.JobID) {
+			e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
+		} else {
+			e.Kind = EventResultRecorded
+			e.Job.Status, e.Job.CompletedAt = store.Completed, now
 		}
-		for _, r := range group {
-			e := Event{Worker: w, StoreTime: now, Job: r.local.job, Decision: Succeed}
-			if slices.Contains(fenced, r.JobID) {
-				e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
-			} else {
-				e.Kind = EventResultRecorded
-				e.Job.Status, e.Job.CompletedAt = store.Completed, now
-			}
-			c.note(e)
-		}
+		c.note(e)
 	}
 	return nil
 }

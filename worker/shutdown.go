@@ -111,7 +111,8 @@ func (c *Core) Shutdown(ctx context.Context) error {
 		}
 		return err
 	}
-	c.pending = nil
+	clear(c.pending)
+	c.pending = c.pending[:0]
 	clear(c.executing)
 	c.leader = false
 	c.closed = true

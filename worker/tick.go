@@ -212,7 +212,8 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	if heartbeat {
 		c.lastHeartbeat = c.now
 	}
-	c.pending = nil
+	clear(c.pending)
+	c.pending = c.pending[:0]
 	if c.unseenReserve == id {
 		c.unseenReserve = ulid.ULID{}
 	}
