@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // MaxQueueNameBytes is the longest queue or schedule name a store accepts.
@@ -31,6 +32,11 @@ func validateDocument(what string, doc json.RawMessage) error {
 	}
 	if !json.Valid(doc) {
 		return fmt.Errorf("%s is not valid JSON: %w", what, ErrInvalid)
+	}
+	// PostgreSQL's json type refuses invalid UTF-8, so both stores refuse
+	// it before writing anything.
+	if !utf8.Valid(doc) {
+		return fmt.Errorf("%s is not valid UTF-8: %w", what, ErrInvalid)
 	}
 	return nil
 }

@@ -135,9 +135,12 @@ func (s *Store) indexAttempts(id ulid.ULID, before, after *store.Job) {
 	}
 }
 
-// validAvailable reports whether a heap entry still names an available row.
-func (s *Store) validAvailable(e entry) bool {
-	return status(s.jobs[e.id]) == store.Available
+// validAvailable reports whether an entry of queue's heap still names an
+// available row of that queue (an id can come back on another queue after
+// retention deleted its row).
+func (s *Store) validAvailable(e entry, queue string) bool {
+	j := s.jobs[e.id]
+	return status(j) == store.Available && j.Queue == queue
 }
 
 // validScheduled reports whether a heap entry still names a scheduled row

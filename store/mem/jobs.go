@@ -128,7 +128,8 @@ func (s *Store) nextAvailable(queues []string) *entryHeap {
 		if h == nil {
 			continue
 		}
-		if e, ok := h.top(s.validAvailable); ok && (best == nil || e.id.Compare(bestID) < 0) {
+		valid := func(e entry) bool { return s.validAvailable(e, q) }
+		if e, ok := h.top(valid); ok && (best == nil || e.id.Compare(bestID) < 0) {
 			best, bestID = h, e.id
 		}
 	}

@@ -53,6 +53,7 @@ var insertCases = []testCase{
 			"long queue":     {ID: h.newID(), Queue: strings.Repeat("q", store.MaxQueueNameBytes+1), Payload: payload(1)},
 			"bad metadata":   {ID: h.newID(), Queue: "q", Payload: payload(1), Metadata: json.RawMessage(`nope`)},
 			"empty metadata": {ID: h.newID(), Queue: "q", Payload: payload(1), Metadata: json.RawMessage{}},
+			"invalid UTF-8":  {ID: h.newID(), Queue: "q", Payload: json.RawMessage("\"\xff\"")},
 		}
 		for _, name := range sortedKeys(bad) {
 			err := h.tx(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, []store.NewJob{good, bad[name]}) })

@@ -101,4 +101,25 @@ var reserveCases = []testCase{
 			h.t.Fatalf("RunningJobs of an unknown worker = %v", ids(got))
 		}
 	}},
+	{"ReusedIDOnAnotherQueueIsNotReservedFromTheOld", func(h *harness) {
+		// A row cancelled while available, deleted by retention, then
+		// inserted again with the same id on another queue belongs to the
+		// new queue only.
+		w := h.worker()
+		id := h.insert("old", time.Time{})
+		h.do(func(tx store.Tx) error { _, err := tx.CancelJob(h.ctx, id); return err })
+		h.clock.Advance(time.Hour)
+		if n := h.deleteOldJobs(time.Minute); n != 1 {
+			h.t.Fatalf("retention deleted %d rows, want 1", n)
+		}
+		h.do(func(tx store.Tx) error {
+			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "new", Payload: payload(1)}})
+		})
+		if got := h.reserve(w, 5, "old"); len(got) != 0 {
+			h.t.Fatalf("reserve on queue old returned %v, a row of queue new", ids(got))
+		}
+		if got := h.reserve(w, 5, "new"); !slices.Equal(ids(got), []ulid.ULID{id}) {
+			h.t.Fatalf("reserve on queue new = %v, want [%s]", ids(got), id)
+		}
+	}},
 }
