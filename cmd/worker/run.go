@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -53,6 +54,9 @@ type runFlags struct {
 	heartbeatInterval time.Duration
 	leaseTTL          time.Duration
 	deadThreshold     time.Duration
+
+	historyLog     string
+	historyProcess string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -72,6 +76,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, "tuning: how often the worker reports it is alive")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", def.LeaseTTL, "tuning: how long the leader's lease lasts after each renewal")
 	fs.DurationVar(&f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
+	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
+	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
 }
 
 // config turns the flags into the worker's configuration, or a usageError.
@@ -180,7 +186,13 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 
 	sender := newWebhookSender(f.webhookAllowPrivate, f.webhookTimeout)
 	defer sender.close()
-	w, err := worker.New(st, worker.Options{Config: cfg, Logger: log, MeterProvider: mp})
+	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp}
+	ctx, history, closeHistory, err := attachHistoryLog(ctx, f, &opts)
+	if err != nil {
+		return err
+	}
+	defer closeHistory()
+	w, err := worker.New(st, opts)
 	if err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
@@ -212,6 +224,11 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	running.Store(false)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("worker stopped: %w", err)
+	}
+	if history != nil {
+		if err := history.shutdownCompleted(context.WithoutCancel(ctx), st); err != nil {
+			return err
+		}
 	}
 	log.Info("worker stopped after a clean drain")
 	return nil

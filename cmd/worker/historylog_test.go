@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/mem"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// The history log turns the worker's events into what props.Reconstruct
+// reads: store times only, duties closed before the next transaction, a
+// declared-dead notice at the next store time, the release of a job not
+// taken for its end, and the shutdown begun only by ticks after the signal.
+func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
+	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	local := func(ms int) time.Time {
+		return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	}
+	w1, w2 := ulid.MustParse("01J0000000000000000000000A"), ulid.MustParse("01J0000000000000000000000B")
+	j1, j2, j3 := ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002"), ulid.MustParse("01J00000000000000000000003")
+	job := func(id ulid.ULID) store.Job { return store.Job{ID: id, Queue: "noop"} }
+
+	var buf bytes.Buffer
+	h := newHistoryLog(&buf, "p1")
+	for _, e := range []worker.Event{
+		{Kind: worker.EventRegistered, Worker: w1, StoreTime: at(1), Local: local(1)},
+		{Kind: worker.EventLeaseAcquired, Worker: w1, StoreTime: at(2), Local: local(2), LeaseExpires: at(1002)},
+		{Kind: worker.EventDutiesStarted, Worker: w1, StoreTime: at(3), Local: local(2)},
+		{Kind: worker.EventJobsPromoted, Worker: w1, StoreTime: at(3), Local: local(2), Count: 1},
+		{Kind: worker.EventJobStarted, Worker: w1, StoreTime: at(4), Local: local(4), Job: job(j1)},
+		{Kind: worker.EventStoreError, Worker: w1, Local: local(5), Err: fmt.Errorf("boom")},
+		{Kind: worker.EventLeaseRenewed, Worker: w1, StoreTime: at(6), Local: local(6), LeaseExpires: at(1006)},
+		{Kind: worker.EventResultRecorded, Worker: w1, StoreTime: at(7), Local: local(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
+		{Kind: worker.EventDeclaredDead, Worker: w1, Local: local(8)},
+		{Kind: worker.EventRegistered, Worker: w2, StoreTime: at(8), Local: local(8)},
+	} {
+		h.Observe(e)
+	}
+	h.signalled(local(10))
+	for _, e := range []worker.Event{
+		// A tick begun before the signal is not part of the shutdown.
+		{Kind: worker.EventJobStarted, Worker: w2, StoreTime: at(9), Local: local(9), Job: job(j2)},
+		{Kind: worker.EventReleasedAtShutdown, Worker: w2, StoreTime: at(11), Job: job(j2)},
+		{Kind: worker.EventResultRecorded, Worker: w2, StoreTime: at(11), Job: job(j2), Decision: worker.Retry, Reason: worker.ReasonShutdown},
+		{Kind: worker.EventResultFenced, Worker: w1, StoreTime: at(11), Job: job(j3), Decision: worker.Succeed},
+		{Kind: worker.EventShutDown, Worker: w2, StoreTime: at(11)},
+		{Kind: worker.EventLeaseReleased, Worker: w2, StoreTime: at(11)},
+	} {
+		h.Observe(e)
+	}
+	st := mem.New(func() time.Time { return at(12) })
+	if err := h.shutdownCompleted(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+
+	got := decodeHistoryLines(t, buf.String())
+	lease := func(holder ulid.ULID, elected, expires time.Time) []props.LeaseChange {
+		return []props.LeaseChange{{After: &props.LeaseRow{Holder: holder, ElectedAt: elected, ExpiresAt: expires}}}
+	}
+	want := []props.Event{
+		{Kind: props.Restarted, Time: at(1)},
+		{Kind: props.Commit, Time: at(2), Worker: w1, Leases: lease(w1, at(2), at(1002))},
+		{Kind: props.DutiesStarted, Time: at(3), Worker: w1, LeaseExpires: at(1002)},
+		{Kind: props.DutiesEnded, Time: at(3), Worker: w1},
+		{Kind: props.ExecStarted, Time: at(4), Worker: w1, Job: j1},
+		{Kind: props.Commit, Time: at(6), Worker: w1, Leases: lease(w1, at(2), at(1006))},
+		{Kind: props.ExecEnded, Time: at(7), Worker: w1, Job: j1, Decision: props.Retry, Reason: "HTTP 500"},
+		{Kind: props.DeclaredDead, Time: at(8), Worker: w1},
+		{Kind: props.ExecStarted, Time: at(9), Worker: w2, Job: j2},
+		{Kind: props.ShutdownBegan, Time: at(11), Worker: w2},
+		{Kind: props.ResultFenced, Time: at(11), Worker: w1, Job: j3},
+		{Kind: props.ExecEnded, Time: at(11), Worker: w1, Job: j3, Decision: props.Succeed},
+		{Kind: props.Commit, Time: at(11), Worker: w2, Leases: []props.LeaseChange{{}}},
+		{Kind: props.ShutdownCompleted, Time: at(12), Worker: w2},
+	}
+	for i := range want {
+		want[i].Process = "p1"
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d:\n%s", len(got), len(want), buf.String())
+	}
+	for i := range want {
+		g, w := mustJSON(t, got[i]), mustJSON(t, want[i])
+		if g != w {
+			t.Errorf("event %d:\n got %s\nwant %s", i, g, w)
+		}
+	}
+}
+
+// The state after the shutdown is read from the store: jobs still running
+// under the worker and the lease holder are reported, not assumed away.
+func TestHistoryLogShutdownReadsTheStore(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := mem.New(func() time.Time { return now })
+	w, job := ulid.MustParse("01J0000000000000000000000A"), ulid.MustParse("01J00000000000000000000001")
+	ctx := context.Background()
+	err := st.InTx(ctx, func(tx store.Tx) error {
+		if err := tx.RegisterWorker(ctx, w); err != nil {
+			return err
+		}
+		if err := tx.InsertJobs(ctx, []store.NewJob{{ID: job, Queue: "noop", Payload: json.RawMessage(`{}`)}}); err != nil {
+			return err
+		}
+		if _, err := tx.Reserve(ctx, w, []string{"noop"}, 1); err != nil {
+			return err
+		}
+		_, err := tx.TryAcquireLease(ctx, w, time.Second)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	h := newHistoryLog(&buf, "p1")
+	h.Observe(worker.Event{Kind: worker.EventRegistered, Worker: w, StoreTime: now})
+	if err := h.shutdownCompleted(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeHistoryLines(t, buf.String())
+	last := got[len(got)-1]
+	if last.Kind != props.ShutdownCompleted || len(last.Running) != 1 || last.Running[0] != job || last.LeaseHolder != w {
+		t.Fatalf("last event %+v, want shutdown_completed listing job %s running and %s holding the lease", last, job, w)
+	}
+}
+
+// decodeHistoryLines reads one props.Event per line, refusing unknown
+// fields as the chaos run's reader does.
+func decodeHistoryLines(t *testing.T, s string) []props.Event {
+	t.Helper()
+	var out []props.Event
+	for i, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		var e props.Event
+		if err := dec.Decode(&e); err != nil {
+			t.Fatalf("line %d %q: %v", i+1, line, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
