@@ -107,10 +107,12 @@ func listJobs(t testing.TB, st store.Store, f store.JobFilter) []store.Job {
 	return out
 }
 
-// settled reports whether no job is waiting or running.
+// settled reports whether no job is waiting or running. It reads every row
+// in one statement (one snapshot): separate reads per status could miss a
+// row that moves from running to lost to scheduled in between.
 func settled(t *testing.T, st store.Store) bool {
-	for _, s := range []store.Status{store.Scheduled, store.Available, store.Running} {
-		if len(listJobs(t, st, store.JobFilter{Status: s})) > 0 {
+	for _, j := range listJobs(t, st, store.JobFilter{}) {
+		if !j.Status.Terminal() {
 			return false
 		}
 	}
