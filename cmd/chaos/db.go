@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// driverDB is the chaos driver's own connection pool: it reads the store
+// time for the events the driver logs, terminates the workers' backends
+// and reads the final rows. Its connections carry their own
+// application_name, so that terminations never aim at them.
+type driverDB struct {
+	pool   *pgxpool.Pool
+	schema string
+}
+
+func openDriverDB(ctx context.Context, dbURL, schema string) (*driverDB, error) {
+	pool, err := pgxpool.New(ctx, withAppName(dbURL, "chaos-"+schema+"-driver"))
+	if err != nil {
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	return &driverDB{pool: pool, schema: schema}, nil
+}
+
+func (d *driverDB) close() { d.pool.Close() }
+
+// table is a table of the run's schema, quoted.
+func (d *driverDB) table(name string) string { return pgx.Identifier{d.schema, name}.Sanitize() }
+
+// retry runs fn until it succeeds, ctx ends or a minute passed: the driver
+// outlives a PostgreSQL restart.
+func retry(ctx context.Context, what string, fn func(context.Context) error) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// now returns the database's clock, the time every history event carries.
+func (d *driverDB) now(ctx context.Context) (time.Time, error) {
+	var t time.Time
+	err := retry(ctx, "read the database clock", func(ctx context.Context) error {
+		return d.pool.QueryRow(ctx, "SELECT now()").Scan(&t)
+	})
+	return t, err
+}
+
+// terminate ends every backend whose application_name is among names and
+// returns how many it ended.
+func (d *driverDB) terminate(ctx context.Context, names []string) (int, error) {
+	var n int
+	err := d.pool.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
+		FROM pg_stat_activity WHERE application_name = ANY($1) AND pid <> pg_backend_pid()`, names).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("terminate the backends of %v: %w", names, err)
+	}
+	return n, nil
+}
+
+// pending counts the rows that have not ended.
+func (d *driverDB) pending(ctx context.Context) (int, error) {
+	var n int
+	err := d.pool.QueryRow(ctx, `SELECT count(*) FROM `+d.table("jobs")+
+		` WHERE status IN ('scheduled', 'available', 'running')`).Scan(&n)
+	return n, err
+}
+
+// dropSchema removes the run's schema and everything in it.
+func (d *driverDB) dropSchema(ctx context.Context) error {
+	_, err := d.pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{d.schema}.Sanitize()+" CASCADE")
+	if err != nil {
+		return fmt.Errorf("drop schema %s: %w", d.schema, err)
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+)
+
+// defaultRestartPG restarts the local cluster of the Debian packaging. The
+// ls picks the one installed PostgreSQL version.
+const defaultRestartPG = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main restart"
+
+// options are the settings of one chaos run.
+type options struct {
+	databaseURL  string
+	duration     time.Duration // the chaos phase
+	workers      int           // worker processes
+	seed         uint64        // decides the fault plan, the enqueues and the webhook answers
+	restartPG    string        // shell command restarting PostgreSQL; "" disables that fault
+	schema       string        // "" makes a fresh one
+	keepSchema   bool
+	workerBin    string // "" builds cmd/worker
+	workDir      string // "" makes a temporary directory, removed after a clean run
+	settle       time.Duration
+	verbose      bool
+	concurrency  int
+	leaseTTL     time.Duration
+	deadAfter    time.Duration
+	heartbeat    time.Duration
+	poll         time.Duration
+	retryDelay   time.Duration
+	maxRetries   int
+	drainTimeout time.Duration
+	hookTimeout  time.Duration
+	mutant       string // planted bug the workers run with (internal/mutant)
+}
+
+// parseOptions reads the command line; DATABASE_URL is the default
+// database.
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: chaos [flags]\n\n%s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	var o options
+	fs.StringVar(&o.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
+	fs.DurationVar(&o.duration, "duration", 60*time.Second, "length of the chaos phase (quiescence comes after)")
+	fs.IntVar(&o.workers, "workers", 4, "worker processes")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fault plan, the enqueues and the webhook answers (0: from the clock; printed)")
+	fs.StringVar(&o.restartPG, "restart-pg-cmd", defaultRestartPG, `shell command that restarts PostgreSQL once mid-run; "" disables it`)
+	fs.StringVar(&o.schema, "schema", "", "schema to run in (default: a fresh chaos_<seed>_<random>); it must not exist yet unless it is empty")
+	fs.BoolVar(&o.keepSchema, "keep-schema", false, "keep the schema after the run (it is also kept when a violation is found)")
+	fs.StringVar(&o.workerBin, "worker-bin", "", "worker binary to run (default: go build ./cmd/worker)")
+	fs.StringVar(&o.workDir, "work-dir", "", "directory for the processes' logs (default: a temporary one, removed after a clean run)")
+	fs.DurationVar(&o.settle, "settle-timeout", 90*time.Second, "how long quiescence may take for every job to end")
+	fs.BoolVar(&o.verbose, "v", false, "print each fault as it is injected")
+	fs.IntVar(&o.concurrency, "concurrency", 8, "jobs at once per worker process")
+	fs.DurationVar(&o.leaseTTL, "lease-ttl", 1500*time.Millisecond, "leader lease TTL")
+	fs.DurationVar(&o.deadAfter, "dead-threshold", 4*time.Second, "silence after which a worker is declared dead")
+	fs.DurationVar(&o.heartbeat, "heartbeat-interval", 400*time.Millisecond, "worker heartbeat interval")
+	fs.DurationVar(&o.poll, "poll-interval", 250*time.Millisecond, "worker poll interval")
+	fs.DurationVar(&o.retryDelay, "retry-delay", 200*time.Millisecond, "delay before a first retry (doubling after)")
+	fs.IntVar(&o.maxRetries, "max-retries", 3, "retries of a job before it is abandoned")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 5*time.Second, "the workers' drain timeout at the final SIGTERM")
+	fs.DurationVar(&o.hookTimeout, "webhook-timeout", time.Second, "how long a webhook may take before the attempt is retried")
+	fs.StringVar(&o.mutant, "mutant", "", "run the workers with this planted bug (built with -tags mutants) to show the checks catch it")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.seed == 0 {
+		o.seed = uint64(time.Now().UnixNano())
+	}
+	return o, o.validate()
+}
+
+const synopsis = `Runs several 'worker run' processes against PostgreSQL in real time while
+jobs are enqueued continuously and faults are injected (SIGKILL and restart,
+SIGSTOP past the dead threshold then SIGCONT, pg_terminate_backend of their
+connections, one PostgreSQL restart), then lets every job end, stops the
+workers gracefully and checks the history (final rows plus the processes'
+logs) with the property checker of props/. Exits 1 on any violation.`
+
+func (o options) validate() error {
+	var errs []error
+	if o.databaseURL == "" {
+		errs = append(errs, errors.New("no database: set DATABASE_URL or pass -database-url"))
+	}
+	if o.workers < 2 {
+		errs = append(errs, fmt.Errorf("-workers %d: at least 2, so one is alive while another is stopped", o.workers))
+	}
+	if o.duration < 2*o.deadAfter {
+		errs = append(errs, fmt.Errorf("-duration %v is too short: it must leave room for a SIGSTOP past -dead-threshold %v (at least twice that)", o.duration, o.deadAfter))
+	}
+	if o.deadAfter <= o.heartbeat || o.leaseTTL <= 0 || o.poll <= 0 || o.retryDelay <= 0 {
+		errs = append(errs, fmt.Errorf("timings: -dead-threshold %v must exceed -heartbeat-interval %v; -lease-ttl, -poll-interval, -retry-delay must be positive",
+			o.deadAfter, o.heartbeat))
+	}
+	if o.mutant != "" && !mutant.Known(o.mutant) {
+		errs = append(errs, fmt.Errorf("-mutant %q is unknown; known: %s", o.mutant, strings.Join(mutant.Names, ", ")))
+	}
+	if strings.TrimSpace(o.schema) != o.schema {
+		errs = append(errs, fmt.Errorf("-schema %q has surrounding spaces", o.schema))
+	}
+	return errors.Join(errs...)
+}
+
+// workerArgs are the flags of 'worker run' for a process named name
+// logging its history to logPath.
+func (o options) workerArgs(schema, name, logPath string) []string {
+	return []string{"run",
+		"-schema", schema,
+		"-queues", "webhook,noop",
+		"-concurrency", fmt.Sprint(o.concurrency),
+		"-max-retries", fmt.Sprint(o.maxRetries),
+		"-retry-delay", o.retryDelay.String(),
+		"-drain-timeout", o.drainTimeout.String(),
+		"-metrics-addr", "",
+		"-webhook-allow-private",
+		"-webhook-timeout", o.hookTimeout.String(),
+		"-poll-interval", o.poll.String(),
+		"-heartbeat-interval", o.heartbeat.String(),
+		"-lease-ttl", o.leaseTTL.String(),
+		"-dead-threshold", o.deadAfter.String(),
+		"-history-log", logPath,
+		"-history-process", name,
+	}
+}

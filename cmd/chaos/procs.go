@@ -1,0 +1,166 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// slot is one worker process name (w1, w2, ...) and its current life: a
+// killed process is started again under the same name, as the same
+// "process" of the history, with a new log file.
+type slot struct {
+	name string
+	life int
+	cmd  *exec.Cmd
+	done chan struct{} // closed once the current life exited
+	err  error         // the exit error once done
+
+	stopped    bool      // SIGSTOPped, waiting for its SIGCONT
+	contAt     time.Time // when to SIGCONT it
+	expectExit bool      // we signalled it to exit
+	restartAt  time.Time // when to start it again (zero: not waiting)
+	logs       []string  // history logs of every life
+	stderrs    []string
+}
+
+// fleet starts and signals the worker processes of a run.
+type fleet struct {
+	bin    string
+	dir    string
+	env    []string
+	args   func(name, logPath string) []string
+	url    string
+	schema string
+	slots  []*slot
+	starts int
+}
+
+func newFleet(bin, dir, dbURL, schema string, n int, env []string, args func(name, logPath string) []string) *fleet {
+	f := &fleet{bin: bin, dir: dir, env: append(cleanEnv(), env...), args: args, url: dbURL, schema: schema}
+	for i := 1; i <= n; i++ {
+		f.slots = append(f.slots, &slot{name: fmt.Sprintf("w%d", i)})
+	}
+	return f
+}
+
+// cleanEnv is this process's environment without what would override the
+// flags given to the workers.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "DATABASE_URL=") || strings.HasPrefix(kv, "TICKWORK_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// appName is the application_name of a worker's pool connections, so that
+// pg_terminate_backend can aim at one process; its listener is named by
+// the store ("tickwork listen <schema>").
+func (f *fleet) appName(s *slot) string { return "chaos-" + f.schema + "-" + s.name }
+
+// start begins a new life of s.
+func (f *fleet) start(s *slot) error {
+	s.life++
+	base := filepath.Join(f.dir, fmt.Sprintf("%s.%d", s.name, s.life))
+	logPath, errPath := base+".history.jsonl", base+".stderr"
+	stderr, err := os.Create(errPath)
+	if err != nil {
+		return err
+	}
+	defer stderr.Close()
+	cmd := exec.Command(f.bin, f.args(s.name, logPath)...)
+	cmd.Env = append(f.env, "DATABASE_URL="+withAppName(f.url, f.appName(s)))
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
+	f.starts++
+	s.cmd, s.done, s.err = cmd, make(chan struct{}), nil
+	s.stopped, s.expectExit, s.restartAt = false, false, time.Time{}
+	s.logs, s.stderrs = append(s.logs, logPath), append(s.stderrs, errPath)
+	done := s.done
+	go func() {
+		err := cmd.Wait()
+		s.err = err // read only after done is closed
+		close(done)
+	}()
+	return nil
+}
+
+// withAppName sets application_name in a URL or key=value connection
+// string.
+func withAppName(raw, name string) string {
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+		q := u.Query()
+		q.Set("application_name", name)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return raw + " application_name='" + strings.ReplaceAll(name, "'", `\'`) + "'"
+}
+
+// alive reports whether the current life of s is running (stopped or not).
+func (s *slot) alive() bool {
+	if s.cmd == nil {
+		return false
+	}
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (s *slot) signal(sig syscall.Signal) error {
+	if err := s.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("%s %s: %w", sig, s.name, err)
+	}
+	return nil
+}
+
+// kill SIGKILLs s and waits for it to exit.
+func (s *slot) kill() error {
+	s.expectExit = true
+	if err := s.signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-s.done
+	s.stopped = false
+	return nil
+}
+
+// exitCode is the exit status of an exited life, -1 if it was signalled.
+func (s *slot) exitCode() int {
+	var exit *exec.ExitError
+	if errors.As(s.err, &exit) {
+		return exit.ExitCode()
+	}
+	if s.err != nil {
+		return -1
+	}
+	return 0
+}
+
+// stderrTail returns the last lines of the current life's standard error.
+func (s *slot) stderrTail(lines int) string {
+	if len(s.stderrs) == 0 {
+		return ""
+	}
+	b, err := os.ReadFile(s.stderrs[len(s.stderrs)-1])
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}
