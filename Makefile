@@ -16,8 +16,14 @@ lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) ./...
 
+# bench: figures, not assertions. store/pg: bulk enqueue (COPY) and
+# reserve+complete; worker: (a) 100,000 no-op jobs, one worker, 100
+# concurrent, (b) four workers, (c) enqueue-to-start latency; then the
+# in-memory store, the checker and the simulator.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./store/pg/
+	$(GO) test -run '^$$' -bench . -count 1 ./store/pg/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./worker/
+	$(GO) test -run '^$$' -bench . -count 1 ./store/mem/ ./props/ ./sim/
 
 simulate:
 	$(GO) run ./cmd/simulate -seeds 10000
