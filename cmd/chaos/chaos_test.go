@@ -29,7 +29,7 @@ func shortOptions(t *testing.T) options {
 		poll:         200 * time.Millisecond,
 		retryDelay:   100 * time.Millisecond,
 		maxRetries:   2,
-		drainTimeout: 3 * time.Second,
+		drainTimeout: 300 * time.Millisecond,
 		hookTimeout:  500 * time.Millisecond,
 	}
 }
@@ -46,7 +46,7 @@ func TestShortChaosRun(t *testing.T) {
 	if sum.found != 0 {
 		t.Fatalf("%d violations:\n%s", sum.found, out.String())
 	}
-	for _, k := range []faultKind{faultKill, faultStop, faultTerminate} {
+	for _, k := range []faultKind{faultKill, faultStop, faultTerminate, faultDrain} {
 		if sum.faults[k] == 0 {
 			t.Errorf("no %s fault was injected:\n%s", faultNames[k], out.String())
 		}

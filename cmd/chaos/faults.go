@@ -19,11 +19,17 @@ const (
 	faultKill      faultKind = iota // SIGKILL a worker, start it again a little later
 	faultStop                       // SIGSTOP a worker past the dead threshold, then SIGCONT
 	faultTerminate                  // pg_terminate_backend of worker connections
+	faultDrain                      // SIGTERM a worker with jobs in flight, start it again once drained
 	faultRestartPG                  // restart PostgreSQL
 	faultKinds
 )
 
-var faultNames = [faultKinds]string{"SIGKILL + restart", "SIGSTOP past the dead threshold + SIGCONT", "pg_terminate_backend", "PostgreSQL restart"}
+// randomFaults are the kinds drawn at random; the PostgreSQL restart is
+// planned apart.
+const randomFaults = int(faultRestartPG)
+
+var faultNames = [faultKinds]string{"SIGKILL + restart", "SIGSTOP past the dead threshold + SIGCONT", "pg_terminate_backend",
+	"SIGTERM (drain) + restart", "PostgreSQL restart"}
 
 // plannedFault is a fault due at an offset from the start of the chaos
 // phase.
@@ -33,18 +39,18 @@ type plannedFault struct {
 }
 
 // planFaults draws the faults of a chaos phase of length d: one every 0.8
-// to 2.5 s until a second before the end, the first three a shuffle of
-// kill, stop and terminate so that each kind happens, and, if restartPG,
-// one PostgreSQL restart between 35% and 60% of the phase.
+// to 2.5 s until a second before the end, the first four a shuffle of
+// kill, stop, terminate and drain so that each kind happens, and, if
+// restartPG, one PostgreSQL restart between 35% and 60% of the phase.
 func planFaults(rnd *clockrng.Rand, d time.Duration, restartPG bool) []plannedFault {
-	first := []faultKind{faultKill, faultStop, faultTerminate}
+	first := []faultKind{faultKill, faultStop, faultTerminate, faultDrain}
 	for i := len(first) - 1; i > 0; i-- {
 		j := rnd.IntN(i + 1)
 		first[i], first[j] = first[j], first[i]
 	}
 	var plan []plannedFault
 	for at := rnd.DurationBetween(500*time.Millisecond, 1500*time.Millisecond); at < d-time.Second; at += rnd.DurationBetween(800*time.Millisecond, 2500*time.Millisecond) {
-		kind := faultKind(rnd.IntN(3))
+		kind := faultKind(rnd.IntN(randomFaults))
 		if len(plan) < len(first) {
 			kind = first[len(plan)]
 		}
@@ -68,17 +74,20 @@ func (r *run) inject(ctx context.Context, kind faultKind) error {
 		return r.stopOne()
 	case faultTerminate:
 		return r.terminate(ctx)
+	case faultDrain:
+		return r.drainOne()
 	case faultRestartPG:
 		return r.restartPG(ctx)
 	}
 	return fmt.Errorf("unknown fault kind %d", kind)
 }
 
-// pick returns a random worker that runs and is not stopped, or nil.
+// pick returns a random worker that runs, is not stopped and is not
+// draining, or nil.
 func (r *run) pick() *slot {
 	var up []*slot
 	for _, s := range r.fleet.slots {
-		if s.alive() && !s.stopped {
+		if s.alive() && !s.stopped && !s.expectExit {
 			up = append(up, s)
 		}
 	}
@@ -124,6 +133,22 @@ func (r *run) stopOne() error {
 	s.contAt = time.Now().Add(r.o.deadAfter + r.rnd.DurationBetween(time.Second, 2500*time.Millisecond))
 	r.counts[faultStop]++
 	r.logf("SIGSTOP %s until %s", s.name, s.contAt.Format("15:04:05.000"))
+	return nil
+}
+
+// drainOne asks a worker to shut down gracefully while it has jobs in
+// flight; tend starts it again once it has exited.
+func (r *run) drainOne() error {
+	s := r.pick()
+	if s == nil {
+		return nil
+	}
+	s.expectExit, s.draining = true, true
+	if err := s.signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	r.counts[faultDrain]++
+	r.logf("SIGTERM %s (life %d)", s.name, s.life)
 	return nil
 }
 

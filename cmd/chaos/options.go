@@ -69,7 +69,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.poll, "poll-interval", 250*time.Millisecond, "worker poll interval")
 	fs.DurationVar(&o.retryDelay, "retry-delay", 200*time.Millisecond, "delay before a first retry (doubling after)")
 	fs.IntVar(&o.maxRetries, "max-retries", 3, "retries of a job before it is abandoned")
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", 5*time.Second, "the workers' drain timeout at the final SIGTERM")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 500*time.Millisecond, "the workers' drain timeout: slow webhooks outlast it and are cancelled")
 	fs.DurationVar(&o.hookTimeout, "webhook-timeout", time.Second, "how long a webhook may take before the attempt is retried")
 	fs.StringVar(&o.mutant, "mutant", "", "run the workers with this planted bug (built with -tags mutants) to show the checks catch it")
 	if err := fs.Parse(args); err != nil {

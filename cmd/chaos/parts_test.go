@@ -28,7 +28,7 @@ func TestPlanFaults(t *testing.T) {
 					t.Fatalf("seed %d: fault %d at %v: out of the phase or out of order: %v", seed, i, f.at, plan)
 				}
 			}
-			for k := faultKill; k < faultRestartPG; k++ {
+			for k := faultKind(0); k < faultRestartPG; k++ {
 				if n[k] == 0 {
 					t.Errorf("seed %d: no %s planned", seed, faultNames[k])
 				}

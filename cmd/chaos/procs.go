@@ -25,6 +25,7 @@ type slot struct {
 	stopped    bool      // SIGSTOPped, waiting for its SIGCONT
 	contAt     time.Time // when to SIGCONT it
 	expectExit bool      // we signalled it to exit
+	draining   bool      // SIGTERMed mid-run: start it again once it exited
 	restartAt  time.Time // when to start it again (zero: not waiting)
 	logs       []string  // history logs of every life
 	stderrs    []string
@@ -86,7 +87,7 @@ func (f *fleet) start(s *slot) error {
 	}
 	f.starts++
 	s.cmd, s.done, s.err = cmd, make(chan struct{}), nil
-	s.stopped, s.expectExit, s.restartAt = false, false, time.Time{}
+	s.stopped, s.expectExit, s.draining, s.restartAt = false, false, false, time.Time{}
 	s.logs, s.stderrs = append(s.logs, logPath), append(s.stderrs, errPath)
 	done := s.done
 	go func() {

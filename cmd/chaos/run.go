@@ -104,6 +104,12 @@ func (r *run) tend(ctx context.Context) error {
 			s.stopped = false
 			r.logf("SIGCONT %s", s.name)
 		}
+		if s.draining && !s.alive() {
+			if err := r.drained(ctx, s); err != nil {
+				return err
+			}
+			s.draining, s.restartAt = false, now.Add(r.rnd.DurationBetween(100*time.Millisecond, time.Second))
+		}
 		if s.cmd != nil && !s.alive() && !s.expectExit {
 			r.problems = append(r.problems, problem{
 				what:   fmt.Sprintf("worker %s (life %d) exited on its own with status %d", s.name, s.life, s.exitCode()),
@@ -120,6 +126,16 @@ func (r *run) tend(ctx context.Context) error {
 			}
 			r.logf("started %s (life %d)", s.name, s.life)
 		}
+	}
+	return nil
+}
+
+// drained checks how a worker SIGTERMed mid-run exited: 0 after a clean
+// drain; anything else is a problem, and its executions end there.
+func (r *run) drained(ctx context.Context, s *slot) error {
+	if code := s.exitCode(); code != 0 {
+		r.problems = append(r.problems, problem{what: fmt.Sprintf("worker %s (life %d) exited with status %d after SIGTERM", s.name, s.life, code), detail: s.stderrTail(15)})
+		return r.crashed(ctx, s)
 	}
 	return nil
 }
@@ -141,7 +157,7 @@ func (r *run) quiesce(ctx context.Context) error {
 			return err
 		}
 		n, err := r.db.pending(ctx)
-		if err == nil && n == 0 {
+		if err == nil && n == 0 && r.allRunning() {
 			break
 		}
 		if time.Since(start) > r.o.settle {
@@ -154,6 +170,17 @@ func (r *run) quiesce(ctx context.Context) error {
 	}
 	r.settleTime = time.Since(start)
 	return r.shutdownAll(ctx)
+}
+
+// allRunning reports whether every worker runs, neither stopped nor
+// draining.
+func (r *run) allRunning() bool {
+	for _, s := range r.fleet.slots {
+		if !s.alive() || s.stopped || s.expectExit {
+			return false
+		}
+	}
+	return true
 }
 
 // shutdownAll sends SIGTERM to every worker and waits for each to drain and
@@ -175,11 +202,8 @@ func (r *run) shutdownAll(ctx context.Context) error {
 				return err
 			}
 		}
-		if code := s.exitCode(); code != 0 {
-			r.problems = append(r.problems, problem{what: fmt.Sprintf("worker %s exited with status %d after SIGTERM", s.name, code), detail: s.stderrTail(15)})
-			if err := r.crashed(ctx, s); err != nil {
-				return err
-			}
+		if err := r.drained(ctx, s); err != nil {
+			return err
 		}
 	}
 	return nil
