@@ -71,7 +71,7 @@ func (r *run) inject(ctx context.Context, kind faultKind) error {
 	case faultKill:
 		return r.killOne(ctx)
 	case faultStop:
-		return r.stopOne()
+		return r.stopOne(ctx)
 	case faultTerminate:
 		return r.terminate(ctx)
 	case faultDrain:
@@ -116,10 +116,10 @@ func (r *run) killOne(ctx context.Context) error {
 
 // stopOne stops a worker long enough to be declared dead; one at a time,
 // so that another stop becomes a termination of connections.
-func (r *run) stopOne() error {
+func (r *run) stopOne(ctx context.Context) error {
 	for _, s := range r.fleet.slots {
 		if s.stopped {
-			return r.terminate(context.Background())
+			return r.terminate(ctx)
 		}
 	}
 	s := r.pick()
