@@ -55,6 +55,8 @@ type runFlags struct {
 	leaseTTL          time.Duration
 	deadThreshold     time.Duration
 
+	schedules []worker.ScheduleSpec
+
 	historyLog     string
 	historyProcess string
 }
@@ -76,6 +78,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, "tuning: how often the worker reports it is alive")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", def.LeaseTTL, "tuning: how long the leader's lease lasts after each renewal")
 	fs.DurationVar(&f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
+	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC); repeat for more. Every worker of a deployment must list the same schedules")
 	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
 }
@@ -97,6 +100,7 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.HeartbeatInterval = f.heartbeatInterval
 	cfg.LeaseTTL = f.leaseTTL
 	cfg.DeadWorkerThreshold = f.deadThreshold
+	cfg.Schedules = f.schedules
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
