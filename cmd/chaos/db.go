@@ -76,12 +76,19 @@ func (d *driverDB) terminate(ctx context.Context, names []string) (int, error) {
 	return n, nil
 }
 
-// pending counts the rows that have not ended.
-func (d *driverDB) pending(ctx context.Context) (int, error) {
-	var n int
-	err := d.pool.QueryRow(ctx, `SELECT count(*) FROM `+d.table("jobs")+
-		` WHERE status IN ('scheduled', 'available', 'running')`).Scan(&n)
-	return n, err
+// settled reports whether every job has ended but each schedule's next
+// run, which must be waiting (attempt 0, scheduled) at least margin ahead
+// of the database's clock, so that no leader promotes it before the
+// workers are shut down. It also returns the number of rows not settled.
+func (d *driverDB) settled(ctx context.Context, margin time.Duration) (bool, int, error) {
+	var open, early int
+	err := d.pool.QueryRow(ctx, `
+		WITH next AS (SELECT last_scheduled_job_id AS id FROM `+d.table("schedules")+`)
+		SELECT count(*) FILTER (WHERE id NOT IN (SELECT id FROM next WHERE id IS NOT NULL)),
+		       count(*) FILTER (WHERE id IN (SELECT id FROM next) AND
+		                        (status <> 'scheduled' OR attempt <> 0 OR scheduled_at < now() + $1::interval))
+		FROM `+d.table("jobs")+` WHERE status IN ('scheduled', 'available', 'running')`, margin).Scan(&open, &early)
+	return err == nil && open == 0 && early == 0, open + early, err
 }
 
 // dropSchema removes the run's schema and everything in it.

@@ -21,6 +21,7 @@ func TestChaosCatchesPlantedBugs(t *testing.T) {
 	}{
 		{"no-rescue", props.NoLostJobs},
 		{"max-fetch", props.ConcurrencyCap},
+		{"retry-at-max", props.RetryBounds},
 	} {
 		t.Run(tc.mutant, func(t *testing.T) {
 			o := shortOptions(t)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/props"
 )
 
 // defaultRestartPG restarts the local cluster of the Debian packaging. The
@@ -115,6 +116,10 @@ func (o options) validate() error {
 	return errors.Join(errs...)
 }
 
+// beatSchedule is the recurring job every worker runs: a noop every three
+// seconds, so that leader changes and stalls meet schedule runs.
+var beatSchedule = props.ScheduleSpec{Name: "beat", Cron: "*/3 * * * * *"}
+
 // workerArgs are the flags of 'worker run' for a process named name
 // logging its history to logPath.
 func (o options) workerArgs(schema, name, logPath string) []string {
@@ -132,6 +137,7 @@ func (o options) workerArgs(schema, name, logPath string) []string {
 		"-heartbeat-interval", o.heartbeat.String(),
 		"-lease-ttl", o.leaseTTL.String(),
 		"-dead-threshold", o.deadAfter.String(),
+		"-schedule", beatSchedule.Name + "|" + beatSchedule.Cron + "|noop|{\"beat\": true}",
 		"-history-log", logPath,
 		"-history-process", name,
 	}

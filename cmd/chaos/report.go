@@ -14,11 +14,11 @@ import (
 
 // figures are the counts a run reports.
 type figures struct {
-	enqueued, enqueueErrors, rows, chains      int
-	completed, failedFinal, abandoned, retried int
-	lost, released, failedByDecision           int
-	registrations, declaredDead                int
-	executions, fenced, terms, events          int
+	enqueued, enqueueErrors, rows, chains          int
+	completed, failedFinal, abandoned, retried     int
+	lost, released, failedByDecision, scheduleRuns int
+	registrations, declaredDead                    int
+	executions, fenced, terms, events              int
 }
 
 // count works the figures out of the final rows and the history.
@@ -27,6 +27,9 @@ func count(o outcome, enq *enqueuer, maxRetries int) figures {
 	for _, j := range o.jobs {
 		if j.Attempt == 0 {
 			f.chains++
+			if j.ScheduleName != "" {
+				f.scheduleRuns++
+			}
 		}
 		if !j.NextAttemptID.IsZero() {
 			f.retried++
@@ -78,7 +81,8 @@ func count(o outcome, enq *enqueuer, maxRetries int) figures {
 func (r *run) report(w io.Writer, o outcome, f figures, total time.Duration) {
 	fmt.Fprintf(w, "chaos run: seed %d, schema %s, %d workers × %d concurrent, chaos %v, quiescence %v, total %v\n",
 		r.o.seed, r.schema, r.o.workers, r.o.concurrency, r.chaosTime.Round(time.Millisecond), r.settleTime.Round(time.Millisecond), total.Round(time.Millisecond))
-	fmt.Fprintf(w, "jobs enqueued: %d (+%d enqueue calls failed with an unknown outcome); rows %d in %d chains\n", f.enqueued, f.enqueueErrors, f.rows, f.chains)
+	fmt.Fprintf(w, "jobs enqueued: %d (+%d enqueue calls failed with an unknown outcome) and %d runs of schedule %q; rows %d in %d chains\n",
+		f.enqueued, f.enqueueErrors, f.scheduleRuns, beatSchedule.Name, f.rows, f.chains)
 	fmt.Fprintf(w, "jobs processed: %d executions; %d completed, %d retried, %d failed for good (%d at max retries, %d by decision), %d rescued as lost, %d released at shutdown\n",
 		f.executions, f.completed, f.retried, f.failedFinal, f.abandoned, f.failedByDecision, f.lost, f.released)
 	answers := r.hook.answers()

@@ -156,8 +156,8 @@ func (r *run) quiesce(ctx context.Context) error {
 		if err := r.tend(ctx); err != nil {
 			return err
 		}
-		n, err := r.db.pending(ctx)
-		if err == nil && n == 0 && r.allRunning() {
+		ok, n, err := r.db.settled(ctx, r.o.drainTimeout+time.Second)
+		if ok && r.allRunning() {
 			break
 		}
 		if time.Since(start) > r.o.settle {
