@@ -97,10 +97,15 @@ func (r *run) pick() *slot {
 	return up[r.rnd.IntN(len(up))]
 }
 
+// killOne kills the worker with the most jobs in flight (one time in
+// four, any worker), so that crashes leave running rows to rescue.
 func (r *run) killOne(ctx context.Context) error {
 	s := r.pick()
 	if s == nil {
 		return nil
+	}
+	if r.rnd.Chance(0.75) {
+		s = r.busiest()
 	}
 	if err := s.kill(); err != nil {
 		return err
@@ -134,6 +139,22 @@ func (r *run) stopOne(ctx context.Context) error {
 	r.counts[faultStop]++
 	r.logf("SIGSTOP %s until %s", s.name, s.contAt.Format("15:04:05.000"))
 	return nil
+}
+
+// busiest returns the running, unstopped worker with the most executions
+// in flight according to its history log.
+func (r *run) busiest() *slot {
+	var best *slot
+	most := -1
+	for _, s := range r.fleet.slots {
+		if !s.alive() || s.stopped || s.expectExit {
+			continue
+		}
+		if n := s.inFlight(); n > most {
+			best, most = s, n
+		}
+	}
+	return best
 }
 
 // drainOne asks a worker to shut down gracefully while it has jobs in

@@ -10,6 +10,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/props"
 )
 
 // slot is one worker process name (w1, w2, ...) and its current life: a
@@ -164,4 +168,26 @@ func (s *slot) stderrTail(lines int) string {
 	}
 	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}
+
+// inFlight counts the executions the current life has started and not
+// ended, as its history log says so far.
+func (s *slot) inFlight() int {
+	if len(s.logs) == 0 {
+		return 0
+	}
+	events, _, err := loadLog(s.logs[len(s.logs)-1])
+	if err != nil {
+		return 0
+	}
+	open := map[ulid.ULID]bool{}
+	for _, e := range events {
+		switch e.Kind {
+		case props.ExecStarted:
+			open[e.Job] = true
+		case props.ExecEnded:
+			delete(open, e.Job)
+		}
+	}
+	return len(open)
 }
