@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os/exec"
@@ -59,7 +60,7 @@ func planFaults(rnd *clockrng.Rand, d time.Duration, restartPG bool) []plannedFa
 	if restartPG {
 		at := time.Duration(float64(d) * (0.35 + 0.25*rnd.Float64()))
 		plan = append(plan, plannedFault{at: at, kind: faultRestartPG})
-		slices.SortStableFunc(plan, func(a, b plannedFault) int { return int(a.at - b.at) })
+		slices.SortStableFunc(plan, func(a, b plannedFault) int { return cmp.Compare(a.at, b.at) })
 	}
 	return plan
 }
