@@ -92,6 +92,12 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 	return j
 }
 
+// waiting is a heap entry Reserve took out and must put back.
+type waiting struct {
+	heap  *entryHeap
+	entry entry
+}
+
 // Reserve checks the worker first: a dead or unknown worker gets
 // ErrNotFound even when limit or queues would reserve nothing.
 func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit int) ([]store.Job, error) {
@@ -102,12 +108,25 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
 	}
 	var out []store.Job
+	var early []waiting // available but scheduled after now: skipped, kept
+	defer func() {
+		for _, w := range early {
+			w.heap.push(w.entry)
+		}
+	}()
 	for len(out) < limit {
 		h := t.s.nextAvailable(queues)
 		if h == nil {
 			break
 		}
-		j := t.s.jobs[h.pop().id]
+		e := h.pop()
+		j := t.s.jobs[e.id]
+		if j.ScheduledAt.After(t.now) {
+			// Only when the store's clock went back; PostgreSQL skips such
+			// rows too (see store/pg's reserveSQL).
+			early = append(early, waiting{h, e})
+			continue
+		}
 		after := *j
 		after.Status = store.Running
 		after.StartedAt = t.now

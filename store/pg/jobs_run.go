@@ -58,7 +58,11 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 
 // reserveSQL picks, for each queue, its oldest available rows that no
 // other transaction holds (SKIP LOCKED), keeps the limit oldest of them all
-// and marks those running. The per-queue scans walk jobs_available_idx in
+// and marks those running. A row whose scheduled_at is after the
+// transaction's now waits: with database time, now() is when the reserving
+// transaction began, and a row inserted or promoted by a transaction that
+// began later may already be visible; starting it would stamp started_at
+// before its scheduled_at (found by the live chaos run). The per-queue scans walk jobs_available_idx in
 // (queue, id) order; rows a scan locked but the merge dropped stay locked
 // until commit, at most (queues − 1) × limit of them, which other workers
 // skip meanwhile.
@@ -75,6 +79,7 @@ const reserveSQL = `
 		CROSS JOIN LATERAL (
 			SELECT id FROM {schema}.jobs
 			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
+			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)
 			ORDER BY queue, id LIMIT $4
 			FOR UPDATE SKIP LOCKED) AS c

@@ -122,4 +122,19 @@ var reserveCases = []testCase{
 			h.t.Fatalf("reserve on queue new = %v, want [%s]", ids(got), id)
 		}
 	}},
+	{"RowScheduledAfterNowWaits", func(h *harness) {
+		// Under database time a reserving transaction's now can precede a
+		// visible row's scheduled_at; such a row must not start early.
+		w := h.worker()
+		id := h.insert("q", time.Time{})
+		start := h.clock.Now()
+		h.clock.Set(start.Add(-time.Second))
+		if got := h.reserve(w, 5, "q"); len(got) != 0 {
+			h.t.Fatalf("reserved %v before its scheduled_at", ids(got))
+		}
+		h.clock.Set(start)
+		if got := h.reserve(w, 5, "q"); !slices.Equal(ids(got), []ulid.ULID{id}) {
+			h.t.Fatalf("reserve at its scheduled_at = %v, want [%s]", ids(got), id)
+		}
+	}},
 }
