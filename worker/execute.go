@@ -27,7 +27,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 		}
 	}
 
-	ctx, span := w.tracer.Start(ctx, "job "+job.Queue, trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer))
+	ctx, span := w.tracer.Start(ctx, h.spanName(), jobSpanOptions...)
 	defer span.End()
 	if span.IsRecording() { // decoding the metadata is wasted on a span nobody keeps
 		span.SetAttributes(attribute.String("job.id", job.ID.String()), attribute.String("queue", job.Queue), attribute.Int("job.attempt", job.Attempt))
@@ -47,11 +47,10 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 
 	r := Result{JobID: job.ID, Decision: DecisionOf(err)}
 	outcome := "success"
-	var undecodable *errUndecodable
 	switch {
 	case panicked:
 		outcome, r.Decision = "panic", Retry
-	case errors.As(err, &undecodable):
+	case isUndecodable(err):
 		outcome = "undecodable"
 	case err != nil && h.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		outcome, err = "timeout", fmt.Errorf("timed out after %v: %w", h.timeout, err)
@@ -72,6 +71,20 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000,
 		w.inst.attrs("queue", job.Queue, "result", outcome, "decision", r.Decision.String()))
 	return r
+}
+
+// jobSpanOptions start every job's span: a consumer span in a trace of its
+// own, linked to the enqueuer's. Built once: options passed inline are
+// allocated again for every job.
+var jobSpanOptions = []trace.SpanStartOption{trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer)}
+
+// isUndecodable reports whether err says the payload did not decode.
+func isUndecodable(err error) bool {
+	if err == nil {
+		return false // before the declaration, which allocates
+	}
+	var u *errUndecodable
+	return errors.As(err, &u)
 }
 
 // callHandler runs the handler, turning a panic into an error.

@@ -44,6 +44,15 @@ type handler struct {
 	timeout    time.Duration
 	deprecated bool
 	run        func(ctx context.Context, job store.Job) error
+	span       string // the name of its jobs' spans, built once; see spanName
+}
+
+// spanName names the span of one of h's jobs: "job " and the queue.
+func (h *handler) spanName() string {
+	if h.span == "" {
+		return "job " + h.queue
+	}
+	return h.span
 }
 
 // errUndecodable wraps a payload decoding failure, which fails at once:
@@ -98,6 +107,7 @@ func (w *Worker) addHandler(h *handler) error {
 	if h.timeout < 0 {
 		return fmt.Errorf("worker: handler for queue %q: timeout %v must not be negative", h.queue, h.timeout)
 	}
+	h.span = h.spanName()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.started {

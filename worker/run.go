@@ -107,12 +107,15 @@ func (l *loop) tick(ctx context.Context) {
 	start := l.w.clock.Now()
 	res, _ := l.core.Tick(ctx, start)
 	l.w.inst.tickDuration.Record(ctx, float64(l.w.clock.Since(start).Microseconds())/1000)
-	for _, job := range res.Start {
-		l.startJob(job)
+	for i := range res.Start {
+		l.startJob(&res.Start[i])
 	}
 }
 
-func (l *loop) startJob(job store.Job) {
+// startJob runs job in a goroutine of its own. job points into the slice
+// Tick returned, which nothing else uses, so it is not copied to the heap
+// once per job.
+func (l *loop) startJob(job *store.Job) {
 	h, ok := l.handlers[job.Queue]
 	if !ok { // the core reserves only handled queues; this is a safety net
 		h = &handler{queue: job.Queue, run: func(context.Context, store.Job) error {
@@ -120,7 +123,7 @@ func (l *loop) startJob(job store.Job) {
 		}}
 	}
 	l.outstanding++
-	go func() { l.done <- l.w.execute(l.jobCtx, h, job, job.StartedBy.String()) }()
+	go func() { l.done <- l.w.execute(l.jobCtx, h, *job, job.StartedBy.String()) }()
 }
 
 // wait blocks for up to d and returns why it woke: "sleep" (the timer),

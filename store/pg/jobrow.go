@@ -52,7 +52,14 @@ func scanJob(r pgx.Row) (store.Job, error) {
 
 func scanJobRow(r pgx.CollectableRow) (store.Job, error) { return scanJob(r) }
 
-// collectJobs reads every row of rows as a job.
-func collectJobs(rows pgx.Rows) ([]store.Job, error) {
-	return pgx.CollectRows(rows, scanJobRow)
+// collectJobs reads every row of rows as a job. expect is how many rows
+// the caller expects at most: sizing the slice once for it spares the
+// copies of growing it, which for a full reservation of large rows cost as
+// much as scanning them. Beyond maxExpect the slice grows as needed, so a
+// huge limit does not reserve memory for rows that may not exist.
+func collectJobs(rows pgx.Rows, expect int) ([]store.Job, error) {
+	return pgx.AppendRows(make([]store.Job, 0, min(expect, maxExpect)), rows, scanJobRow)
 }
+
+// maxExpect bounds the rows collectJobs makes room for up front.
+const maxExpect = 1000

@@ -94,7 +94,7 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT $`+strconv.Itoa(len(args))), args...)
 	if err == nil {
 		var jobs []store.Job
-		if jobs, err = collectJobs(rows); err == nil {
+		if jobs, err = collectJobs(rows, 0); err == nil {
 			return jobs, nil
 		}
 	}

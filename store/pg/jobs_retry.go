@@ -107,7 +107,7 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 		SELECT `+jobColumns+` FROM lost ORDER BY id`), t.nowArg(), ids, reasons)
 	if err == nil {
 		var jobs []store.Job
-		if jobs, err = collectJobs(rows); err == nil {
+		if jobs, err = collectJobs(rows, 0); err == nil {
 			return jobs, nil
 		}
 	}

@@ -41,7 +41,7 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	if reserving {
 		rows, err := br.Query()
 		if err == nil {
-			jobs, err = collectJobs(rows)
+			jobs, err = collectJobs(rows, limit)
 		}
 		if err != nil {
 			return nil, t.fail(err, "reserve for worker %s", worker)
@@ -110,7 +110,7 @@ func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, er
 		WHERE `+match+` AND status = 'running' ORDER BY id`), idArg(worker))
 	if err == nil {
 		var jobs []store.Job
-		if jobs, err = collectJobs(rows); err == nil {
+		if jobs, err = collectJobs(rows, 0); err == nil {
 			return jobs, nil
 		}
 	}
