@@ -16,7 +16,7 @@ import (
 // execute runs one attempt of job with h and returns its result. It never
 // panics: a handler's panic becomes a retry carrying the panic's message.
 func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerID string) Result {
-	byQueue := w.inst.attrs("queue", job.Queue)
+	byQueue := h.queueAttrs(w.inst)
 	w.inst.active.Add(ctx, 1, byQueue)
 	defer w.inst.active.Add(ctx, -1, byQueue)
 	log := func(level slog.Level, msg string, attrs ...slog.Attr) {
@@ -46,7 +46,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 	elapsed := w.clock.Since(start)
 
 	r := Result{JobID: job.ID, Decision: DecisionOf(err)}
-	outcome := "success"
+	outcome := outcomeSuccess
 	switch {
 	case panicked:
 		outcome, r.Decision = "panic", Retry
@@ -69,7 +69,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerI
 		log(slog.LevelDebug, "job attempt succeeded", slog.Duration("duration", elapsed))
 	}
 	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000,
-		w.inst.attrs("queue", job.Queue, "result", outcome, "decision", r.Decision.String()))
+		h.resultAttrs(w.inst, outcome, r.Decision))
 	return r
 }
 

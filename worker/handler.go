@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/tickwork/tickwork/store"
 )
@@ -45,7 +46,31 @@ type handler struct {
 	deprecated bool
 	run        func(ctx context.Context, job store.Job) error
 	span       string // the name of its jobs' spans, built once; see spanName
+
+	// byQueue and succeeded are the metric attributes of its jobs, and of
+	// its successful attempts, built once: looking them up per job cost
+	// more than the rest of a no-op job's telemetry. nil until registered.
+	byQueue, succeeded metric.MeasurementOption
 }
+
+// queueAttrs returns the attributes of h's jobs' measurements by queue.
+func (h *handler) queueAttrs(in *instruments) metric.MeasurementOption {
+	if h.byQueue == nil {
+		return in.attrs("queue", h.queue)
+	}
+	return h.byQueue
+}
+
+// resultAttrs returns the attributes of an attempt's duration.
+func (h *handler) resultAttrs(in *instruments, outcome string, d Decision) metric.MeasurementOption {
+	if h.succeeded != nil && outcome == outcomeSuccess && d == Succeed {
+		return h.succeeded
+	}
+	return in.attrs("queue", h.queue, "result", outcome, "decision", d.String())
+}
+
+// outcomeSuccess is the result attribute of an attempt that succeeded.
+const outcomeSuccess = "success"
 
 // spanName names the span of one of h's jobs: "job " and the queue.
 func (h *handler) spanName() string {
@@ -108,6 +133,8 @@ func (w *Worker) addHandler(h *handler) error {
 		return fmt.Errorf("worker: handler for queue %q: timeout %v must not be negative", h.queue, h.timeout)
 	}
 	h.span = h.spanName()
+	h.byQueue = w.inst.attrs("queue", h.queue)
+	h.succeeded = w.inst.attrs("queue", h.queue, "result", outcomeSuccess, "decision", Succeed.String())
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.started {
