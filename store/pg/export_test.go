@@ -3,6 +3,9 @@ package pg
 import (
 	"context"
 	"io/fs"
+	"time"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // Hooks for the external tests.
@@ -34,3 +37,15 @@ var EmbeddedMigrations fs.FS = migrationFiles
 
 // ReserveSQL is the reserving statement with the store's schema.
 func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
+
+// WriteLease runs the statement TryAcquireLease sends after its SELECT
+// (take, or renew when renew is set) on its own, as a worker paused between
+// the two would, and returns how many rows it wrote.
+func WriteLease(ctx context.Context, s *Store, worker ulid.ULID, ttl time.Duration, renew bool) (int64, error) {
+	query := takeLeaseSQL
+	if renew {
+		query = renewLeaseSQL
+	}
+	tag, err := s.pool.Exec(ctx, s.sql(query), nil, idArg(worker), durationArg(ttl))
+	return tag.RowsAffected(), err
+}

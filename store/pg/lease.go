@@ -52,14 +52,9 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	var query string
 	switch {
 	case !holder.Valid:
-		query = `
-			INSERT INTO {schema}.leader (worker_id, elected_at, expires_at)
-			VALUES ($2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $3::interval)
-			ON CONFLICT (singleton) DO NOTHING`
+		query = takeLeaseSQL
 	case toULID(holder) == worker && valid.Bool:
-		query = `
-			UPDATE {schema}.leader SET expires_at = coalesce($1::timestamptz, now()) + $3::interval
-			WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, now())`
+		query = renewLeaseSQL
 	default:
 		return false, nil
 	}
@@ -67,9 +62,29 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	if err != nil {
 		return false, t.fail(err, "acquire lease for worker %s", worker)
 	}
-	// No row: another transaction took or expired the lease meanwhile.
+	// No row: another transaction took or expired the lease meanwhile, or
+	// the leader declared this worker dead since the SELECT.
 	return tag.RowsAffected() == 1, nil
 }
+
+// takeLeaseSQL creates the lease for worker $2 when there is none.
+const takeLeaseSQL = `
+	INSERT INTO {schema}.leader (worker_id, elected_at, expires_at)
+	SELECT $2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $3::interval
+	WHERE ` + workerLive + `
+	ON CONFLICT (singleton) DO NOTHING`
+
+// renewLeaseSQL extends worker $2's unexpired lease.
+const renewLeaseSQL = `
+	UPDATE {schema}.leader SET expires_at = coalesce($1::timestamptz, now()) + $3::interval
+	WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, now()) AND ` + workerLive
+
+// workerLive re-checks, in the statement that writes the lease, that worker
+// $2 is still live. The SELECT before it is another round trip: a worker
+// paused between the two (a stop signal, a long GC pause) may have been
+// declared dead meanwhile and must not take the lease then (seen once in
+// the live chaos run).
+const workerLive = `EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)`
 
 func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
 	if err := t.check(); err != nil {
