@@ -61,7 +61,7 @@ func (s *sim) jobChanges(actor string, writes []mem.JobChange) []props.JobChange
 		sameJob, ulid.ULID.Compare)
 	out := make([]props.JobChange, len(folded))
 	for i, ch := range folded {
-		pc := props.JobChange{Before: jobRow(ch.Before), After: jobRow(ch.After)}
+		pc := props.JobChange{Before: JobRow(ch.Before), After: JobRow(ch.After)}
 		s.rows.change(pc.Before, pc.After)
 		s.jobMarks(pc)
 		s.traceJob(actor, ids[i], pc)
@@ -70,7 +70,9 @@ func (s *sim) jobChanges(actor string, writes []mem.JobChange) []props.JobChange
 	return out
 }
 
-func jobRow(j *store.Job) *props.JobRow {
+// JobRow is a store's job row as the property checker reads it; nil stays
+// nil (an absent row). A live run on PostgreSQL converts its rows with it too.
+func JobRow(j *store.Job) *props.JobRow {
 	if j == nil {
 		return nil
 	}
@@ -137,7 +139,7 @@ func (s *sim) workerChanges(actor string, writes []mem.WorkerChange) []props.Wor
 		sameWorker, ulid.ULID.Compare)
 	out := make([]props.WorkerChange, len(folded))
 	for i, ch := range folded {
-		out[i] = props.WorkerChange{Before: workerRow(ch.Before), After: workerRow(ch.After)}
+		out[i] = props.WorkerChange{Before: WorkerRow(ch.Before), After: WorkerRow(ch.After)}
 	}
 	for i, ch := range out {
 		name := s.names.worker(ids[i])
@@ -158,7 +160,9 @@ func (s *sim) workerChanges(actor string, writes []mem.WorkerChange) []props.Wor
 	return out
 }
 
-func workerRow(w *store.Worker) *props.WorkerRow {
+// WorkerRow is a store's worker row as the property checker reads it; nil
+// stays nil.
+func WorkerRow(w *store.Worker) *props.WorkerRow {
 	if w == nil {
 		return nil
 	}

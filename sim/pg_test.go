@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"flag"
 	"testing"
 	"time"
@@ -19,19 +18,16 @@ func TestPostgresTracesMatchMem(t *testing.T) {
 	open := pgtest.Recycler(t)
 	viaPG := func(now func() time.Time) (Backend, error) { return DiffBackend(open(t, now)), nil }
 	for seed := uint64(1); seed <= uint64(*pgSeeds); seed++ {
-		sc := Draw(seed, FaultOverrides{})
-		var memTrace, pgTrace bytes.Buffer
-		want := Run(sc, Options{Trace: &memTrace})
-		got := Run(sc, Options{Trace: &pgTrace, Backend: viaPG})
+		got, diff := RunCompared(Draw(seed, FaultOverrides{}), viaPG)
 		if got.Err != nil {
 			t.Fatalf("seed %d on PostgreSQL: %v", seed, got.Err)
 		}
-		if !bytes.Equal(memTrace.Bytes(), pgTrace.Bytes()) {
+		if diff != "" {
 			t.Fatalf("seed %d: PostgreSQL and memory traces differ (memory first):\n%s\nreplay: go run ./cmd/simulate -seed %d -v",
-				seed, FirstDifference(memTrace.String(), pgTrace.String()), seed)
+				seed, diff, seed)
 		}
-		if want.Failed() {
-			t.Fatalf("seed %d failed on both stores: %s", seed, want.Report)
+		if got.Failed() {
+			t.Fatalf("seed %d failed on both stores: %s", seed, got.Report)
 		}
 	}
 }

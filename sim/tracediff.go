@@ -20,3 +20,15 @@ func FirstDifference(a, b string) string {
 	}
 	return fmt.Sprintf("one trace has %d lines, the other %d", len(la), len(lb))
 }
+
+// RunCompared runs sc on the in-memory store and then on the store other
+// makes, and returns the run on other with where its trace first left the
+// in-memory one ("" when the traces are identical). It is how the
+// simulator shows that what it proves of the in-memory store holds for
+// another store, PostgreSQL in particular.
+func RunCompared(sc Scenario, other NewBackend) (Result, string) {
+	var want, got strings.Builder
+	Run(sc, Options{Trace: &want})
+	r := Run(sc, Options{Trace: &got, Backend: other})
+	return r, FirstDifference(want.String(), got.String())
+}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tickwork/tickwork/store/pg"
 )
 
 // driverDB is the chaos driver's own connection pool: it reads the store
@@ -15,6 +17,7 @@ import (
 // application_name, so that terminations never aim at them.
 type driverDB struct {
 	pool   *pgxpool.Pool
+	store  *pg.Store // on pool: reads the final rows, drops the schema
 	schema string
 }
 
@@ -27,7 +30,12 @@ func openDriverDB(ctx context.Context, dbURL, schema string) (*driverDB, error) 
 		pool.Close()
 		return nil, fmt.Errorf("connect to the database: %w", err)
 	}
-	return &driverDB{pool: pool, schema: schema}, nil
+	st, err := pg.New(pool, pg.Options{Schema: schema})
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &driverDB{pool: pool, store: st, schema: schema}, nil
 }
 
 func (d *driverDB) close() { d.pool.Close() }
@@ -89,13 +97,4 @@ func (d *driverDB) settled(ctx context.Context, margin time.Duration) (bool, int
 		                        (status <> 'scheduled' OR attempt <> 0 OR scheduled_at < now() + $1::interval))
 		FROM `+d.table("jobs")+` WHERE status IN ('scheduled', 'available', 'running')`, margin).Scan(&open, &early)
 	return err == nil && open == 0 && early == 0, open + early, err
-}
-
-// dropSchema removes the run's schema and everything in it.
-func (d *driverDB) dropSchema(ctx context.Context) error {
-	_, err := d.pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{d.schema}.Sanitize()+" CASCADE")
-	if err != nil {
-		return fmt.Errorf("drop schema %s: %w", d.schema, err)
-	}
-	return nil
 }

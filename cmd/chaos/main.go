@@ -125,7 +125,7 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	r.report(out, res, sum.figures, time.Since(start))
 	found := sum.found
 	if found == 0 && !o.keepSchema {
-		if err := r.db.dropSchema(context.WithoutCancel(ctx)); err != nil {
+		if err := r.db.store.DropSchema(context.WithoutCancel(ctx)); err != nil {
 			return summary{}, err
 		}
 	}
@@ -146,11 +146,7 @@ func (r *run) execute(ctx context.Context) (outcome, error) {
 	if err := r.quiesce(ctx); err != nil {
 		return outcome{}, fmt.Errorf("quiescence: %w", err)
 	}
-	jobs, err := r.db.readJobs(ctx)
-	if err != nil {
-		return outcome{}, err
-	}
-	workers, err := r.db.readWorkers(ctx)
+	jobs, workers, err := r.db.readRows(ctx)
 	if err != nil {
 		return outcome{}, err
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
@@ -67,18 +66,6 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		if status, _, _ := runArgs(t, args...); status != 2 {
 			t.Errorf("simulate %q: exit status %d, want 2", args, status)
 		}
-	}
-}
-
-func TestMutantsNeedTheBuildTag(t *testing.T) {
-	if mutant.Enabled {
-		t.Skip("built with -tags mutants: the planted bugs are available")
-	}
-	if status, out, _ := runArgs(t, "-mutants"); status != 2 || !strings.Contains(out, "-tags mutants") {
-		t.Errorf("-mutants without the tag: status %d, output %q", status, out)
-	}
-	if status, _, errOut := runArgs(t, "-mutant", "max-fetch", "-seed", "1"); status != 2 || !strings.Contains(errOut, "-tags mutants") {
-		t.Errorf("-mutant without the tag: status %d, stderr %q", status, errOut)
 	}
 }
 

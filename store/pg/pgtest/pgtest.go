@@ -141,15 +141,12 @@ func Recycler(t testing.TB) func(t *testing.T, now func() time.Time) store.Store
 			s = OpenWith(t, pg.Options{Now: func() time.Time { return (*clock.Load())() }})
 			return s
 		}
-		if err := Empty(sub.Context(), s); err != nil {
+		if err := s.DeleteAllRows(sub.Context()); err != nil {
 			sub.Fatalf("pgtest: %v", err)
 		}
 		return s
 	}
 }
-
-// Empty deletes every row of the store's tables.
-func Empty(ctx context.Context, s *pg.Store) error { return s.DeleteAllRows(ctx) }
 
 // Main runs the package's tests, removes the container if this process
 // started one, checks that no goroutine leaked, and exits.
