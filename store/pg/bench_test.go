@@ -65,10 +65,17 @@ const reserveCompleteJobs = 2000
 
 // BenchmarkReserveComplete runs the job path of a worker tick: one
 // transaction completes the previous batch and reserves the next, batch
-// jobs at a time, until the queue is empty. It reports the cost per job.
+// jobs at a time, until the queue is empty. It reports the cost per job,
+// for the store.JobPass the worker sends (one round trip) and for the same
+// work as separate Tx calls.
 func BenchmarkReserveComplete(b *testing.B) {
-	for _, batch := range []int{5, 100} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+	for _, c := range []struct {
+		path  string
+		tick  tickFunc
+		batch int
+	}{{"pass", passTick, 5}, {"pass", passTick, 100}, {"tx", txTick, 100}} {
+		b.Run(fmt.Sprintf("path=%s/batch=%d", c.path, c.batch), func(b *testing.B) {
+			batch, tick := c.batch, c.tick
 			s := pgtest.Open(b, nil)
 			ctx := context.Background()
 			worker := ulid.Make()
@@ -104,8 +111,26 @@ func fill(b *testing.B, s *pg.Store, rnd *clockrng.Rand, n int) {
 	}
 }
 
-// tick completes running and reserves the next batch in one transaction.
-func tick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, batch int) []ulid.ULID {
+// tickFunc completes running and reserves the next batch in one
+// transaction, returning the reserved ids.
+type tickFunc func(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, batch int) []ulid.ULID
+
+// passTick is the worker's way: one store.JobPass.
+func passTick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, batch int) []ulid.ULID {
+	res, err := store.RunJobPass(context.Background(), s, store.JobPass{
+		Worker: worker, Complete: []store.Completion{{Worker: worker, IDs: running}}, Queues: []string{"bench"}, Limit: batch})
+	if err != nil || res.Dead || len(res.Fenced) > 0 {
+		b.Fatalf("job pass: dead %v, fenced %v, %v", res.Dead, res.Fenced, err)
+	}
+	next := make([]ulid.ULID, len(res.Reserved))
+	for i, j := range res.Reserved {
+		next[i] = j.ID
+	}
+	return next
+}
+
+// txTick does the same work with Tx calls.
+func txTick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, batch int) []ulid.ULID {
 	ctx := context.Background()
 	var next []ulid.ULID
 	err := s.InTx(ctx, func(tx store.Tx) error {

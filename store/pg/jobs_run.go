@@ -2,9 +2,9 @@ package pg
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -23,37 +23,72 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 		return nil, err
 	}
 	b := &pgx.Batch{}
-	b.Queue(t.s.sql(`SELECT 1 FROM {schema}.workers WHERE id = $1 AND shutdown_at IS NULL FOR SHARE`), idArg(worker))
-	reserving := limit > 0 && len(queues) > 0
-	if reserving {
-		queues = slices.Compact(slices.Sorted(slices.Values(queues)))
-		b.Queue(t.s.sql(reserveSQL), t.nowArg(), idArg(worker), queues, limit)
-	}
+	reserving := t.s.queueReserve(b, t.nowArg(), worker, queues, limit)
 	br := t.db.SendBatch(ctx, b)
 	defer br.Close()
-	var one int
-	err := br.QueryRow().Scan(&one)
-	live := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, t.fail(err, "reserve for worker %s", worker)
+	live, jobs, err := readReserve(br, reserving, limit)
+	if err == nil {
+		err = br.Close()
 	}
-	var jobs []store.Job
-	if reserving {
-		rows, err := br.Query()
-		if err == nil {
-			jobs, err = collectJobs(rows, limit)
-		}
-		if err != nil {
-			return nil, t.fail(err, "reserve for worker %s", worker)
-		}
-	}
-	if err := br.Close(); err != nil {
+	if err != nil {
 		return nil, t.fail(err, "reserve for worker %s", worker)
 	}
 	if !live {
 		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
 	}
 	return jobs, nil
+}
+
+// queueReserve adds Reserve's statements to b: the liveness check, and
+// the reservation itself when limit and queues allow one, which it reports.
+func (s *Store) queueReserve(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) (reserving bool) {
+	s.queueLive(b, now, worker)
+	return s.queueReserveRows(b, now, worker, queues, limit)
+}
+
+// queueLive adds a statement that reads the store time and whether worker
+// is live, share-locking its row until commit so that no leader declares it
+// dead meanwhile.
+func (s *Store) queueLive(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID) {
+	b.Queue(s.sql(`SELECT coalesce($1::timestamptz, now()),
+		EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL FOR SHARE)`), now, idArg(worker))
+}
+
+// readLive reads queueLive's answer.
+func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
+	err = br.QueryRow().Scan(&now, &live)
+	return storeTime(now), live, err
+}
+
+// queueReserveRows adds the reservation when limit and queues allow one,
+// and reports whether it did.
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) bool {
+	if limit <= 0 || len(queues) == 0 {
+		return false
+	}
+	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	b.Queue(s.sql(reserveSQL), now, idArg(worker), queues, limit)
+	return true
+}
+
+// readReserve reads the results of queueReserve's statements.
+func readReserve(br pgx.BatchResults, reserving bool, limit int) (live bool, jobs []store.Job, err error) {
+	if _, live, err = readLive(br); err != nil {
+		return false, nil, err
+	}
+	if reserving {
+		jobs, err = readReserved(br, limit)
+	}
+	return live, jobs, err
+}
+
+// readReserved reads the reserved rows.
+func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	return collectJobs(rows, limit)
 }
 
 // reserveSQL picks, for each queue, its oldest available rows that no
@@ -127,30 +162,43 @@ func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		WITH done AS (
-			UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
-			WHERE id = ANY($2::uuid[]) AND status = 'running' AND `+startedByIs3+`
-			RETURNING id)
-		SELECT id FROM done ORDER BY id`), t.nowArg(), idArgs(ids), idArg(worker))
+	rows, err := t.db.Query(ctx, t.s.sql(completeSQL), t.nowArg(), idArgs(ids), idArg(worker))
+	var fenced []ulid.ULID
+	if err == nil {
+		fenced, err = readFenced(rows, ids)
+	}
 	if err != nil {
 		return nil, t.fail(err, "complete %d jobs of worker %s", len(ids), worker)
 	}
+	return fenced, nil
+}
+
+// completeSQL is CompleteJobs's statement: $1 now, $2 the ids, $3 the
+// worker. It returns the ids it completed.
+const completeSQL = `
+	WITH done AS (
+		UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
+		WHERE id = ANY($2::uuid[]) AND status = 'running' AND ` + startedByIs3 + `
+		RETURNING id)
+	SELECT id FROM done ORDER BY id`
+
+// readFenced reads completeSQL's rows and returns the ids among ids that it
+// did not complete, in the order given.
+func readFenced(rows pgx.Rows, ids []ulid.ULID) ([]ulid.ULID, error) {
 	var id pgtype.UUID
-	done := map[ulid.ULID]bool{}
-	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+	done := make(map[ulid.ULID]bool, len(ids))
+	_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
 		done[toULID(id)] = true
 		return nil
 	})
 	if err != nil {
-		return nil, t.fail(err, "complete %d jobs of worker %s", len(ids), worker)
+		return nil, err
 	}
 	var fenced []ulid.ULID
 	for _, id := range ids {
-		if done[id] {
-			continue
+		if !done[id] {
+			fenced = append(fenced, id)
 		}
-		fenced = append(fenced, id)
 	}
 	return fenced, nil
 }

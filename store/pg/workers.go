@@ -29,13 +29,16 @@ func (t *tx) RegisterWorker(ctx context.Context, id ulid.ULID) error {
 	return nil
 }
 
+// heartbeatSQL is Heartbeat's statement: $1 now, $2 the worker.
+const heartbeatSQL = `
+	UPDATE {schema}.workers SET last_seen_at = coalesce($1::timestamptz, now())
+	WHERE id = $2 AND shutdown_at IS NULL`
+
 func (t *tx) Heartbeat(ctx context.Context, id ulid.ULID) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	tag, err := t.db.Exec(ctx, t.s.sql(`
-		UPDATE {schema}.workers SET last_seen_at = coalesce($1::timestamptz, now())
-		WHERE id = $2 AND shutdown_at IS NULL`), t.nowArg(), idArg(id))
+	tag, err := t.db.Exec(ctx, t.s.sql(heartbeatSQL), t.nowArg(), idArg(id))
 	if err != nil {
 		return t.fail(err, "heartbeat of worker %s", id)
 	}

@@ -51,6 +51,7 @@ var stepKinds = append([]string{
 	"insertJobs", "reserve", "registerWorker", "advanceClock", "completeJobs", "failJob", "scheduleRetry",
 	"insertJobs", "reserve", "advanceClock", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
+	"jobPass", "jobPass",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

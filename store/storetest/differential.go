@@ -188,6 +188,8 @@ func (d *diff) step(rt *rapid.T) {
 		d.advanceClock(rt)
 	case "rolledBack":
 		d.rolledBack(rt)
+	case "jobPass":
+		d.jobPass(rt)
 	default:
 		d.runTx([]op{opDrawers[kind](rt, d)}, false)
 	}
@@ -206,4 +208,28 @@ func (d *diff) rolledBack(rt *rapid.T) {
 	if after := d.read(d.a); !after.Equal(before) {
 		rt.Fatalf("rolled-back transaction changed store A:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+}
+
+// jobPass draws a store.JobPass and runs it on both stores through
+// store.RunJobPass, so that a store's own implementation (store/pg's one
+// round trip) is compared with the other's.
+func (d *diff) jobPass(rt *rapid.T) {
+	p := store.JobPass{Worker: d.pickWorker(rt), Heartbeat: rapid.Bool().Draw(rt, "heartbeat")}
+	for range rapid.IntRange(0, 2).Draw(rt, "completions") {
+		w, first := d.runningPick(rt)
+		c := store.Completion{Worker: w, IDs: []ulid.ULID{first}}
+		for range rapid.IntRange(0, 2).Draw(rt, "more ids") {
+			c.IDs = append(c.IDs, d.pickJob(rt))
+		}
+		p.Complete = append(p.Complete, c)
+	}
+	p.Queues, p.Limit = d.drawQueues(rt), rapid.IntRange(-1, 4).Draw(rt, "limit")
+	ra, errA := store.RunJobPass(d.ctx, d.a, p)
+	rb, errB := store.RunJobPass(d.ctx, d.b, p)
+	fa, fb := FormatPass(ra), FormatPass(rb)
+	if fa != fb || errorCategory(errA) != errorCategory(errB) {
+		rt.Fatalf("stores disagree on job pass %+v at %s:\nA: %s (error %v)\nB: %s (error %v)\n\nsteps so far:\n%s",
+			p, ts(d.clock.Now()), fa, errA, fb, errB, strings.Join(d.history, "\n"))
+	}
+	d.history = append(d.history, fmt.Sprintf("at %s job pass %+v (error %v):\n%s", ts(d.clock.Now()), p, errA, indent(fa)))
 }

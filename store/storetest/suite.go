@@ -20,6 +20,7 @@ var suites = []struct {
 	{"Insert", insertCases},
 	{"Reserve", reserveCases},
 	{"Results", resultCases},
+	{"JobPass", jobPassCases},
 	{"Retry", retryCases},
 	{"Rescue", rescueCases},
 	{"Promote", promoteCases},

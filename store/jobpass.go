@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// JobPass is a worker's usual job-path transaction: heartbeat, complete the
+// jobs that succeeded, reserve more. It is one request rather than a series
+// of Tx calls so that a store can carry it out in one round trip (store/pg
+// sends it as one pipelined batch); RunJobPass gives its meaning.
+type JobPass struct {
+	// Worker is the live worker that heartbeats and reserves. The zero id
+	// does neither (completions still apply).
+	Worker ulid.ULID
+	// Heartbeat sets Worker's last_seen_at to now.
+	Heartbeat bool
+	// Complete lists succeeded jobs, grouped by the worker id that reserved
+	// them (a worker that registered again still completes its old jobs).
+	Complete []Completion
+	// Queues and Limit are Reserve's: up to Limit jobs of Queues.
+	Queues []string
+	Limit  int
+}
+
+// Completion is one CompleteJobs call of a JobPass.
+type Completion struct {
+	Worker ulid.ULID
+	IDs    []ulid.ULID
+}
+
+// JobPassResult is what a JobPass did.
+type JobPassResult struct {
+	// Now is the transaction's store time.
+	Now time.Time
+	// Dead reports that Worker was not a live worker when the pass needed
+	// it (to heartbeat or to reserve): nothing was heartbeated or reserved.
+	// The completions were still applied: each is fenced by its row alone.
+	Dead bool
+	// Fenced lists the completions' fenced ids, in the order given.
+	Fenced []ulid.ULID
+	// Reserved are the reserved jobs, in id order.
+	Reserved []Job
+}
+
+// JobPasser is a store with its own, faster way to run a JobPass. Its
+// RunJobPass must mean exactly what the package's RunJobPass does with InTx.
+//
+// It is an optional interface on purpose: a wrapper that embeds a Store
+// (fault injection, recording) does not pass it on, so every JobPass through
+// the wrapper goes through the wrapper's InTx.
+type JobPasser interface {
+	RunJobPass(ctx context.Context, p JobPass) (JobPassResult, error)
+}
+
+// RunJobPass runs p on st in one transaction, with st's own implementation
+// when it is a JobPasser. The meaning: at the transaction's store time,
+// Heartbeat(p.Worker) if asked; CompleteJobs for each completion in order;
+// then Reserve(p.Worker, p.Queues, p.Limit) if p.Worker is set and the
+// limit and queues allow one. A worker that is not live makes the result
+// Dead instead of failing the transaction. As with InTx, an ErrUnavailable
+// may come after the commit.
+func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error) {
+	if jp, ok := st.(JobPasser); ok {
+		return jp.RunJobPass(ctx, p)
+	}
+	var res JobPassResult
+	err := st.InTx(ctx, func(tx Tx) error {
+		res = JobPassResult{}
+		var err error
+		if res.Now, err = tx.Now(ctx); err != nil {
+			return err
+		}
+		live := p.Worker != ulid.ULID{}
+		if live && p.Heartbeat {
+			if err := tx.Heartbeat(ctx, p.Worker); errors.Is(err, ErrNotFound) {
+				live, res.Dead = false, true
+			} else if err != nil {
+				return err
+			}
+		}
+		for _, c := range p.Complete {
+			fenced, err := tx.CompleteJobs(ctx, c.Worker, c.IDs)
+			if err != nil {
+				return err
+			}
+			res.Fenced = append(res.Fenced, fenced...)
+		}
+		if live && p.Reserves() {
+			res.Reserved, err = tx.Reserve(ctx, p.Worker, p.Queues, p.Limit)
+			if errors.Is(err, ErrNotFound) {
+				res.Dead, err = true, nil
+			}
+			return err
+		}
+		return nil
+	})
+	return res, err
+}
+
+// Reserves reports whether the pass asks for a reservation.
+func (p JobPass) Reserves() bool {
+	return p.Worker != ulid.ULID{} && p.Limit > 0 && len(p.Queues) > 0
+}
+
+// Empty reports whether the pass would do nothing.
+func (p JobPass) Empty() bool {
+	return !(p.Heartbeat && p.Worker != ulid.ULID{}) && len(p.Complete) == 0 && !p.Reserves()
+}
