@@ -38,6 +38,9 @@ var EmbeddedMigrations fs.FS = migrationFiles
 // ReserveSQL is the reserving statement with the store's schema.
 func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
 
+// CompleteSQL is the completing statement with the store's schema.
+func CompleteSQL(s *Store) string { return s.sql(completeSQL) }
+
 // WriteLease runs the statement TryAcquireLease sends after its SELECT
 // (take, or renew when renew is set) on its own, as a worker paused between
 // the two would, and returns how many rows it wrote.

@@ -175,10 +175,17 @@ func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID
 
 // completeSQL is CompleteJobs's statement: $1 now, $2 the ids, $3 the
 // worker. It returns the ids it completed.
+//
+// The status is matched with >= and <= rather than = so that the planner
+// cannot use jobs_running_idx, whose predicate an equality would imply: it
+// then ANDs a bitmap of that whole index with the ids' primary-key bitmap,
+// and bitmap scans never mark the entries of finished rows dead, so until a
+// vacuum every completion reads an entry for every job the table ever ran
+// (seen with autovacuum off: 40,000 entries read to complete 100 jobs).
 const completeSQL = `
 	WITH done AS (
 		UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
-		WHERE id = ANY($2::uuid[]) AND status = 'running' AND ` + startedByIs3 + `
+		WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
 		RETURNING id)
 	SELECT id FROM done ORDER BY id`
 
