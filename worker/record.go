@@ -17,30 +17,67 @@ import (
 // ReasonShutdown is the failed_reason of a job released at shutdown.
 const ReasonShutdown = "worker shut down"
 
-// recordResults writes every pending result in tx, ordered by the worker
-// id that reserved the job and then by job id: successes in one
-// CompleteJobs per worker id (almost always one, the current id), failures
-// one by one with their retries. A fenced result is reported, never an
-// error. It sorts c.pending in place.
+// recordResults writes every pending result in tx: the successes with one
+// CompleteJobs per worker id that reserved them (almost always one, the
+// current id), then the failures one by one with their retries. A fenced
+// result is reported, never an error.
 func (c *Core) recordResults(ctx context.Context, tx store.Tx, now time.Time) error {
-	results := c.pending
-	slices.SortFunc(results, func(a, b pendingResult) int {
+	var fenced []ulid.ULID
+	for _, g := range c.completions() {
+		f, err := tx.CompleteJobs(ctx, g.Worker, g.IDs)
+		if err != nil {
+			return fmt.Errorf("complete %d jobs of worker %s: %w", len(g.IDs), g.Worker, err)
+		}
+		fenced = append(fenced, f...)
+	}
+	c.noteCompletions(now, fenced)
+	return c.recordFailures(ctx, tx, now)
+}
+
+// completions groups the pending successes by the worker id that reserved
+// them, in worker id order and then job id order.
+func (c *Core) completions() []store.Completion {
+	slices.SortFunc(c.pending, func(a, b pendingResult) int {
 		if n := a.local.worker.Compare(b.local.worker); n != 0 {
 			return n
 		}
 		return a.JobID.Compare(b.JobID)
 	})
-	for start := 0; start < len(results); {
-		end := start + 1
-		for end < len(results) && results[end].local.worker == results[start].local.worker {
-			end++
+	var groups []store.Completion
+	for _, r := range c.pending {
+		if r.Decision != Succeed {
+			continue
 		}
-		if err := c.completeAll(ctx, tx, now, results[start].local.worker, results[start:end]); err != nil {
-			return err
+		if n := len(groups); n == 0 || groups[n-1].Worker != r.local.worker {
+			groups = append(groups, store.Completion{Worker: r.local.worker})
 		}
-		start = end
+		g := &groups[len(groups)-1]
+		g.IDs = append(g.IDs, r.JobID)
 	}
-	for _, r := range results {
+	return groups
+}
+
+// noteCompletions notes what writing the pending successes did, given the
+// ids that were fenced off.
+func (c *Core) noteCompletions(now time.Time, fenced []ulid.ULID) {
+	for _, r := range c.pending {
+		if r.Decision != Succeed {
+			continue
+		}
+		e := Event{Worker: r.local.worker, StoreTime: now, Job: r.local.job, Decision: Succeed}
+		if slices.Contains(fenced, r.JobID) {
+			e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
+		} else {
+			e.Kind = EventResultRecorded
+			e.Job.Status, e.Job.CompletedAt = store.Completed, now
+		}
+		c.note(e)
+	}
+}
+
+// recordFailures writes the pending failures, each with its retry.
+func (c *Core) recordFailures(ctx context.Context, tx store.Tx, now time.Time) error {
+	for _, r := range c.pending {
 		if r.Decision == Succeed {
 			continue
 		}
@@ -51,36 +88,19 @@ func (c *Core) recordResults(ctx context.Context, tx store.Tx, now time.Time) er
 	return nil
 }
 
-// completeAll marks the successes among results, all reserved by worker,
-// completed in one statement.
-func (c *Core) completeAll(ctx context.Context, tx store.Tx, now time.Time, worker ulid.ULID, results []pendingResult) error {
-	ids := make([]ulid.ULID, 0, len(results))
-	for _, r := range results {
-		if r.Decision == Succeed {
-			ids = append(ids, r.JobID)
+// settled forgets the pending results whose write committed (successes or
+// failures) and counts one more unseen try for the others when the write
+// failed.
+func (c *Core) settled(successes bool, err error) {
+	if err == nil {
+		c.pending = slices.DeleteFunc(c.pending, func(r pendingResult) bool { return (r.Decision == Succeed) == successes })
+		return
+	}
+	for i := range c.pending {
+		if (c.pending[i].Decision == Succeed) == successes {
+			c.pending[i].tries++
 		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	fenced, err := tx.CompleteJobs(ctx, worker, ids)
-	if err != nil {
-		return fmt.Errorf("complete %d jobs of worker %s: %w", len(ids), worker, err)
-	}
-	for _, r := range results {
-		if r.Decision != Succeed {
-			continue
-		}
-		e := Event{Worker: worker, StoreTime: now, Job: r.local.job, Decision: Succeed}
-		if slices.Contains(fenced, r.JobID) {
-			e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
-		} else {
-			e.Kind = EventResultRecorded
-			e.Job.Status, e.Job.CompletedAt = store.Completed, now
-		}
-		c.note(e)
-	}
-	return nil
 }
 
 // failJob marks a job failed with reason and then retries or abandons it.

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -15,8 +16,9 @@ import (
 
 // Tick runs one loop iteration at local time now: register if needed;
 // lease maintenance in its own short transaction when LeaderInterval has
-// passed; then one transaction that heartbeats when due, recovers
-// reservations whose commit was not seen, records finished results and
+// passed; failed results and the recovery of reservations whose commit was
+// not seen, in a transaction of their own when there are any; then one
+// store.JobPass that heartbeats when due, records the successes and
 // reserves min(MaxFetch, MaxConcurrent − running) jobs; then leader duties
 // in their own transaction if this worker believes it leads.
 //
@@ -43,14 +45,18 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	start, err := c.jobPass(ctx)
 	if isDead(err) {
-		// Register again (unless shutting down) and retry at once: the
-		// results that were waiting go out under their old worker ids.
+		// Register again (unless shutting down) and reserve at once. The
+		// pass that found us dead has written the results (fenced or not);
+		// failures not yet written go out under their old worker ids.
 		c.declaredDead(err)
 		if err = nil; !c.shuttingDown {
 			err = c.register(ctx)
 		}
 		if err == nil {
-			start, err = c.jobPass(ctx)
+			var more []store.Job
+			more, err = c.jobPass(ctx)
+			start = append(start, more...)
+			slices.SortFunc(start, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
 		}
 	}
 	errs = append(errs, err)
@@ -147,77 +153,104 @@ func (c *Core) maintainLease(ctx context.Context) error {
 	return nil
 }
 
-// jobPass is the job path's transaction: heartbeat, recovery of unseen
-// reservations, results, reservation. It returns the jobs to start.
+// jobPass is the job path: failed results and the recovery of unseen
+// reservations in a transaction of their own when there are any (retries
+// need the store time before they write, and recovery changes how many
+// jobs to reserve), then one store.JobPass for the heartbeat, the
+// successes and the reservation, which PostgreSQL does in one round trip.
+// It returns the jobs to start, even with an error.
 func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	id := c.id
-	heartbeat := !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
-	var recovered, reserved []store.Job
-	reserveCalled := false
-	err := c.inTxLazy(ctx, "jobs", func(tx store.Tx, clk *storeClock) error {
-		recovered, reserved = nil, nil
-		if heartbeat {
-			if err := tx.Heartbeat(ctx, id); err != nil {
-				return asDead(id, err)
-			}
-			now, err := clk.Now()
-			if err != nil {
-				return err
-			}
-			c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: now})
-		}
-		var err error
-		if !id.IsZero() && c.unseenReserve == id {
+	recovered, err := c.settleFailures(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	reserved, err := c.completeAndReserve(ctx, id, len(recovered))
+	return c.hand(id, recovered, reserved), err
+}
+
+// settleFailures records the pending failures and, after a reservation
+// whose commit was not seen, finds the jobs it reserved. It runs no
+// transaction when there is neither.
+func (c *Core) settleFailures(ctx context.Context, id ulid.ULID) ([]store.Job, error) {
+	recover := !id.IsZero() && c.unseenReserve == id
+	failures := slices.ContainsFunc(c.pending, func(r pendingResult) bool { return r.Decision != Succeed })
+	if !recover && !failures {
+		return nil, nil
+	}
+	var recovered []store.Job
+	err := c.inTx(ctx, "results", func(tx store.Tx, now time.Time) error {
+		recovered = nil
+		if recover {
+			var err error
 			if recovered, err = c.recoverReservations(ctx, tx); err != nil {
 				return err
 			}
 		}
-		// Reserving before recording results changes nothing in one
-		// transaction, and the reserved rows' started_at tells the store
-		// time without asking for it.
-		limit := min(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
-		if mutant.On(mutant.MaxFetch) {
-			limit = max(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-len(recovered))
-		}
-		if !id.IsZero() && !c.shuttingDown && limit > 0 && len(c.cfg.Queues) > 0 {
-			reserveCalled = true
-			if reserved, err = tx.Reserve(ctx, id, c.cfg.Queues, limit); err != nil {
-				return asDead(id, err)
-			}
-			if len(reserved) > 0 {
-				clk.Learn(reserved[0].StartedAt)
-			}
-		}
-		if len(c.pending) == 0 {
-			return nil
-		}
-		now, err := clk.Now()
-		if err != nil {
-			return err
-		}
-		return c.recordResults(ctx, tx, now)
+		return c.recordFailures(ctx, tx, now)
 	})
+	c.settled(false, err)
 	if err != nil {
-		for i := range c.pending {
-			c.pending[i].tries++
-		}
-		if reserveCalled && !isDead(err) {
-			c.unseenReserve = id
-		}
-		if mutant.On(mutant.StartBeforeCommit) {
-			return c.hand(id, recovered, reserved), err
-		}
 		return nil, err
 	}
-	if heartbeat {
-		c.lastHeartbeat = c.now
-	}
-	clear(c.pending)
-	c.pending = c.pending[:0]
-	if c.unseenReserve == id {
+	if recover {
 		c.unseenReserve = ulid.ULID{}
 	}
-	return c.hand(id, recovered, reserved), nil
+	return recovered, nil
+}
+
+// completeAndReserve runs the store.JobPass: a heartbeat when due, the
+// successes, and a reservation of min(MaxFetch, MaxConcurrent − running).
+// A worker found dead is reported with a deadError once the committed
+// completions are noted.
+func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) ([]store.Job, error) {
+	p := store.JobPass{
+		Worker:    id,
+		Heartbeat: !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval),
+		Complete:  c.completions(),
+	}
+	limit := min(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-recovered)
+	if mutant.On(mutant.MaxFetch) {
+		limit = max(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-recovered)
+	}
+	if !c.shuttingDown {
+		p.Queues, p.Limit = c.cfg.Queues, limit
+	}
+	if p.Empty() {
+		return nil, nil
+	}
+	res, err := store.RunJobPass(ctx, c.st, p)
+	if err != nil {
+		c.settled(true, err)
+		if p.Reserves() {
+			c.unseenReserve = id
+		}
+		c.emit(Event{Kind: EventStoreError, Worker: id, Reason: "jobs", Err: err})
+		if mutant.On(mutant.StartBeforeCommit) {
+			return res.Reserved, err
+		}
+		return nil, fmt.Errorf("worker %s: jobs: %w", id, err)
+	}
+	return res.Reserved, c.notePass(p, res)
+}
+
+// notePass delivers the events of a committed job pass.
+func (c *Core) notePass(p store.JobPass, res store.JobPassResult) error {
+	if p.Heartbeat && !res.Dead {
+		c.lastHeartbeat = c.now
+		c.emit(Event{Kind: EventHeartbeat, Worker: p.Worker, StoreTime: res.Now})
+	}
+	c.noteCompletions(res.Now, res.Fenced)
+	c.settled(true, nil)
+	for _, e := range c.events {
+		c.obs.Observe(e)
+	}
+	clear(c.events)
+	c.events = c.events[:0]
+	if res.Dead {
+		return asDead(p.Worker, fmt.Errorf("job pass: no live worker: %w", store.ErrNotFound))
+	}
+	return nil
 }
 
 // recoverReservations returns the jobs running under this worker that the
