@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/tickwork/tickwork/store"
@@ -88,7 +86,6 @@ type loop struct {
 	done        chan Result // each job goroutine sends its result once
 	outstanding int         // job goroutines that have not sent yet
 	notes       <-chan store.Notification
-	unstarted   atomic.Int64 // job goroutines not yet scheduled (they decrement it)
 	jobCtx      context.Context
 	hardStop    context.CancelFunc
 }
@@ -125,9 +122,7 @@ func (l *loop) startJob(job *store.Job) {
 		}}
 	}
 	l.outstanding++
-	l.unstarted.Add(1)
 	go func() {
-		l.unstarted.Add(-1)
 		l.done <- l.w.execute(l.jobCtx, h, *job, job.StartedBy.String())
 	}()
 }
@@ -150,7 +145,9 @@ func (l *loop) wait(ctx context.Context, d time.Duration, interruptible bool, un
 		case r := <-l.done:
 			l.finished(r)
 			if interruptible {
-				l.collect()
+				if !l.collect(ctx, until) {
+					return ""
+				}
 				return "task"
 			}
 		case n, ok := <-l.notes:
@@ -176,32 +173,38 @@ func (l *loop) finished(r Result) {
 	l.core.Finished(r)
 }
 
-// collect takes every result already waiting, so one tick records them all.
-// It yields the processor while results keep arriving: jobs that are about
-// to finish (short handlers started by the same tick) then share this tick
-// instead of each costing one, since a tick costs far more than a yield.
-// First it yields until every job goroutine has begun running: one that
-// has not yet had a processor is no sign of a long handler, and without
-// this wait about one job in seven (no-op jobs, 100 at a time) was still
-// counted running at the next tick, shrinking its reservation.
-func (l *loop) collect() {
-	for {
+// resultLinger is how long collect waits, after a job finished, for the
+// other running jobs to finish too before the next tick.
+const resultLinger = time.Millisecond
+
+// collect takes the results of the jobs that finish within resultLinger,
+// so that one tick records them all and refills their slots together: a
+// tick costs far more than short jobs do, and ticking after each result
+// would reserve one job at a time. It returns as soon as no job runs, so
+// short jobs wait for nothing; a long job delays the next tick by at most
+// resultLinger. It blocks on the results rather than yielding in a loop:
+// spinning took half of a busy worker's CPU away from the database on a
+// two-core machine. It reports false if ctx ended or until fired
+// meanwhile, as wait's "" does.
+func (l *loop) collect(ctx context.Context, until <-chan time.Time) bool {
+	if l.outstanding == 0 {
+		return true
+	}
+	linger := l.w.clock.Timer(resultLinger)
+	defer linger.Stop()
+	for l.outstanding > 0 {
 		select {
 		case r := <-l.done:
 			l.finished(r)
-		default:
-			if l.outstanding == 0 {
-				return
-			}
-			for l.unstarted.Load() > 0 {
-				runtime.Gosched()
-			}
-			runtime.Gosched()
-			if len(l.done) == 0 {
-				return
-			}
+		case <-linger.C:
+			return true
+		case <-until:
+			return false
+		case <-ctx.Done():
+			return false
 		}
 	}
+	return true
 }
 
 // shutdown drains, releases what did not return, and shuts the core down.

@@ -262,3 +262,34 @@ func TestRunnerGracefulShutdownWithJobsInFlight(t *testing.T) {
 		}
 	})
 }
+
+// Results of short jobs are recorded, and their slots refilled, while a
+// long job runs beside them: collecting finished jobs before a tick waits
+// for the others only briefly, never until every job has returned.
+func TestRunnerRecordsShortJobsBesideALongOne(t *testing.T) {
+	eachBackend(t, func(t *testing.T, st store.Store) {
+		cfg := runnerConfig("long", "short")
+		cfg.MaxConcurrent, cfg.MaxFetch = 3, 3
+		release := make(chan struct{})
+		r := startWorker(t, st, cfg, 1, func(w *Worker) {
+			must(t, Handle(w, "long", func(context.Context, Job[payload]) error { <-release; return nil }))
+			must(t, Handle(w, "short", func(context.Context, Job[payload]) error { return nil }))
+		})
+		c := NewClient(st, clockrng.NewRand(3))
+		_, err := Enqueue(context.Background(), c, payload{}, ToQueue("long"))
+		must(t, err)
+		waitFor(t, "the long job to start", func() bool { return len(listJobs(t, st, store.JobFilter{Status: store.Running})) == 1 })
+		for i := range 10 {
+			_, err := Enqueue(context.Background(), c, payload{i}, ToQueue("short"))
+			must(t, err)
+		}
+		waitFor(t, "ten short jobs completed beside the long one", func() bool {
+			return len(listJobs(t, st, store.JobFilter{Queue: "short", Status: store.Completed})) == 10
+		})
+		if long := listJobs(t, st, store.JobFilter{Queue: "long"}); long[0].Status != store.Running {
+			t.Fatalf("long job is %s, want still running", long[0].Status)
+		}
+		close(release)
+		must(t, r.stop())
+	})
+}
