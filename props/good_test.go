@@ -125,6 +125,20 @@ func releasedRun(b *builder) {
 	b.commit(w1, b.complete(2))
 }
 
+// crashAfterResultRun keeps every promise: a process commits its handler's
+// Fail result and crashes before logging the execution's end (a live run
+// logs just after the commit), so the row failed for good with no decision
+// on record.
+func crashAfterResultRun(b *builder) {
+	setup(b)
+	b.commit(none, b.enqueue(1))
+	b.commit(w2, b.reserve(1, w2))
+	b.start(1, w2)
+	b.after(time.Second)
+	b.commit(w2, b.fail(1, "HTTP 400"))
+	b.event(Crashed, w2, nil)
+}
+
 // lateStartRun keeps every promise: a stalled worker starts jobs it had
 // reserved after they were rescued (it was declared dead meanwhile) or
 // cancelled; the rescued job's retry already runs elsewhere.
@@ -175,7 +189,7 @@ func exhaustedRun(b *builder) {
 func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun,
-		"late start": lateStartRun,
+		"late start": lateStartRun, "crash after result": crashAfterResultRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()

@@ -9,10 +9,11 @@ import (
 
 // checkNoLostJobs decides property 4 on the final rows, in id order: every
 // row has ended (but for each schedule's next run, waiting for its cron
-// time while the schedule exists), and a failed or lost row without a next attempt had no
-// retry left (attempt >= MaxRetries) or failed by its handler's Fail
-// decision. A lost row never failed by decision: it must be retried while
-// attempts remain.
+// time while the schedule exists), and a failed or lost row without a next
+// attempt had no retry left (attempt >= MaxRetries) or failed by its
+// handler's Fail decision (unless that decision was lost: the process
+// crashed between the commit and the log line that carries it). A lost row
+// never failed by decision: it must be retried while attempts remain.
 func (c *Checker) checkNoLostJobs() {
 	ids := make([]ulid.ULID, 0, len(c.jobs))
 	for id := range c.jobs {
@@ -28,6 +29,7 @@ func (c *Checker) checkNoLostJobs() {
 			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
 		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt >= c.params.MaxRetries:
 		case r.Status == Failed && st.decided == Fail:
+		case r.Status == Failed && st.unlogged: // the decision died with its process
 		default:
 			c.report(NoLostJobs, fmt.Sprintf("attempt %d of job %s ended %s (%q) with retries left and no next attempt (handler decision: %s)",
 				r.Attempt, id, r.Status, r.FailedReason, decisionText(st.decided)), withJobs(r))

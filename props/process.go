@@ -67,8 +67,18 @@ func (c *Checker) stop(p *procState) {
 	c.endDutiesOf(p.name)
 }
 
-// crashed ends the process's executions: all in-memory state is lost.
-func (c *Checker) crashed(e *Event) { c.stop(c.proc(e)) }
+// crashed ends the process's executions: all in-memory state is lost. An
+// execution whose row already failed under its worker committed its result
+// but died before logging its decision: property 4 cannot judge that row.
+func (c *Checker) crashed(e *Event) {
+	p := c.proc(e)
+	for _, x := range p.open {
+		if st := c.jobs[x.start.Job]; st != nil && st.row.Status == Failed && st.row.StartedBy == x.start.Worker && st.decided == "" {
+			st.unlogged = true
+		}
+	}
+	c.stop(p)
+}
 
 // restarted begins a fresh life of a process that crashed or shut down.
 func (c *Checker) restarted(e *Event) {

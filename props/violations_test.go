@@ -251,6 +251,15 @@ var livenessCases = []violationCase{
 		b.duties(w1, b.shutdownWorker(w2), b.lose(1))
 		return atEnd(b)
 	}},
+	{"crash before the result", NoLostJobs, "handler decision: none", func(b *builder) int {
+		// The row failed after the crash (by a commit of unknown origin,
+		// as a live run's rows show it), so the crash cannot have cut a
+		// decision's log line short.
+		runningOnW2(b)
+		b.event(Crashed, w2, nil)
+		b.commit(none, b.fail(1, "HTTP 400"))
+		return atEnd(b)
+	}},
 	{"released without retry", NoLostJobs, "handler decision: none", func(b *builder) int {
 		runningOnW2(b)
 		b.event(ShutdownBegan, w2, nil)
