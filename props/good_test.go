@@ -130,10 +130,7 @@ func releasedRun(b *builder) {
 // logs just after the commit), so the row failed for good with no decision
 // on record.
 func crashAfterResultRun(b *builder) {
-	setup(b)
-	b.commit(none, b.enqueue(1))
-	b.commit(w2, b.reserve(1, w2))
-	b.start(1, w2)
+	runningOnW2(b)
 	b.after(time.Second)
 	b.commit(w2, b.fail(1, "HTTP 400"))
 	b.event(Crashed, w2, nil)
