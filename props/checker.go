@@ -49,8 +49,8 @@ type jobState struct {
 	// (a live run's log is written just after the commit; the simulator
 	// records both at once, so this never happens there).
 	unlogged bool
-	exec    *execution
-	proc    string // the process that started it, while the row is not terminal
+	exec     *execution
+	proc     string // the process that started it, while the row is not terminal
 }
 
 // chainState is one job's chain of attempts.
