@@ -107,13 +107,18 @@ func (r *recordedResults) dutiesStarted() bool {
 }
 
 // listener returns the backend pid of the store's LISTEN connection once it
-// has subscribed, or 0.
+// has subscribed, or 0. The LISTEN must have finished (the backend is idle
+// again): a notification sent while it still runs is not delivered, which
+// made the test fail under load. A connection check after a quiet spell
+// (the test moves the store's clock fast) replaces the LISTEN as the
+// backend's last query.
 func listener(t *testing.T, st *pg.Store) int32 {
 	t.Helper()
 	var pid int32
 	err := st.Pool().QueryRow(context.Background(), `
 		SELECT coalesce(max(pid), 0) FROM pg_stat_activity
-		WHERE application_name = $1 AND query LIKE 'LISTEN %'`, "tickwork listen "+st.Schema()).Scan(&pid)
+		WHERE application_name = $1 AND state = 'idle' AND (query LIKE 'LISTEN %' OR query = '-- ping')`,
+		"tickwork listen "+st.Schema()).Scan(&pid)
 	must(t, err)
 	return pid
 }
