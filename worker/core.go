@@ -202,24 +202,24 @@ func (c *Core) emit(e Event) {
 // fn noted only if it committed. A failure is reported as EventStoreError
 // naming phase, except the declared-dead signal, which callers handle.
 func (c *Core) inTx(ctx context.Context, phase string, fn func(tx store.Tx, now time.Time) error) error {
-	return c.inTxLazy(ctx, phase, func(tx store.Tx, clk *storeClock) error {
-		now, err := clk.Now()
+	err := c.st.InTx(ctx, func(tx store.Tx) error {
+		c.events = c.events[:0] // a store may run fn again
+		now, err := tx.Now(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("read store time: %w", err)
 		}
 		return fn(tx, now)
 	})
+	return c.deliver(phase, err)
 }
 
-// inTxLazy is inTx for a transaction that reads the store time only if and
-// when it needs it, saving PostgreSQL a round trip on the job path.
-func (c *Core) inTxLazy(ctx context.Context, phase string, fn func(tx store.Tx, clk *storeClock) error) error {
-	err := c.st.InTx(ctx, func(tx store.Tx) error {
-		c.events = c.events[:0] // a store may run fn again
-		return fn(tx, &storeClock{ctx: ctx, tx: tx})
-	})
+// deliver ends a store call that noted events: if it succeeded they are
+// delivered; if not they are dropped and the failure is reported as
+// EventStoreError naming phase (but for the declared-dead signal, which
+// callers handle). The buffer is kept for the next call, holding no rows.
+func (c *Core) deliver(phase string, err error) error {
 	events := c.events
-	defer func() { // keep the buffer for the next transaction, holding no rows
+	defer func() {
 		clear(events)
 		c.events = events[:0]
 	}()
@@ -233,34 +233,6 @@ func (c *Core) inTxLazy(ctx context.Context, phase string, fn func(tx store.Tx, 
 		c.obs.Observe(e)
 	}
 	return nil
-}
-
-// storeClock is a transaction's store time, read at most once.
-type storeClock struct {
-	ctx context.Context
-	tx  store.Tx
-	now time.Time
-}
-
-// Now returns the transaction's store time, asking the store the first time
-// unless Learn supplied it.
-func (s *storeClock) Now() (time.Time, error) {
-	if s.now.IsZero() {
-		now, err := s.tx.Now(s.ctx)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("read store time: %w", err)
-		}
-		s.now = now
-	}
-	return s.now, nil
-}
-
-// Learn records the store time found in a row the transaction wrote with
-// it (Reserve sets started_at to the transaction's now).
-func (s *storeClock) Learn(now time.Time) {
-	if s.now.IsZero() {
-		s.now = now
-	}
 }
 
 // deadError marks a store answer saying this worker is no longer live.

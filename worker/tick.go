@@ -225,32 +225,23 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 		if p.Reserves() {
 			c.unseenReserve = id
 		}
-		c.emit(Event{Kind: EventStoreError, Worker: id, Reason: "jobs", Err: err})
+		err = c.deliver("jobs", err)
 		if mutant.On(mutant.StartBeforeCommit) {
 			return res.Reserved, err
 		}
-		return nil, fmt.Errorf("worker %s: jobs: %w", id, err)
+		return nil, err
 	}
-	return res.Reserved, c.notePass(p, res)
-}
-
-// notePass delivers the events of a committed job pass.
-func (c *Core) notePass(p store.JobPass, res store.JobPassResult) error {
 	if p.Heartbeat && !res.Dead {
 		c.lastHeartbeat = c.now
-		c.emit(Event{Kind: EventHeartbeat, Worker: p.Worker, StoreTime: res.Now})
+		c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: res.Now})
 	}
 	c.noteCompletions(res.Now, res.Fenced)
 	c.settled(true, nil)
-	for _, e := range c.events {
-		c.obs.Observe(e)
+	err = c.deliver("jobs", nil)
+	if err == nil && res.Dead {
+		err = asDead(id, fmt.Errorf("job pass: no live worker: %w", store.ErrNotFound))
 	}
-	clear(c.events)
-	c.events = c.events[:0]
-	if res.Dead {
-		return asDead(p.Worker, fmt.Errorf("job pass: no live worker: %w", store.ErrNotFound))
-	}
-	return nil
+	return res.Reserved, err
 }
 
 // recoverReservations returns the jobs running under this worker that the
