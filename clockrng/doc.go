@@ -4,5 +4,6 @@
 // jitter and the retry backoff policy.
 //
 // Nothing here reads the wall clock or the global math/rand source except
-// Real, which is the production clock adapter.
+// Real, which is the production clock adapter; NewRandFromOS alone reads the
+// operating system's randomness, to seed production sources.
 package clockrng

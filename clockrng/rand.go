@@ -1,6 +1,7 @@
 package clockrng
 
 import (
+	crand "crypto/rand"
 	"encoding/binary"
 	"hash/fnv"
 	"math/rand/v2"
@@ -18,6 +19,16 @@ type Rand struct {
 // NewRand returns a source seeded with seed.
 func NewRand(seed uint64) *Rand {
 	return &Rand{seed: seed, rng: rand.New(rand.NewPCG(seed, mix(seed)))}
+}
+
+// NewRandFromOS returns a source seeded from the operating system's
+// randomness (crypto/rand), for production processes: ids drawn by
+// different processes then do not collide. Its sequence cannot be
+// reproduced unless its Seed is recorded; simulations use NewRand.
+func NewRandFromOS() *Rand {
+	var b [8]byte
+	_, _ = crand.Read(b[:]) // crypto/rand.Read never returns an error
+	return NewRand(binary.LittleEndian.Uint64(b[:]))
 }
 
 // Seed returns the seed this source was made from.

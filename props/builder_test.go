@@ -156,25 +156,24 @@ func (b *builder) promote(n int) change {
 }
 
 // upsert changes row k of m with mutate (inserting it if absent) and
-// returns a change that records it with add (before nil for an insert).
-func upsert[K comparable, R any](m map[K]R, k K, mutate func(*R), add func(e *Event, before, after *R)) change {
+// returns a change that appends it to the commit's list that field picks.
+func upsert[K comparable, R any](m map[K]R, k K, mutate func(*R), field func(*Event) *[]Change[R]) change {
 	before, known := m[k]
 	after := before
 	mutate(&after)
 	m[k] = after
+	ch := Change[R]{After: &after}
+	if known {
+		ch.Before = &before
+	}
 	return func(e *Event) {
-		if known {
-			add(e, &before, &after)
-		} else {
-			add(e, nil, &after)
-		}
+		list := field(e)
+		*list = append(*list, ch)
 	}
 }
 
 func (b *builder) setWorker(w ulid.ULID, mutate func(*WorkerRow)) change {
-	return upsert(b.workers, w, mutate, func(e *Event, before, after *WorkerRow) {
-		e.Workers = append(e.Workers, WorkerChange{Before: before, After: after})
-	})
+	return upsert(b.workers, w, mutate, func(e *Event) *[]WorkerChange { return &e.Workers })
 }
 
 func (b *builder) register(w ulid.ULID) change {
@@ -207,9 +206,7 @@ func (b *builder) acquire(w ulid.ULID) change {
 
 func (b *builder) setSchedule(name string, at time.Time, j ulid.ULID) change {
 	set := func(r *ScheduleRow) { *r = ScheduleRow{Name: name, LastScheduledAt: at, LastScheduledJobID: j} }
-	return upsert(b.scheds, name, set, func(e *Event, before, after *ScheduleRow) {
-		e.Schedules = append(e.Schedules, ScheduleChange{Before: before, After: after})
-	})
+	return upsert(b.scheds, name, set, func(e *Event) *[]ScheduleChange { return &e.Schedules })
 }
 
 // scheduleRun enqueues attempt 0 of job n as a run of schedule "tick" due
@@ -250,6 +247,12 @@ func (b *builder) run(n int, w ulid.ULID, d Decision, m int) {
 		attempt := b.jobs[job(n)].Attempt
 		b.commit(w, b.fail(n, "again"), b.retry(n, m, b.params.Backoff.Nominal(attempt)))
 	}
+}
+
+// elect gives w a new term in one change of the lease row (elected now), as
+// a store that replaces an expired lease in place records it.
+func (b *builder) elect(w ulid.ULID) change {
+	return b.setLease(&LeaseRow{Holder: w, ElectedAt: b.now, ExpiresAt: b.now.Add(b.params.LeaseTTL)})
 }
 
 // reacquire deletes the lease (expired) and gives w a new one.

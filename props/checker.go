@@ -18,10 +18,9 @@ type Checker struct {
 	params Params
 	crons  map[string]cron.Schedule
 
-	index    int       // events seen so far
+	index    int       // events seen so far (Step counts one after checking it)
 	lastSeq  int64     // Seq of the previous event
 	lastTime time.Time // Time of the previous event
-	started  bool      // at least one event seen
 
 	jobs       map[ulid.ULID]*jobState
 	chains     map[ulid.ULID]*chainState // by the id of the chain's attempt 0
@@ -179,8 +178,8 @@ func Check(h History) ([]Violation, error) {
 // checkOrder stamps the event as the current one and enforces that Seq
 // strictly increases and Time never decreases.
 func (c *Checker) checkOrder(e Event) {
-	prevSeq, prevTime, first := c.lastSeq, c.lastTime, !c.started
-	c.started, c.lastSeq, c.lastTime = true, e.Seq, e.Time
+	prevSeq, prevTime, first := c.lastSeq, c.lastTime, c.index == 0
+	c.lastSeq, c.lastTime = e.Seq, e.Time
 	if first {
 		return
 	}

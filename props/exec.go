@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/oklog/ulid/v2"
@@ -132,11 +133,7 @@ func (c *Checker) resultFenced(e *Event) {
 // openStarts returns the start events of the process's executions in
 // progress, in job id order.
 func (p *procState) openStarts() []Event {
-	ids := make([]ulid.ULID, 0, len(p.open))
-	for id := range p.open {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, ulid.ULID.Compare)
+	ids := slices.SortedFunc(maps.Keys(p.open), ulid.ULID.Compare)
 	out := make([]Event, len(ids))
 	for i, id := range ids {
 		out[i] = p.open[id].start

@@ -80,18 +80,17 @@ func (e Event) String() string {
 	if e.Schedule != "" {
 		fmt.Fprintf(&b, " schedule=%s cron_time=%s", e.Schedule, formatTime(e.CronTime))
 	}
-	writeChanges(&b, "job", e.Jobs, func(c JobChange) (any, any) { return ptrString(c.Before), ptrString(c.After) })
-	writeChanges(&b, "worker", e.Workers, func(c WorkerChange) (any, any) { return ptrString(c.Before), ptrString(c.After) })
-	writeChanges(&b, "lease", e.Leases, func(c LeaseChange) (any, any) { return ptrString(c.Before), ptrString(c.After) })
-	writeChanges(&b, "schedule", e.Schedules, func(c ScheduleChange) (any, any) { return ptrString(c.Before), ptrString(c.After) })
+	writeChanges(&b, "job", e.Jobs)
+	writeChanges(&b, "worker", e.Workers)
+	writeChanges(&b, "lease", e.Leases)
+	writeChanges(&b, "schedule", e.Schedules)
 	return b.String()
 }
 
 // writeChanges appends one "table: before -> after" line per change.
-func writeChanges[C any](b *strings.Builder, table string, changes []C, sides func(C) (any, any)) {
+func writeChanges[R fmt.Stringer](b *strings.Builder, table string, changes []Change[R]) {
 	for _, c := range changes {
-		before, after := sides(c)
-		fmt.Fprintf(b, "\n    %s: %v -> %v", table, before, after)
+		fmt.Fprintf(b, "\n    %s: %v -> %v", table, ptrString(c.Before), ptrString(c.After))
 	}
 }
 

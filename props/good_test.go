@@ -183,10 +183,24 @@ func exhaustedRun(b *builder) {
 	b.commit(none, b.setJob(job(20), func(r *JobRow) { r.Status, r.CancelledAt = Cancelled, b.now }))
 }
 
+// reelectedRun keeps every promise: an expired lease is replaced by a new
+// term in one folded change (new elected_at), not a delete and an insert;
+// first its own holder is elected again, then another worker, each leading
+// under its new term.
+func reelectedRun(b *builder) {
+	setup(b)
+	b.after(6 * time.Second) // w1's lease expired
+	b.commit(w1, b.elect(w1))
+	b.duties(w1, b.heartbeat(w1))
+	b.after(6 * time.Second)
+	b.commit(w2, b.elect(w2))
+	b.duties(w2, b.heartbeat(w2))
+}
+
 func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun,
-		"late start": lateStartRun, "crash after result": crashAfterResultRun,
+		"late start": lateStartRun, "crash after result": crashAfterResultRun, "re-elected": reelectedRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()

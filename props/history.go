@@ -191,27 +191,21 @@ type ScheduleRow struct {
 	LastScheduledJobID ulid.ULID `json:",omitzero"`
 }
 
-// JobChange is one jobs row changed by a commit: Before is nil for an
-// insert, After is nil for a delete.
-type JobChange struct {
-	Before *JobRow `json:",omitempty"`
-	After  *JobRow `json:",omitempty"`
+// Change is one row changed by a commit: Before is nil for an insert,
+// After is nil for a delete.
+type Change[R any] struct {
+	Before *R `json:",omitempty"`
+	After  *R `json:",omitempty"`
 }
 
-// WorkerChange is one workers row changed by a commit (nil: absent).
-type WorkerChange struct {
-	Before *WorkerRow `json:",omitempty"`
-	After  *WorkerRow `json:",omitempty"`
-}
+// JobChange is one jobs row changed by a commit.
+type JobChange = Change[JobRow]
 
-// LeaseChange is the lease row changed by a commit (nil: absent).
-type LeaseChange struct {
-	Before *LeaseRow `json:",omitempty"`
-	After  *LeaseRow `json:",omitempty"`
-}
+// WorkerChange is one workers row changed by a commit.
+type WorkerChange = Change[WorkerRow]
 
-// ScheduleChange is one schedules row changed by a commit (nil: absent).
-type ScheduleChange struct {
-	Before *ScheduleRow `json:",omitempty"`
-	After  *ScheduleRow `json:",omitempty"`
-}
+// LeaseChange is the lease row changed by a commit.
+type LeaseChange = Change[LeaseRow]
+
+// ScheduleChange is one schedules row changed by a commit.
+type ScheduleChange = Change[ScheduleRow]

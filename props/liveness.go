@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/oklog/ulid/v2"
@@ -15,12 +16,7 @@ import (
 // crashed between the commit and the log line that carries it). A lost row
 // never failed by decision: it must be retried while attempts remain.
 func (c *Checker) checkNoLostJobs() {
-	ids := make([]ulid.ULID, 0, len(c.jobs))
-	for id := range c.jobs {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, ulid.ULID.Compare)
-	for _, id := range ids {
+	for _, id := range slices.SortedFunc(maps.Keys(c.jobs), ulid.ULID.Compare) {
 		st := c.jobs[id]
 		r := st.row
 		switch {

@@ -171,15 +171,13 @@ func WorkerRow(w *store.Worker) *props.WorkerRow {
 
 // leaseChanges converts the lease's folded change. The store folds an
 // expired lease deleted and a new term inserted in one transaction into a
-// single change; a new ElectedAt tells them apart, and the history gets the
-// delete and the insert it stands for, so a new term is not mistaken for a
-// renewal of an expired lease.
+// single change; it stays folded, as a live history has it: the checker
+// reads a new ElectedAt as a new term, not a renewal of the expired lease.
 func (s *sim) leaseChanges(actor string, l *mem.LeaseChange) []props.LeaseChange {
-	before, after := leaseRow(l.Before), leaseRow(l.After)
 	if a := l.After; a != nil {
 		s.tr.printf(s.now, actor, "lease %s until %s", s.names.worker(a.WorkerID), stamp(a.ExpiresAt))
 		if a.WorkerID != s.lastHolder {
-			if !s.lastHolder.IsZero() && s.inflight > 0 {
+			if !s.lastHolder.IsZero() && s.inflight() > 0 {
 				s.res.Marks.set(MarkLeaderChangeInFlight)
 			}
 			s.lastHolder = a.WorkerID
@@ -187,10 +185,7 @@ func (s *sim) leaseChanges(actor string, l *mem.LeaseChange) []props.LeaseChange
 	} else {
 		s.tr.printf(s.now, actor, "lease gone")
 	}
-	if before != nil && after != nil && !before.ElectedAt.Equal(after.ElectedAt) {
-		return []props.LeaseChange{{Before: before}, {After: after}}
-	}
-	return []props.LeaseChange{{Before: before, After: after}}
+	return []props.LeaseChange{{Before: leaseRow(l.Before), After: leaseRow(l.After)}}
 }
 
 func leaseRow(l *store.Lease) *props.LeaseRow {

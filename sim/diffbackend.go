@@ -53,7 +53,7 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	})
 	// Read back even after an error: a transaction may commit and still
 	// report one.
-	next, rerr := b.read(ctx)
+	next, rerr := storetest.Snapshot(ctx, b.Store)
 	if rerr != nil {
 		return errors.Join(err, fmt.Errorf("diff backend: read the rows back: %w", rerr))
 	}
@@ -80,15 +80,6 @@ func (r *releaseRecorder) ReleaseLease(ctx context.Context, w ulid.ULID) (bool, 
 	ok, err := r.Tx.ReleaseLease(ctx, w)
 	r.released = r.released || (ok && err == nil)
 	return ok, err
-}
-
-func (b *diffBackend) read(ctx context.Context) (storetest.State, error) {
-	var s storetest.State
-	err := b.Store.InTx(ctx, func(tx store.Tx) (err error) {
-		s, err = storetest.ReadState(ctx, tx)
-		return err
-	})
-	return s, err
 }
 
 // diff lists the rows that differ between the previous snapshot and next.

@@ -91,7 +91,6 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	ex.ignoreCancel = s.sc.On(IgnoreCancel) && r.Chance(s.sc.Rate(IgnoreCancel))
 	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
 	p.execs = append(p.execs, ex)
-	s.inflight++
 	s.tr.printf(s.now, p.name, "exec %s attempt %d as %s: %s after %v", s.names.job(j.ID), j.Attempt, s.names.worker(j.StartedBy), ex.decision, run)
 	s.record(props.Event{Kind: props.ExecStarted, Process: p.name, Worker: j.StartedBy, Job: j.ID})
 	if p.shutdownDue {
@@ -149,24 +148,13 @@ func (s *sim) jobDone(p *proc, id uint64) {
 		return
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
-	s.inflight--
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
 	s.record(props.Event{Kind: props.ExecEnded, Process: p.name, Worker: ex.worker, Job: ex.job,
-		Decision: propsDecision(ex.decision), Reason: ex.reason})
+		Decision: props.Decision(ex.decision.String()), Reason: ex.reason}) // worker spells decisions as props does
 	p.core.Finished(worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason})
 	if p.draining && len(p.execs) == 0 {
 		s.finishShutdown(p)
 		return
 	}
 	s.wakeNow(p)
-}
-
-func propsDecision(d worker.Decision) props.Decision {
-	switch d {
-	case worker.Succeed:
-		return props.Succeed
-	case worker.Fail:
-		return props.Fail
-	}
-	return props.Retry
 }

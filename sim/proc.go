@@ -140,7 +140,6 @@ func (s *sim) startProc(p *proc, inc int) {
 
 // down ends p's incarnation: every event it scheduled goes stale.
 func (s *sim) down(p *proc, restartAfter time.Duration) {
-	s.inflight -= len(p.execs)
 	p.execs = nil
 	p.core = nil
 	p.inc++

@@ -79,7 +79,6 @@ func (s *sim) releaseLeft(p *proc) {
 			s.tr.printf(s.now, p.name, "released %d jobs", len(ids))
 			// The handlers go on, abandoned, until the process exits below;
 			// their results are no longer wanted.
-			s.inflight -= len(p.execs)
 			p.execs = nil
 		}
 		s.finishShutdown(p)

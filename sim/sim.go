@@ -82,7 +82,6 @@ type sim struct {
 	rows       rowBook
 	names      names
 	outages    []window
-	inflight   int // executions in flight on all processes
 	execSeq    uint64
 	lastHolder ulid.ULID // the last lease holder seen, kept across deletions
 }
@@ -144,7 +143,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
 	}
 	s.checker = checker
-	be, err := opt.Backend(func() time.Time { return Epoch.Add(s.now) })
+	be, err := opt.Backend(s.storeNow)
 	if err != nil {
 		return nil, fmt.Errorf("scenario seed %d: store: %w", sc.Seed, err)
 	}
@@ -181,6 +180,15 @@ func historyParams(sc *Scenario) props.Params {
 		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})
 	}
 	return p
+}
+
+// inflight counts the executions in flight on all processes.
+func (s *sim) inflight() int {
+	n := 0
+	for _, p := range s.procs {
+		n += len(p.execs)
+	}
+	return n
 }
 
 // storeNow is the store's time now.

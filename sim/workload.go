@@ -33,7 +33,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 	jobs := make([]store.NewJob, n)
 	now := s.storeNow()
 	for i := range jobs {
-		j := store.NewJob{ID: clockrng.NewULID(now, s.client), Queue: queueName(r.IntN(s.sc.Queues))}
+		j := store.NewJob{ID: clockrng.NewULID(now, s.client), Queue: s.cfg.Queues[r.IntN(s.sc.Queues)]}
 		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.names.jobIDs)+i) + `}`)
 		if r.Chance(delayed) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
@@ -98,7 +98,7 @@ func (s *sim) settleCheck() {
 	if s.phase != quiescence {
 		return
 	}
-	if s.rows.settled() && s.inflight == 0 && s.allUp() {
+	if s.rows.settled() && s.inflight() == 0 && s.allUp() {
 		s.res.Settled = true
 		s.finish()
 		s.stopped = true

@@ -74,10 +74,9 @@ func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error)
 		if res.Now, err = tx.Now(ctx); err != nil {
 			return err
 		}
-		live := p.Worker != ulid.ULID{}
-		if live && p.Heartbeat {
+		if p.Heartbeats() {
 			if err := tx.Heartbeat(ctx, p.Worker); errors.Is(err, ErrNotFound) {
-				live, res.Dead = false, true
+				res.Dead = true
 			} else if err != nil {
 				return err
 			}
@@ -89,7 +88,7 @@ func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error)
 			}
 			res.Fenced = append(res.Fenced, fenced...)
 		}
-		if live && p.Reserves() {
+		if !res.Dead && p.Reserves() {
 			res.Reserved, err = tx.Reserve(ctx, p.Worker, p.Queues, p.Limit)
 			if errors.Is(err, ErrNotFound) {
 				res.Dead, err = true, nil
@@ -101,6 +100,12 @@ func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error)
 	return res, err
 }
 
+// Heartbeats reports whether the pass asks for a heartbeat: Heartbeat is
+// set and so is Worker.
+func (p JobPass) Heartbeats() bool {
+	return p.Heartbeat && p.Worker != ulid.ULID{}
+}
+
 // Reserves reports whether the pass asks for a reservation.
 func (p JobPass) Reserves() bool {
 	return p.Worker != ulid.ULID{} && p.Limit > 0 && len(p.Queues) > 0
@@ -108,5 +113,5 @@ func (p JobPass) Reserves() bool {
 
 // Empty reports whether the pass would do nothing.
 func (p JobPass) Empty() bool {
-	return !(p.Heartbeat && p.Worker != ulid.ULID{}) && len(p.Complete) == 0 && !p.Reserves()
+	return !p.Heartbeats() && len(p.Complete) == 0 && !p.Reserves()
 }

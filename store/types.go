@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -96,7 +97,23 @@ type JobFilter struct {
 	Status Status
 	Queue  string
 	After  ulid.ULID
-	Limit  int // 0 means 100
+	Limit  int // 0 means DefaultListLimit
+}
+
+// DefaultListLimit is the page size of ListJobs when the filter sets none.
+const DefaultListLimit = 100
+
+// PageSize returns how many jobs ListJobs may return for f: its Limit, or
+// DefaultListLimit when that is 0. An unknown status or a negative limit is
+// an error wrapping ErrInvalid, the same in every store.
+func (f JobFilter) PageSize() (int, error) {
+	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
+		return 0, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, ErrInvalid)
+	}
+	if f.Limit == 0 {
+		return DefaultListLimit, nil
+	}
+	return f.Limit, nil
 }
 
 // Notification is a message on one of the store's channels.

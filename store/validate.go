@@ -9,10 +9,28 @@ import (
 // MaxQueueNameBytes is the longest queue or schedule name a store accepts.
 const MaxQueueNameBytes = 128
 
+// ValidName reports whether name may name a queue or a schedule: it is not
+// empty and has at most MaxQueueNameBytes bytes.
+func ValidName(name string) bool {
+	return name != "" && len(name) <= MaxQueueNameBytes
+}
+
+// ValidateScheduleNames returns an error wrapping ErrInvalid for the first
+// name that is not ValidName, so that both stores' EnsureSchedules reject
+// the same input with the same error before writing anything.
+func ValidateScheduleNames(names []string) error {
+	for _, name := range names {
+		if !ValidName(name) {
+			return fmt.Errorf("ensure schedule %q: name must be 1 to %d bytes: %w", name, MaxQueueNameBytes, ErrInvalid)
+		}
+	}
+	return nil
+}
+
 // ValidateNewJob checks a job before any store writes it, so that both
 // stores reject exactly the same input with the same error.
 func ValidateNewJob(j NewJob) error {
-	if j.Queue == "" || len(j.Queue) > MaxQueueNameBytes {
+	if !ValidName(j.Queue) {
 		return fmt.Errorf("job %s: queue name %q must be 1 to %d bytes: %w", j.ID, j.Queue, MaxQueueNameBytes, ErrInvalid)
 	}
 	if err := validateDocument("payload", j.Payload); err != nil {

@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -35,9 +33,7 @@ type Client struct {
 // from rnd; a nil rnd is seeded from crypto/rand.
 func NewClient(st store.Store, rnd *clockrng.Rand) *Client {
 	if rnd == nil {
-		var seed [8]byte
-		_, _ = rand.Read(seed[:]) // crypto/rand.Read never fails
-		rnd = clockrng.NewRand(binary.LittleEndian.Uint64(seed[:]))
+		rnd = clockrng.NewRandFromOS()
 	}
 	return &Client{st: st, rnd: rnd, queues: map[reflect.Type]string{}}
 }
@@ -45,7 +41,7 @@ func NewClient(st store.Store, rnd *clockrng.Rand) *Client {
 // RegisterQueue makes queue the destination of payloads of type T, for
 // types that have no Queue method (or to override it).
 func RegisterQueue[T any](c *Client, queue string) error {
-	if queue == "" || len(queue) > store.MaxQueueNameBytes {
+	if !store.ValidName(queue) {
 		return fmt.Errorf("worker: queue name %q for %v must be 1 to %d bytes", queue, reflect.TypeFor[T](), store.MaxQueueNameBytes)
 	}
 	c.mu.Lock()

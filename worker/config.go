@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -146,7 +145,7 @@ func validateNames(what string, names []string) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, n := range names {
-		if n == "" || len(n) > store.MaxQueueNameBytes {
+		if !store.ValidName(n) {
 			errs = append(errs, fmt.Errorf("worker config: %s name %q must be 1 to %d bytes", what, n, store.MaxQueueNameBytes))
 		}
 		if seen[n] {
@@ -159,20 +158,18 @@ func validateNames(what string, names []string) []error {
 
 func validateSchedules(specs []ScheduleSpec) []error {
 	var errs []error
-	names := make([]string, 0, len(specs))
 	for _, s := range specs {
-		names = append(names, s.Name)
 		if _, err := parseCron(s.Cron); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
-		if s.Queue == "" || len(s.Queue) > store.MaxQueueNameBytes {
+		if !store.ValidName(s.Queue) {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: queue name %q must be 1 to %d bytes", s.Name, s.Queue, store.MaxQueueNameBytes))
 		}
 		if !json.Valid(s.Payload) {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: payload %q is not valid JSON", s.Name, s.Payload))
 		}
 	}
-	return append(errs, validateNames("schedule", names)...)
+	return append(errs, validateNames("schedule", scheduleNames(specs))...)
 }
 
 // parseCron reads a six-field UTC expression. Time zone prefixes are
@@ -188,12 +185,12 @@ func parseCron(expr string) (cron.Schedule, error) {
 	return s, nil
 }
 
-// scheduleNames returns the schedule names in sorted order.
+// scheduleNames returns the schedule names in the order of specs (the
+// core keeps its specs sorted by name).
 func scheduleNames(specs []ScheduleSpec) []string {
-	names := make([]string, 0, len(specs))
-	for _, s := range specs {
-		names = append(names, s.Name)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
 	}
-	slices.Sort(names)
 	return names
 }

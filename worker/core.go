@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -44,12 +45,16 @@ type Core struct {
 	shuttingDown bool
 	closed       bool
 
-	executing map[ulid.ULID]localJob // jobs handed to the driver that have not finished
-	pending   []pendingResult        // finished jobs whose result is not yet recorded
-	// unseenReserve is the worker id under which a Reserve may have
-	// committed without the core seeing it; the next job pass recovers its
-	// reservations with RunningJobs.
-	unseenReserve ulid.ULID
+	// executing holds the jobs handed to the driver that have not finished.
+	// A job's StartedBy is the worker id it was reserved under: an earlier
+	// incarnation's after a re-registration.
+	executing map[ulid.ULID]store.Job
+	pending   []pendingResult // finished jobs whose result is not yet recorded
+	// unseenReserve says a Reserve under the current id may have committed
+	// without the core seeing it; the next job pass recovers its
+	// reservations with RunningJobs. Being declared dead clears it, so it
+	// never concerns an earlier id.
+	unseenReserve bool
 
 	lastHeartbeat, lastLeader, lastCleanup time.Time // local clock
 	failures                               int       // consecutive failed ticks
@@ -58,18 +63,11 @@ type Core struct {
 	events []Event   // buffered until the current transaction commits
 }
 
-// localJob is a job handed to the driver, with the worker id it was
-// reserved under (an earlier incarnation's after a re-registration).
-type localJob struct {
-	job    store.Job
-	worker ulid.ULID
-}
-
 // pendingResult is a result waiting to be written. tries counts earlier
 // transactions that tried to write it and whose outcome is unknown.
 type pendingResult struct {
 	Result
-	local localJob
+	job   store.Job // as handed to the driver
 	tries int
 }
 
@@ -101,25 +99,15 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		st: st, cfg: cfg, obs: obs,
 		idRand: rnd.Child("ids"), pollRand: rnd.Child("poll"), backoffRand: rnd.Child("backoff"),
 		crons:     map[string]cron.Schedule{},
-		executing: map[ulid.ULID]localJob{},
+		executing: map[ulid.ULID]store.Job{},
 	}
 	c.cfg.Queues = slices.Clone(cfg.Queues)
 	c.schedules = slices.Clone(cfg.Schedules)
-	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range c.schedules {
 		c.crons[s.Name], _ = parseCron(s.Cron) // Validate checked it
 	}
 	return c, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Config returns the configuration the core runs with.
@@ -144,12 +132,12 @@ func (c *Core) Running() []ulid.ULID {
 // written by the next Tick (or Shutdown). Results for jobs the core does not
 // count as running (unknown, already finished, or released) are ignored.
 func (c *Core) Finished(r Result) {
-	lj, ok := c.executing[r.JobID]
+	job, ok := c.executing[r.JobID]
 	if !ok {
 		return
 	}
 	delete(c.executing, r.JobID)
-	c.pending = append(c.pending, pendingResult{Result: r, local: lj})
+	c.pending = append(c.pending, pendingResult{Result: r, job: job})
 }
 
 // NextPoll returns how long the driver should wait before the next Tick
@@ -172,11 +160,9 @@ func (c *Core) Failing() bool { return c.failures > 0 }
 // consecutive failed ticks: poll × 2^(failures−1), at most 30 s (and at
 // least poll).
 func ErrorBackoff(poll time.Duration, failures int) time.Duration {
-	d := poll
-	for i := 1; i < failures && d < maxErrorBackoff; i++ {
-		d *= 2
-	}
-	return max(min(d, maxErrorBackoff), poll)
+	b := clockrng.Backoff{Base: poll, Factor: 2, Max: maxErrorBackoff}
+	// Clamp before subtracting, which would wrap math.MinInt around.
+	return max(b.Nominal(max(failures, 1)-1), poll)
 }
 
 // BeginShutdown stops the core from reserving jobs and from lease

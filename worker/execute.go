@@ -15,13 +15,13 @@ import (
 
 // execute runs one attempt of job with h and returns its result. It never
 // panics: a handler's panic becomes a retry carrying the panic's message.
-func (w *Worker) execute(ctx context.Context, h *handler, job store.Job, workerID string) Result {
+func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) Result {
 	byQueue := h.queueAttrs(w.inst)
 	w.inst.active.Add(ctx, 1, byQueue)
 	defer w.inst.active.Add(ctx, -1, byQueue)
 	log := func(level slog.Level, msg string, attrs ...slog.Attr) {
 		if w.log.Enabled(ctx, level) { // skip building attributes nobody reads
-			attrs = append(attrs, slog.String("worker_id", workerID), slog.String("job_id", job.ID.String()),
+			attrs = append(attrs, slog.String("worker_id", job.StartedBy.String()), slog.String("job_id", job.ID.String()),
 				slog.String("queue", job.Queue), slog.Int("attempt", job.Attempt))
 			w.log.LogAttrs(ctx, level, msg, attrs...)
 		}

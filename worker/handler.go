@@ -126,7 +126,7 @@ func (w *Worker) HandleDeprecated(queue string) error {
 }
 
 func (w *Worker) addHandler(h *handler) error {
-	if h.queue == "" || len(h.queue) > store.MaxQueueNameBytes {
+	if !store.ValidName(h.queue) {
 		return fmt.Errorf("worker: queue name %q must be 1 to %d bytes", h.queue, store.MaxQueueNameBytes)
 	}
 	if h.timeout < 0 {

@@ -65,15 +65,7 @@ type recorder struct{ events []Event }
 
 func (r *recorder) Observe(e Event) { r.events = append(r.events, e) }
 
-func (r *recorder) count(k EventKind) int {
-	n := 0
-	for _, e := range r.events {
-		if e.Kind == k {
-			n++
-		}
-	}
-	return n
-}
+func (r *recorder) count(k EventKind) int { return len(r.of(k)) }
 
 func (r *recorder) of(k EventKind) []Event {
 	var out []Event
@@ -142,24 +134,12 @@ func (e *env) job(id ulid.ULID) store.Job {
 
 func (e *env) jobs(status store.Status) []store.Job {
 	e.t.Helper()
-	var out []store.Job
-	e.inTx(func(tx store.Tx) error {
-		var err error
-		out, err = tx.ListJobs(e.ctx, store.JobFilter{Status: status, Limit: 10000})
-		return err
-	})
-	return out
+	return listJobs(e.t, e.mem, store.JobFilter{Status: status})
 }
 
 func (e *env) workers() []store.Worker {
 	e.t.Helper()
-	var out []store.Worker
-	e.inTx(func(tx store.Tx) error {
-		var err error
-		out, err = tx.ListWorkers(e.ctx)
-		return err
-	})
-	return out
+	return listWorkers(e.t, e.mem)
 }
 
 func ids(jobs []store.Job) []ulid.ULID {

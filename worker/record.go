@@ -38,7 +38,7 @@ func (c *Core) recordResults(ctx context.Context, tx store.Tx, now time.Time) er
 // them, in worker id order and then job id order.
 func (c *Core) completions() []store.Completion {
 	slices.SortFunc(c.pending, func(a, b pendingResult) int {
-		if n := a.local.worker.Compare(b.local.worker); n != 0 {
+		if n := a.job.StartedBy.Compare(b.job.StartedBy); n != 0 {
 			return n
 		}
 		return a.JobID.Compare(b.JobID)
@@ -48,8 +48,8 @@ func (c *Core) completions() []store.Completion {
 		if r.Decision != Succeed {
 			continue
 		}
-		if n := len(groups); n == 0 || groups[n-1].Worker != r.local.worker {
-			groups = append(groups, store.Completion{Worker: r.local.worker})
+		if n := len(groups); n == 0 || groups[n-1].Worker != r.job.StartedBy {
+			groups = append(groups, store.Completion{Worker: r.job.StartedBy})
 		}
 		g := &groups[len(groups)-1]
 		g.IDs = append(g.IDs, r.JobID)
@@ -64,7 +64,7 @@ func (c *Core) noteCompletions(now time.Time, fenced []ulid.ULID) {
 		if r.Decision != Succeed {
 			continue
 		}
-		e := Event{Worker: r.local.worker, StoreTime: now, Job: r.local.job, Decision: Succeed}
+		e := Event{Worker: r.job.StartedBy, StoreTime: now, Job: r.job, Decision: Succeed}
 		if slices.Contains(fenced, r.JobID) {
 			e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
 		} else {
@@ -81,7 +81,7 @@ func (c *Core) recordFailures(ctx context.Context, tx store.Tx, now time.Time) e
 		if r.Decision == Succeed {
 			continue
 		}
-		if err := c.failJob(ctx, tx, now, r.local, r.Decision, r.Reason, fencedNote(r.tries)); err != nil {
+		if err := c.failJob(ctx, tx, now, r.job, r.Decision, r.Reason, fencedNote(r.tries)); err != nil {
 			return err
 		}
 	}
@@ -103,20 +103,22 @@ func (c *Core) settled(successes bool, err error) {
 	}
 }
 
-// failJob marks a job failed with reason and then retries or abandons it.
-func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, lj localJob, d Decision, reason, fencedReason string) error {
-	err := tx.FailJob(ctx, lj.worker, lj.job.ID, reason)
+// failJob marks a job failed with reason, under the worker id that
+// reserved it, and then retries or abandons it.
+func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, job store.Job, d Decision, reason, fencedReason string) error {
+	worker := job.StartedBy
+	err := tx.FailJob(ctx, worker, job.ID, reason)
 	if errors.Is(err, store.ErrFenced) {
-		c.note(Event{Kind: EventResultFenced, Worker: lj.worker, StoreTime: now, Job: lj.job, Decision: d, Reason: fencedReason})
+		c.note(Event{Kind: EventResultFenced, Worker: worker, StoreTime: now, Job: job, Decision: d, Reason: fencedReason})
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	failed := lj.job
+	failed := job
 	failed.Status, failed.FailedAt, failed.FailedReason = store.Failed, now, reason
-	c.note(Event{Kind: EventResultRecorded, Worker: lj.worker, StoreTime: now, Job: failed, Decision: d, Reason: reason})
-	return c.retryOrAbandon(ctx, tx, now, lj.worker, failed, d)
+	c.note(Event{Kind: EventResultRecorded, Worker: worker, StoreTime: now, Job: failed, Decision: d, Reason: reason})
+	return c.retryOrAbandon(ctx, tx, now, worker, failed, d)
 }
 
 // retryOrAbandon schedules the next attempt of a failed or lost row while

@@ -123,7 +123,7 @@ func (l *loop) startJob(job *store.Job) {
 	}
 	l.outstanding++
 	go func() {
-		l.done <- l.w.execute(l.jobCtx, h, *job, job.StartedBy.String())
+		l.done <- l.w.execute(l.jobCtx, h, *job)
 	}()
 }
 
@@ -214,8 +214,8 @@ func (l *loop) shutdown(ctx context.Context) error {
 	deadline := l.w.clock.Timer(cfg.DrainTimeout)
 	defer deadline.Stop()
 	l.drain(ctx, deadline.C)
-	if len(l.core.Running()) > 0 {
-		l.w.log.Warn("drain timeout reached: cancelling running jobs", "jobs", len(l.core.Running()), "drain_timeout", cfg.DrainTimeout)
+	if len(l.core.executing) > 0 {
+		l.w.log.Warn("drain timeout reached: cancelling running jobs", "jobs", len(l.core.executing), "drain_timeout", cfg.DrainTimeout)
 		l.hardStop()
 		grace := l.w.clock.Timer(min(cfg.DrainTimeout/10, time.Second))
 		l.drain(ctx, grace.C)

@@ -32,28 +32,30 @@ func (c *Core) Release(ctx context.Context, ids []ulid.ULID) error {
 	if err != nil {
 		return err
 	}
-	for _, lj := range jobs {
-		delete(c.executing, lj.job.ID)
+	for _, j := range jobs {
+		delete(c.executing, j.ID)
 	}
 	return nil
 }
 
 // releasable returns the executing jobs among ids, in id order.
-func (c *Core) releasable(ids []ulid.ULID) []localJob {
-	var jobs []localJob
+func (c *Core) releasable(ids []ulid.ULID) []store.Job {
+	var jobs []store.Job
 	for _, id := range ids {
-		if lj, ok := c.executing[id]; ok {
-			jobs = append(jobs, lj)
+		if j, ok := c.executing[id]; ok {
+			jobs = append(jobs, j)
 		}
 	}
-	slices.SortFunc(jobs, func(a, b localJob) int { return a.job.ID.Compare(b.job.ID) })
-	return slices.CompactFunc(jobs, func(a, b localJob) bool { return a.job.ID == b.job.ID })
+	slices.SortFunc(jobs, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
+	return slices.CompactFunc(jobs, func(a, b store.Job) bool { return a.ID == b.ID })
 }
 
-func (c *Core) releaseJobs(ctx context.Context, tx store.Tx, now time.Time, jobs []localJob) error {
-	for _, lj := range jobs {
-		c.note(Event{Kind: EventReleasedAtShutdown, Worker: lj.worker, StoreTime: now, Job: lj.job, Reason: ReasonShutdown})
-		if err := c.failJob(ctx, tx, now, lj, Retry, ReasonShutdown, "the job no longer ran under this worker when it was released"); err != nil {
+// releaseJobs fails and retries jobs, each under the worker id that
+// reserved it.
+func (c *Core) releaseJobs(ctx context.Context, tx store.Tx, now time.Time, jobs []store.Job) error {
+	for _, j := range jobs {
+		c.note(Event{Kind: EventReleasedAtShutdown, Worker: j.StartedBy, StoreTime: now, Job: j, Reason: ReasonShutdown})
+		if err := c.failJob(ctx, tx, now, j, Retry, ReasonShutdown, "the job no longer ran under this worker when it was released"); err != nil {
 			return err
 		}
 	}
@@ -105,14 +107,11 @@ func (c *Core) Shutdown(ctx context.Context) error {
 		}
 		return nil
 	})
+	c.settled(true, err)
+	c.settled(false, err)
 	if err != nil {
-		for i := range c.pending {
-			c.pending[i].tries++
-		}
 		return err
 	}
-	clear(c.pending)
-	c.pending = c.pending[:0]
 	clear(c.executing)
 	c.leader = false
 	c.closed = true
@@ -127,9 +126,5 @@ func (c *Core) releaseUnseen(ctx context.Context, tx store.Tx, now time.Time, id
 	if err != nil {
 		return err
 	}
-	jobs := make([]localJob, len(running))
-	for i, j := range running {
-		jobs[i] = localJob{job: j, worker: id}
-	}
-	return c.releaseJobs(ctx, tx, now, jobs)
+	return c.releaseJobs(ctx, tx, now, running)
 }

@@ -22,6 +22,10 @@ type instruments struct {
 	active       metric.Int64UpDownCounter
 	fenced       metric.Int64Counter
 
+	// wakeupReasons holds the option of each reason Run's loop wakes for,
+	// so that counting a wakeup looks up no joined key.
+	wakeupReasons map[string]metric.MeasurementOption
+
 	options sync.Map // attribute pairs joined by NUL -> metric.MeasurementOption
 }
 
@@ -65,11 +69,19 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 		metric.WithDescription("Results refused because the job no longer ran under this worker")); err != nil {
 		return nil, err
 	}
+	in.wakeupReasons = map[string]metric.MeasurementOption{}
+	for _, r := range []string{"sleep", "task", "notification"} {
+		in.wakeupReasons[r] = in.attrs("reason", r)
+	}
 	return &in, nil
 }
 
 func (in *instruments) wakeup(ctx context.Context, reason string) {
-	in.wakeups.Add(ctx, 1, in.attrs("reason", reason))
+	o, ok := in.wakeupReasons[reason]
+	if !ok {
+		o = in.attrs("reason", reason)
+	}
+	in.wakeups.Add(ctx, 1, o)
 }
 
 // observe logs a core event at a level matching its importance, counts

@@ -48,11 +48,7 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		// Register again (unless shutting down) and reserve at once. The
 		// pass that found us dead has written the results (fenced or not);
 		// failures not yet written go out under their old worker ids.
-		c.declaredDead(err)
-		if err = nil; !c.shuttingDown {
-			err = c.register(ctx)
-		}
-		if err == nil {
+		if err = c.reregister(ctx, err); err == nil {
 			var more []store.Job
 			more, err = c.jobPass(ctx)
 			start = append(start, more...)
@@ -107,7 +103,17 @@ func (c *Core) declaredDead(err error) {
 	c.emit(Event{Kind: EventDeclaredDead, Worker: c.id, Err: err})
 	c.id = ulid.ULID{}
 	c.leader = false
-	c.unseenReserve = ulid.ULID{}
+	c.unseenReserve = false
+}
+
+// reregister handles the declared-dead signal err: it forgets the old id
+// and, unless shutting down, registers under a new one.
+func (c *Core) reregister(ctx context.Context, err error) error {
+	c.declaredDead(err)
+	if c.shuttingDown {
+		return nil
+	}
+	return c.register(ctx)
 }
 
 // maintainLease expires a lapsed lease and takes or renews ours, in a
@@ -138,11 +144,7 @@ func (c *Core) maintainLease(ctx context.Context) error {
 		return nil
 	})
 	if isDead(err) {
-		c.declaredDead(err)
-		if c.shuttingDown {
-			return nil
-		}
-		return c.register(ctx)
+		return c.reregister(ctx, err)
 	}
 	if err != nil {
 		// The renewal may or may not have happened; duties re-check anyway.
@@ -161,19 +163,19 @@ func (c *Core) maintainLease(ctx context.Context) error {
 // It returns the jobs to start, even with an error.
 func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	id := c.id
-	recovered, err := c.settleFailures(ctx, id)
+	recovered, err := c.settleFailures(ctx)
 	if err != nil {
 		return nil, err
 	}
 	reserved, err := c.completeAndReserve(ctx, id, len(recovered))
-	return c.hand(id, recovered, reserved), err
+	return c.hand(recovered, reserved), err
 }
 
 // settleFailures records the pending failures and, after a reservation
 // whose commit was not seen, finds the jobs it reserved. It runs no
 // transaction when there is neither.
-func (c *Core) settleFailures(ctx context.Context, id ulid.ULID) ([]store.Job, error) {
-	recover := !id.IsZero() && c.unseenReserve == id
+func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
+	recover := c.unseenReserve
 	failures := slices.ContainsFunc(c.pending, func(r pendingResult) bool { return r.Decision != Succeed })
 	if !recover && !failures {
 		return nil, nil
@@ -194,7 +196,7 @@ func (c *Core) settleFailures(ctx context.Context, id ulid.ULID) ([]store.Job, e
 		return nil, err
 	}
 	if recover {
-		c.unseenReserve = ulid.ULID{}
+		c.unseenReserve = false
 	}
 	return recovered, nil
 }
@@ -223,7 +225,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	if err != nil {
 		c.settled(true, err)
 		if p.Reserves() {
-			c.unseenReserve = id
+			c.unseenReserve = true
 		}
 		err = c.deliver("jobs", err)
 		if mutant.On(mutant.StartBeforeCommit) {
@@ -264,19 +266,23 @@ func (c *Core) recoverReservations(ctx context.Context, tx store.Tx) ([]store.Jo
 	return unknown, nil
 }
 
-// hand counts committed reservations as executing and reports them started.
-func (c *Core) hand(worker ulid.ULID, recovered, reserved []store.Job) []store.Job {
-	start := make([]store.Job, 0, len(recovered)+len(reserved))
-	for _, group := range []struct {
-		jobs   []store.Job
-		reason string
-	}{{recovered, "recovered after a reservation whose commit was not seen"}, {reserved, ""}} {
-		for _, j := range group.jobs {
-			c.executing[j.ID] = localJob{job: j, worker: worker}
-			c.emit(Event{Kind: EventJobStarted, Worker: worker, StoreTime: j.StartedAt, Job: j, Reason: group.reason})
-			start = append(start, j)
-		}
+// hand counts committed reservations as executing and reports them
+// started, recovered ones first, and returns them all in id order.
+func (c *Core) hand(recovered, reserved []store.Job) []store.Job {
+	c.handOut(recovered, "recovered after a reservation whose commit was not seen")
+	c.handOut(reserved, "")
+	if len(recovered) == 0 {
+		return reserved // in id order already, as store.JobPassResult promises
 	}
+	start := slices.Concat(recovered, reserved)
 	slices.SortFunc(start, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
 	return start
+}
+
+// handOut counts jobs as executing under the id that reserved them.
+func (c *Core) handOut(jobs []store.Job, reason string) {
+	for _, j := range jobs {
+		c.executing[j.ID] = j
+		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: j, Reason: reason})
+	}
 }

@@ -1,10 +1,7 @@
 package worker
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 
@@ -75,11 +72,7 @@ func New(st store.Store, opts Options) (*Worker, error) {
 		w.clock = clockrng.Real()
 	}
 	if w.rand == nil {
-		var seed [8]byte
-		if _, err := rand.Read(seed[:]); err != nil {
-			return nil, fmt.Errorf("worker: seed the random source: %w", err)
-		}
-		w.rand = clockrng.NewRand(binary.LittleEndian.Uint64(seed[:]))
+		w.rand = clockrng.NewRandFromOS()
 	}
 	if w.log == nil {
 		w.log = slog.Default()

@@ -16,29 +16,21 @@ import (
 // and reads the final rows. Its connections carry their own
 // application_name, so that terminations never aim at them.
 type driverDB struct {
-	pool   *pgxpool.Pool
-	store  *pg.Store // on pool: reads the final rows, drops the schema
+	pool   *pgxpool.Pool // the store's
+	store  *pg.Store     // reads the final rows, drops the schema
 	schema string
 }
 
 func openDriverDB(ctx context.Context, dbURL, schema string) (*driverDB, error) {
-	pool, err := pgxpool.New(ctx, withAppName(dbURL, "chaos-"+schema+"-driver"))
+	st, err := pg.Open(ctx, withAppName(dbURL, "chaos-"+schema+"-driver"), pg.Options{Schema: schema})
 	if err != nil {
 		return nil, fmt.Errorf("connect to the database: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to the database: %w", err)
-	}
-	st, err := pg.New(pool, pg.Options{Schema: schema})
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return &driverDB{pool: pool, store: st, schema: schema}, nil
+	return &driverDB{pool: st.Pool(), store: st, schema: schema}, nil
 }
 
-func (d *driverDB) close() { d.pool.Close() }
+// close closes the pool too: pg.Open made the store its owner.
+func (d *driverDB) close() { d.store.Close() }
 
 // table is a table of the run's schema, quoted.
 func (d *driverDB) table(name string) string { return pgx.Identifier{d.schema, name}.Sanitize() }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"time"
@@ -29,29 +26,11 @@ func loadLog(path string) (events []props.Event, cut int, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, rerr := br.ReadBytes('\n')
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, 0, fmt.Errorf("%s line %d: %w", path, n, rerr)
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			dec := json.NewDecoder(bytes.NewReader(line))
-			dec.DisallowUnknownFields()
-			var e props.Event
-			switch derr := dec.Decode(&e); {
-			case derr == nil:
-				events = append(events, e)
-			case rerr != nil: // the last line, without its newline
-				cut++
-			default:
-				return nil, 0, fmt.Errorf("%s line %d: %w", path, n, derr)
-			}
-		}
-		if rerr != nil {
-			return events, cut, nil
-		}
+	events, cut, err = props.ReadEvents(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s %w", path, err) // "path line N: ..."
 	}
+	return events, cut, nil
 }
 
 // withoutScheduleFired drops the ScheduleFired events. props.Reconstruct
@@ -117,12 +96,7 @@ func (r *run) check(jobs []props.JobRow, workers []props.WorkerRow) (outcome, er
 // its own graceful shutdown was declared dead by a leader, which may only
 // happen once it was unseen for longer than the threshold.
 func deadTooSoon(h props.History, workers []props.WorkerRow, threshold time.Duration) []props.Violation {
-	graceful := map[ulid.ULID]bool{}
-	for _, e := range h.Events {
-		if e.Kind == props.ShutdownBegan || e.Kind == props.ShutdownCompleted {
-			graceful[e.Worker] = true
-		}
-	}
+	graceful := gracefullyShutDown(h.Events)
 	var out []props.Violation
 	for _, w := range workers {
 		if w.ShutdownAt.IsZero() || graceful[w.ID] {
@@ -135,6 +109,19 @@ func deadTooSoon(h props.History, workers []props.WorkerRow, threshold time.Dura
 		}
 	}
 	return out
+}
+
+// gracefullyShutDown returns the workers that began or completed a graceful
+// shutdown of their own: a worker row shut down that is not among them was
+// declared dead by a leader.
+func gracefullyShutDown(events []props.Event) map[ulid.ULID]bool {
+	graceful := map[ulid.ULID]bool{}
+	for _, e := range events {
+		if e.Kind == props.ShutdownBegan || e.Kind == props.ShutdownCompleted {
+			graceful[e.Worker] = true
+		}
+	}
+	return graceful
 }
 
 // writeHistory saves the rebuilt history as JSON lines for a closer look.

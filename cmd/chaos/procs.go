@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store/pg"
 )
 
 // slot is one worker process name (w1, w2, ...) and its current life: a
@@ -104,15 +104,7 @@ func (f *fleet) start(s *slot) error {
 
 // withAppName sets application_name in a URL or key=value connection
 // string.
-func withAppName(raw, name string) string {
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
-		q := u.Query()
-		q.Set("application_name", name)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return raw + " application_name='" + strings.ReplaceAll(name, "'", `\'`) + "'"
-}
+func withAppName(conn, name string) string { return pg.WithParam(conn, "application_name", name) }
 
 // alive reports whether the current life of s is running (stopped or not).
 func (s *slot) alive() bool {

@@ -51,15 +51,12 @@ func count(o outcome, enq *enqueuer, maxRetries int) figures {
 			}
 		}
 	}
-	graceful := map[ulid.ULID]bool{}
 	for _, e := range o.history.Events {
 		switch e.Kind {
 		case props.ExecStarted:
 			f.executions++
 		case props.ResultFenced:
 			f.fenced++
-		case props.ShutdownBegan, props.ShutdownCompleted:
-			graceful[e.Worker] = true
 		case props.Commit:
 			for _, l := range e.Leases {
 				if l.After != nil && (l.Before == nil || l.Before.ElectedAt != l.After.ElectedAt || l.Before.Holder != l.After.Holder) {
@@ -68,6 +65,7 @@ func count(o outcome, enq *enqueuer, maxRetries int) figures {
 			}
 		}
 	}
+	graceful := gracefullyShutDown(o.history.Events)
 	for _, w := range o.workers {
 		if !w.ShutdownAt.IsZero() && !graceful[w.ID] {
 			f.declaredDead++

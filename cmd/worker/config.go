@@ -43,24 +43,17 @@ func envName(flagName string) string {
 
 // newFlagSet returns a flag set for one subcommand whose -help output
 // starts with synopsis and lists, for every flag, the environment variable
-// that also sets it.
+// that also sets it. Every subcommand has flags, so the list is never
+// empty.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s\n", synopsis)
-		if hasFlags(fs) {
-			fmt.Fprintf(fs.Output(), "\nFlags (each also read from the environment variable named in brackets; the flag wins):\n")
-			fs.PrintDefaults()
-		}
+		fmt.Fprintf(fs.Output(), "\nFlags (each also read from the environment variable named in brackets; the flag wins):\n")
+		fs.PrintDefaults()
 	}
 	return fs
-}
-
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
 }
 
 // parseFlags applies environment variables to every flag of fs, then the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store/pg"
 )
 
@@ -48,15 +49,20 @@ func parseDBTarget(raw string) (dbTarget, error) {
 // and servers are not trusted to leave it out.
 func (t dbTarget) scrub(msg string) string { return scrub(msg, t.password) }
 
-func scrub(msg, password string) string {
+func scrub(msg, password string) string { return scrubber(password).Replace(msg) }
+
+// scrubber replaces password, and then its URL-escaped form, with xxxxx; it
+// is built once per password because the log writer applies it to every
+// line. With no password it changes nothing.
+func scrubber(password string) *strings.Replacer {
 	if password == "" {
-		return msg
+		return strings.NewReplacer()
 	}
-	msg = strings.ReplaceAll(msg, password, "xxxxx")
+	pairs := []string{password, "xxxxx"}
 	if escaped := url.QueryEscape(password); escaped != password {
-		msg = strings.ReplaceAll(msg, escaped, "xxxxx")
+		pairs = append(pairs, escaped, "xxxxx")
 	}
-	return msg
+	return strings.NewReplacer(pairs...)
 }
 
 // passwordOf extracts a password from a string that pgx could not parse,
@@ -112,7 +118,7 @@ const connectAttemptTimeout = 5 * time.Second
 // returns at once. Every message names the target without its password.
 func waitForDatabase(ctx context.Context, t dbTarget, budget time.Duration, log *slog.Logger) error {
 	deadline := time.Now().Add(budget)
-	delay := 200 * time.Millisecond
+	backoff := clockrng.Backoff{Base: 200 * time.Millisecond, Factor: 2, Max: 5 * time.Second}
 	for attempt := 1; ; attempt++ {
 		err := pingOnce(ctx, t)
 		if err == nil {
@@ -133,10 +139,9 @@ func waitForDatabase(ctx context.Context, t dbTarget, budget time.Duration, log 
 		}
 		log.Warn("database unreachable; retrying", "target", t.name, "attempt", attempt,
 			"retrying_for", left.Round(time.Second).String(), "err", t.scrub(err.Error()))
-		if err := sleepCtx(ctx, min(delay, left)); err != nil {
+		if err := sleepCtx(ctx, min(backoff.Nominal(attempt-1), left)); err != nil {
 			return fmt.Errorf("gave up connecting to %s: %w", t.name, err)
 		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 
@@ -199,12 +204,15 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	if err := db.validate(); err != nil {
 		return nil, err
 	}
-	c.password = passwordOf(db.url)
+	// Best effort first, for the error of a URL that does not parse; then
+	// the password pgx will send, which can differ (a URL with a password
+	// both before the host and in its query sends the latter).
+	c.setPassword(passwordOf(db.url))
 	target, err := parseDBTarget(db.url)
 	if err != nil {
 		return nil, err
 	}
-	c.password = target.password
+	c.setPassword(target.password)
 	if err := pg.ValidateSchema(db.schema); err != nil {
 		return nil, usagef("-schema: %v", err)
 	}

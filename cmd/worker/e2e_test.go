@@ -127,7 +127,7 @@ func lease(t *testing.T, st store.Store) ulid.ULID {
 // insertJobs stores one job per payload on queue and returns their ids.
 func insertJobs(t *testing.T, st store.Store, queue string, payloads ...string) []ulid.ULID {
 	t.Helper()
-	rnd := newProcessRand()
+	rnd := clockrng.NewRandFromOS()
 	var ids []ulid.ULID
 	err := st.InTx(context.Background(), func(tx store.Tx) error {
 		now, err := tx.Now(context.Background())
@@ -250,7 +250,7 @@ func testJobsListRetryCancel(t *testing.T, bin string) {
 	toFail := insertJobs(t, st, "noop", `{"k": "fail me"}`)[0]
 
 	// Make toFail a failed job, as a worker would.
-	rnd := newProcessRand()
+	rnd := clockrng.NewRandFromOS()
 	workerID := clockrng.NewULID(time.Now(), rnd)
 	err := st.InTx(context.Background(), func(tx store.Tx) error {
 		ctx := context.Background()
@@ -510,18 +510,6 @@ func testLeaderKilledFailover(t *testing.T, bin string) {
 	assertDrained(t, st)
 }
 
-// withParam returns the database URL with one more query parameter.
-func withParam(t *testing.T, raw, key, value string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("test database URL: %v", err)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // testConnectionsTerminated kills every database connection of a running
 // worker, as a PostgreSQL restart would (restarting the shared server
 // would break the other packages' tests running beside this one), and
@@ -529,7 +517,7 @@ func withParam(t *testing.T, raw, key, value string) string {
 func testConnectionsTerminated(t *testing.T, bin string) {
 	st := pgtest.OpenWith(t, pg.Options{})
 	app := "tw-e2e-" + st.Schema()
-	dbURL := withParam(t, pgtest.URL(t), "application_name", app)
+	dbURL := pg.WithParam(pgtest.URL(t), "application_name", app)
 	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, []string{"-database-url", dbURL, "-schema", st.Schema()}, fastRun...)...)
 	first := insertJobs(t, st, "noop", `{"before": true}`)[0]
 	eventually(t, "the first job completed", func() bool { return getJob(t, st, first).Status == store.Completed })

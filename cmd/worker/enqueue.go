@@ -47,7 +47,7 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	if !job.ScheduledAt.IsZero() {
 		opts = append(opts, worker.At(job.ScheduledAt))
 	}
-	id, err := worker.Enqueue(ctx, worker.NewClient(st, newProcessRand()), job.Payload, opts...)
+	id, err := worker.Enqueue(ctx, worker.NewClient(st, nil), job.Payload, opts...)
 	if err != nil {
 		return explainStoreError(fmt.Errorf("enqueue on queue %q: %w", *queue, err), db.schema)
 	}

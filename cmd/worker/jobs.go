@@ -142,7 +142,7 @@ func (c *cli) jobsRetryCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	rnd := newProcessRand()
+	rnd := clockrng.NewRandFromOS()
 	var next store.Job
 	err = st.InTx(ctx, func(tx store.Tx) error {
 		job, err := tx.GetJob(ctx, id)

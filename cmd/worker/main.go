@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -39,9 +40,9 @@ type cli struct {
 	// stopSignals restores the default signal handling, so that a second
 	// SIGTERM or SIGINT during a drain kills the process at once.
 	stopSignals func()
-	// password is the database password once known; it is scrubbed from
-	// everything written to stdout and stderr.
-	password string
+	// scrubber removes the database password, once known (setPassword),
+	// from everything written to stdout and stderr; nil before.
+	scrubber *strings.Replacer
 }
 
 const topUsage = `worker is the tickwork job-queue worker for PostgreSQL.
@@ -107,7 +108,15 @@ func (c *cli) report(command string, err error) int {
 	return exitFailure
 }
 
-func (c *cli) scrub(s string) string { return scrub(s, c.password) }
+func (c *cli) scrub(s string) string {
+	if c.scrubber == nil {
+		return s
+	}
+	return c.scrubber.Replace(s)
+}
+
+// setPassword makes the output scrub password from now on.
+func (c *cli) setPassword(password string) { c.scrubber = scrubber(password) }
 
 // scrubWriter removes the database password from everything written
 // through it. slog writes each record in one call, so a password cannot be

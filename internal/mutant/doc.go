@@ -8,6 +8,8 @@
 // simulator's properties catch it.
 package mutant
 
+import "slices"
+
 // Names lists every planted bug, in the order the mutants run reports them.
 var Names = []string{
 	MaxFetch,
@@ -44,11 +46,4 @@ const (
 )
 
 // Known reports whether name is one of Names.
-func Known(name string) bool {
-	for _, n := range Names {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func Known(name string) bool { return slices.Contains(Names, name) }

@@ -2,6 +2,8 @@
 
 package mutant
 
+import "fmt"
+
 // Enabled reports whether this binary was built with the mutants tag.
 const Enabled = false
 
@@ -16,4 +18,8 @@ func Select(name string) error {
 		return errNotBuilt(name)
 	}
 	return nil
+}
+
+func errNotBuilt(name string) error {
+	return fmt.Errorf("mutant %q: this binary was built without -tags mutants", name)
 }

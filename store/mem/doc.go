@@ -6,7 +6,7 @@
 // mutex and are all-or-nothing: every row write is logged with its previous
 // value and undone in reverse on error or panic. Nothing depends on map
 // iteration order: every multi-row result and every batch of writes is
-// ordered as documented in store and STORE_SEMANTICS.md, so one seed always
+// ordered as documented in store and store/SEMANTICS.md, so one seed always
 // produces the same rows and the same commit history.
 //
 // Indexes keep the hot operations off full scans: a heap of available ids per

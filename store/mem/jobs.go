@@ -84,7 +84,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		j.Metadata = bytes.Clone(nj.Metadata)
 	}
 	if !nj.ScheduledAt.IsZero() {
-		j.ScheduledAt = storeTime(nj.ScheduledAt)
+		j.ScheduledAt = store.Truncate(nj.ScheduledAt)
 		if j.ScheduledAt.After(t.now) {
 			j.Status = store.Scheduled
 		}
@@ -251,20 +251,14 @@ func (t *tx) GetJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	return export(j), nil
 }
 
-// DefaultListLimit is the page size of ListJobs when the filter sets none.
-const DefaultListLimit = 100
-
 // ListJobs rejects an unknown status or a negative limit with ErrInvalid.
 func (t *tx) ListJobs(_ context.Context, f store.JobFilter) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
-		return nil, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, store.ErrInvalid)
-	}
-	limit := f.Limit
-	if limit == 0 {
-		limit = DefaultListLimit
+	limit, err := f.PageSize()
+	if err != nil {
+		return nil, err
 	}
 	var out []store.Job
 	for _, id := range t.s.ids[searchAfter(t.s.ids, f.After):] {

@@ -60,7 +60,7 @@ func (t *tx) RescueLostJobs(context.Context) ([]store.Job, error) {
 	}
 	var ids []ulid.ULID
 	for worker, running := range t.s.running {
-		if _, alive := t.s.live[worker]; !alive {
+		if _, alive := t.s.liveWorker(worker); !alive {
 			ids = append(ids, running...)
 		}
 	}
@@ -71,18 +71,11 @@ func (t *tx) RescueLostJobs(context.Context) ([]store.Job, error) {
 		after := *j
 		after.Status = store.Lost
 		after.FailedAt = t.now
-		after.FailedReason = lostReason(j.StartedBy)
+		after.FailedReason = store.LostReason(j.StartedBy)
 		t.setJob(j, &after)
 		out = append(out, export(&after))
 	}
 	return out, nil
-}
-
-func lostReason(worker ulid.ULID) string {
-	if worker == (ulid.ULID{}) {
-		return "worker was deleted"
-	}
-	return "worker " + worker.String() + " was declared dead"
 }
 
 // PromoteScheduledJobs promotes in (scheduled_at, id) order.

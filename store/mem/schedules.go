@@ -27,10 +27,8 @@ func (t *tx) EnsureSchedules(_ context.Context, names []string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	for _, name := range names {
-		if name == "" || len(name) > store.MaxQueueNameBytes {
-			return fmt.Errorf("ensure schedule %q: name must be 1 to %d bytes: %w", name, store.MaxQueueNameBytes, store.ErrInvalid)
-		}
+	if err := store.ValidateScheduleNames(names); err != nil {
+		return err
 	}
 	for _, name := range names {
 		if _, ok := t.s.schedules[name]; !ok {
@@ -65,7 +63,7 @@ func (t *tx) AdvanceSchedule(_ context.Context, name string, at time.Time, job u
 	if _, ok := t.s.jobs[job]; !ok && job != (ulid.ULID{}) {
 		return fmt.Errorf("advance schedule %q to job %s: no such job: %w", name, job, store.ErrNotFound)
 	}
-	t.setSchedule(sc, &store.Schedule{Name: name, LastScheduledAt: storeTime(at), LastScheduledJobID: job})
+	t.setSchedule(sc, &store.Schedule{Name: name, LastScheduledAt: store.Truncate(at), LastScheduledJobID: job})
 	return nil
 }
 
@@ -85,12 +83,4 @@ func (t *tx) repointSchedules(from map[ulid.ULID]bool, to ulid.ULID) {
 		after.LastScheduledJobID = to
 		t.setSchedule(sc, &after)
 	}
-}
-
-// storeTime rounds a caller's time the way the store stores it.
-func storeTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return t
-	}
-	return t.Truncate(time.Microsecond).UTC()
 }

@@ -33,7 +33,6 @@ type Store struct {
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 
 	workers   map[ulid.ULID]*store.Worker
-	live      map[ulid.ULID]struct{}
 	lease     *store.Lease
 	schedules map[string]*store.Schedule
 
@@ -51,7 +50,6 @@ func New(now func() time.Time) *Store {
 		running:   map[ulid.ULID][]ulid.ULID{},
 		prevOf:    map[ulid.ULID]ulid.ULID{},
 		workers:   map[ulid.ULID]*store.Worker{},
-		live:      map[ulid.ULID]struct{}{},
 		schedules: map[string]*store.Schedule{},
 	}
 }
@@ -84,7 +82,7 @@ func (s *Store) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := &tx{s: s, now: s.now().Truncate(time.Microsecond).UTC()}
+	t := &tx{s: s, now: store.Truncate(s.now())}
 	committed := false
 	defer func() {
 		t.done.Store(true)

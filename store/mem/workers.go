@@ -11,27 +11,22 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// writeWorker stores w as the row id (nil deletes it) and keeps the live set.
+// writeWorker stores w as the row id (nil deletes it).
 func (s *Store) writeWorker(id ulid.ULID, w *store.Worker) {
 	if w == nil {
 		delete(s.workers, id)
-		delete(s.live, id)
 		return
 	}
 	s.workers[id] = w
-	if w.ShutdownAt.IsZero() {
-		s.live[id] = struct{}{}
-	} else {
-		delete(s.live, id)
-	}
 }
 
 // liveWorker returns the row of a worker that exists and is not shut down.
 func (s *Store) liveWorker(id ulid.ULID) (*store.Worker, bool) {
-	if _, ok := s.live[id]; !ok {
+	w, ok := s.workers[id]
+	if !ok || !w.ShutdownAt.IsZero() {
 		return nil, false
 	}
-	return s.workers[id], true
+	return w, true
 }
 
 func (t *tx) RegisterWorker(_ context.Context, id ulid.ULID) error {
@@ -85,8 +80,8 @@ func (t *tx) ShutdownDeadWorkers(_ context.Context, threshold time.Duration) ([]
 	}
 	cutoff := t.now.Add(-threshold.Truncate(time.Microsecond))
 	var dead []ulid.ULID
-	for id := range t.s.live {
-		if t.s.workers[id].LastSeenAt.Before(cutoff) {
+	for id, w := range t.s.workers {
+		if w.ShutdownAt.IsZero() && w.LastSeenAt.Before(cutoff) {
 			dead = append(dead, id)
 		}
 	}

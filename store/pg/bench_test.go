@@ -122,11 +122,7 @@ func passTick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, 
 	if err != nil || res.Dead || len(res.Fenced) > 0 {
 		b.Fatalf("job pass: dead %v, fenced %v, %v", res.Dead, res.Fenced, err)
 	}
-	next := make([]ulid.ULID, len(res.Reserved))
-	for i, j := range res.Reserved {
-		next[i] = j.ID
-	}
-	return next
+	return jobIDs(res.Reserved)
 }
 
 // txTick does the same work with Tx calls.
@@ -138,9 +134,7 @@ func txTick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, ba
 			return fmt.Errorf("complete: fenced %v, %w", fenced, err)
 		}
 		jobs, err := tx.Reserve(ctx, worker, []string{"bench"}, batch)
-		for _, j := range jobs {
-			next = append(next, j.ID)
-		}
+		next = jobIDs(jobs)
 		return err
 	})
 	if err != nil {

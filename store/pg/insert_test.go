@@ -91,8 +91,8 @@ func TestBatchInsertMatchesMem(t *testing.T) {
 		}
 	}
 	read := func(st store.Store) string {
-		var s storetest.State
-		if err := st.InTx(t.Context(), func(tx store.Tx) (err error) { s, err = storetest.ReadState(t.Context(), tx); return err }); err != nil {
+		s, err := storetest.Snapshot(t.Context(), st)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return s.String()

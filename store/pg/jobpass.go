@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
@@ -21,13 +20,10 @@ var _ store.JobPasser = (*Store)(nil)
 // round trip costs about as much as reserving 15 jobs, and the transaction
 // with separate statements made four of them.
 func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassResult, error) {
-	now := pgtype.Timestamptz{}
-	if s.opts.Now != nil {
-		now = pgtype.Timestamptz{Time: storeTime(s.opts.Now()), Valid: true}
-	}
+	now := s.nowParam()
 	b := &pgx.Batch{}
 	s.queueLive(b, now, p.Worker)
-	heartbeat := p.Heartbeat && p.Worker != (ulid.ULID{})
+	heartbeat := p.Heartbeats()
 	if heartbeat {
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))
 	}
@@ -36,7 +32,10 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 			b.Queue(s.sql(completeSQL), now, idArgs(c.IDs), idArg(c.Worker))
 		}
 	}
-	reserving := p.Reserves() && s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit)
+	reserving := p.Reserves()
+	if reserving {
+		s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit)
+	}
 	res, err := readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving)
 	if err != nil {
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))

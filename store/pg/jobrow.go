@@ -17,7 +17,7 @@ const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, s
 
 // scanJob reads one row of jobColumns. payload and metadata scan as raw
 // bytes: the json codec copies the stored text without re-encoding it.
-func scanJob(r pgx.Row) (store.Job, error) {
+func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	var (
 		j                                                         store.Job
 		id, startedBy, next                                       pgtype.UUID
@@ -50,15 +50,13 @@ func scanJob(r pgx.Row) (store.Job, error) {
 	return j, nil
 }
 
-func scanJobRow(r pgx.CollectableRow) (store.Job, error) { return scanJob(r) }
-
 // collectJobs reads every row of rows as a job. expect is how many rows
 // the caller expects at most: sizing the slice once for it spares the
 // copies of growing it, which for a full reservation of large rows cost as
 // much as scanning them. Beyond maxExpect the slice grows as needed, so a
 // huge limit does not reserve memory for rows that may not exist.
 func collectJobs(rows pgx.Rows, expect int) ([]store.Job, error) {
-	return pgx.AppendRows(make([]store.Job, 0, min(expect, maxExpect)), rows, scanJobRow)
+	return pgx.AppendRows(make([]store.Job, 0, min(expect, maxExpect)), rows, scanJob)
 }
 
 // maxExpect bounds the rows collectJobs makes room for up front.

@@ -52,7 +52,7 @@ func (t *tx) GetJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	if err != nil {
 		return store.Job{}, t.fail(err, "get job %s", id)
 	}
-	job, err := pgx.CollectExactlyOneRow(rows, scanJobRow)
+	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Job{}, fmt.Errorf("get job %s: %w", id, store.ErrNotFound)
 	}
@@ -62,22 +62,15 @@ func (t *tx) GetJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	return job, nil
 }
 
-// DefaultListLimit is how many rows ListJobs returns when the filter sets
-// no limit.
-const DefaultListLimit = 100
-
 // ListJobs builds its WHERE clause from the filter's set fields, so each
 // shape gets a plan that can use the (status, queue, id) index.
 func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	limit := f.Limit
-	if limit == 0 {
-		limit = DefaultListLimit
-	}
-	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
-		return nil, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, store.ErrInvalid)
+	limit, err := f.PageSize()
+	if err != nil {
+		return nil, err
 	}
 	where := []string{"id > $1"}
 	args := []any{idArg(f.After)}
@@ -112,7 +105,7 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	if err != nil {
 		return store.Job{}, t.fail(err, "cancel job %s", id)
 	}
-	job, err := pgx.CollectExactlyOneRow(rows, scanJobRow)
+	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Not cancellable: say whether it ended or never existed.
 		current, getErr := t.GetJob(ctx, id)

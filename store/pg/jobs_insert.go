@@ -101,14 +101,12 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 		return err
 	}
 	order := idOrder(jobs)
-	seen := map[string]bool{}
-	var available []string
-	row := make([]any, 9) // CopyFrom encodes each row before asking for the next
+	var available []string // one per row: notifyAvailable drops repeats
+	row := make([]any, 9)  // CopyFrom encodes each row before asking for the next
 	src := pgx.CopyFromSlice(len(jobs), func(i int) ([]any, error) {
 		j := &jobs[order[i]]
 		at, status := placement(j.ScheduledAt, now)
-		if status == store.Available && !seen[j.Queue] {
-			seen[j.Queue] = true
+		if status == store.Available {
 			available = append(available, j.Queue)
 		}
 		var schedule pgtype.Text
@@ -162,7 +160,7 @@ func placement(at, now time.Time) (time.Time, store.Status) {
 	if at.IsZero() {
 		return now, store.Available
 	}
-	at = storeTime(at)
+	at = store.Truncate(at)
 	if at.After(now) {
 		return at, store.Scheduled
 	}

@@ -58,7 +58,7 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	if err != nil {
 		return store.Job{}, t.fail(err, "retry job %s as %s", id, newID)
 	}
-	job, err := pgx.CollectExactlyOneRow(rows, scanJobRow)
+	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if err == nil && job.Status == store.Available {
 		err = t.notifyAvailable(ctx, t.db, []string{job.Queue})
 	}
@@ -69,8 +69,8 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 }
 
 // RescueLostJobs first locks the running rows whose worker is shut down (or
-// deleted), then marks them lost with a reason naming the worker; the
-// reason is built here because SQL cannot print a ULID.
+// deleted), then marks them lost with a reason naming the worker
+// (store.LostReason).
 func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 	var reasons []string
 	_, err = pgx.ForEachRow(rows, []any{&id, &by}, func() error {
 		ids = append(ids, id)
-		reasons = append(reasons, lostReason(toULID(by)))
+		reasons = append(reasons, store.LostReason(toULID(by)))
 		return nil
 	})
 	if err != nil {
@@ -112,12 +112,4 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 		}
 	}
 	return nil, t.fail(err, "mark %d jobs lost", len(ids))
-}
-
-// lostReason is the failed_reason of a rescued job, as store/mem words it.
-func lostReason(worker ulid.ULID) string {
-	if worker == (ulid.ULID{}) {
-		return "worker was deleted"
-	}
-	return "worker " + worker.String() + " was declared dead"
 }

@@ -23,12 +23,19 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 		return nil, err
 	}
 	b := &pgx.Batch{}
-	reserving := t.s.queueReserve(b, t.nowArg(), worker, queues, limit)
+	t.s.queueLive(b, t.nowArg(), worker)
+	reserving := limit > 0 && len(queues) > 0
+	if reserving {
+		t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit)
+	}
 	br := t.db.SendBatch(ctx, b)
-	defer br.Close()
-	live, jobs, err := readReserve(br, reserving, limit)
-	if err == nil {
-		err = br.Close()
+	_, live, err := readLive(br)
+	var jobs []store.Job
+	if err == nil && reserving {
+		jobs, err = readReserved(br, limit)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return nil, t.fail(err, "reserve for worker %s", worker)
@@ -39,47 +46,25 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	return jobs, nil
 }
 
-// queueReserve adds Reserve's statements to b: the liveness check, and
-// the reservation itself when limit and queues allow one, which it reports.
-func (s *Store) queueReserve(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) (reserving bool) {
-	s.queueLive(b, now, worker)
-	return s.queueReserveRows(b, now, worker, queues, limit)
-}
-
 // queueLive adds a statement that reads the store time and whether worker
 // is live, share-locking its row until commit so that no leader declares it
 // dead meanwhile.
 func (s *Store) queueLive(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID) {
 	b.Queue(s.sql(`SELECT coalesce($1::timestamptz, now()),
-		EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL FOR SHARE)`), now, idArg(worker))
+		EXISTS (`+liveWorkerRow+` FOR SHARE)`), now, idArg(worker))
 }
 
 // readLive reads queueLive's answer.
 func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 	err = br.QueryRow().Scan(&now, &live)
-	return storeTime(now), live, err
+	return store.Truncate(now), live, err
 }
 
-// queueReserveRows adds the reservation when limit and queues allow one,
-// and reports whether it did.
-func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) bool {
-	if limit <= 0 || len(queues) == 0 {
-		return false
-	}
+// queueReserveRows adds the reservation. Callers queue it only when limit
+// and queues allow one: PostgreSQL rejects LIMIT with a negative count.
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
 	b.Queue(s.sql(reserveSQL), now, idArg(worker), queues, limit)
-	return true
-}
-
-// readReserve reads the results of queueReserve's statements.
-func readReserve(br pgx.BatchResults, reserving bool, limit int) (live bool, jobs []store.Job, err error) {
-	if _, live, err = readLive(br); err != nil {
-		return false, nil, err
-	}
-	if reserving {
-		jobs, err = readReserved(br, limit)
-	}
-	return live, jobs, err
 }
 
 // readReserved reads the reserved rows.
@@ -115,7 +100,7 @@ const reserveSQL = `
 			SELECT id FROM {schema}.jobs
 			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)
+			  AND ` + workerLive + `
 			ORDER BY queue, id LIMIT $4
 			FOR UPDATE SKIP LOCKED) AS c
 		ORDER BY c.id LIMIT $4),
@@ -183,11 +168,9 @@ func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID
 // vacuum every completion reads an entry for every job the table ever ran
 // (seen with autovacuum off: 40,000 entries read to complete 100 jobs).
 const completeSQL = `
-	WITH done AS (
-		UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
-		WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
-		RETURNING id)
-	SELECT id FROM done ORDER BY id`
+	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
+	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
+	RETURNING id`
 
 // readFenced reads completeSQL's rows and returns the ids among ids that it
 // did not complete, in the order given.

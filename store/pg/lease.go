@@ -39,7 +39,7 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	var holder pgtype.UUID
 	var valid pgtype.Bool
 	err := t.db.QueryRow(ctx, t.s.sql(`
-		SELECT EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL),
+		SELECT `+workerLive+`,
 		       l.worker_id, l.expires_at > coalesce($1::timestamptz, now())
 		FROM (SELECT) AS one LEFT JOIN {schema}.leader AS l ON true`), t.nowArg(), idArg(worker)).
 		Scan(&live, &holder, &valid)
@@ -67,7 +67,12 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	return tag.RowsAffected() == 1, nil
 }
 
-// takeLeaseSQL creates the lease for worker $2 when there is none.
+// takeLeaseSQL creates the lease for worker $2 when there is none. Like
+// renewLeaseSQL, it re-checks workerLive in the statement that writes the
+// lease: the SELECT before it is another round trip, and a worker paused
+// between the two (a stop signal, a long GC pause) may have been declared
+// dead meanwhile and must not take the lease then (seen once in the live
+// chaos run).
 const takeLeaseSQL = `
 	INSERT INTO {schema}.leader (worker_id, elected_at, expires_at)
 	SELECT $2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $3::interval
@@ -78,13 +83,6 @@ const takeLeaseSQL = `
 const renewLeaseSQL = `
 	UPDATE {schema}.leader SET expires_at = coalesce($1::timestamptz, now()) + $3::interval
 	WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, now()) AND ` + workerLive
-
-// workerLive re-checks, in the statement that writes the lease, that worker
-// $2 is still live. The SELECT before it is another round trip: a worker
-// paused between the two (a stop signal, a long GC pause) may have been
-// declared dead meanwhile and must not take the lease then (seen once in
-// the live chaos run).
-const workerLive = `EXISTS (SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL)`
 
 func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
 	if err := t.check(); err != nil {

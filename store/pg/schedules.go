@@ -19,10 +19,8 @@ func (t *tx) EnsureSchedules(ctx context.Context, names []string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	for _, name := range names {
-		if name == "" || len(name) > store.MaxQueueNameBytes {
-			return fmt.Errorf("ensure schedule %q: name must be 1 to %d bytes: %w", name, store.MaxQueueNameBytes, store.ErrInvalid)
-		}
+	if err := store.ValidateScheduleNames(names); err != nil {
+		return err
 	}
 	if len(names) == 0 {
 		return nil

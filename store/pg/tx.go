@@ -21,7 +21,8 @@ var ErrTxDone = errors.New("store/pg: transaction used after InTx returned")
 type tx struct {
 	s    *Store
 	db   pgx.Tx
-	now  time.Time // the store's now, once read; zero before
+	arg  pgtype.Timestamptz // nowArg's value, fixed when the transaction starts
+	now  time.Time          // the store's now, once read; zero before
 	done atomic.Bool
 }
 
@@ -66,7 +67,10 @@ func (s *Store) InPgxTx(ctx context.Context, outer pgx.Tx, fn func(store.Tx) err
 // panics.
 func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (err error) {
 	finished := false
-	t := &tx{s: s, db: db}
+	// Read at the start, as store/mem does: the clock may move while the
+	// transaction runs.
+	t := &tx{s: s, db: db, arg: s.nowParam()}
+	t.now = t.arg.Time // zero with the database's clock: Now reads it then
 	defer func() {
 		t.done.Store(true)
 		if !finished || err != nil {
@@ -75,11 +79,6 @@ func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (er
 			_ = db.Rollback(ctx)
 		}
 	}()
-	if s.opts.Now != nil {
-		// Read at the start, as store/mem does: the clock may move while
-		// the transaction runs.
-		t.now = storeTime(s.opts.Now())
-	}
 	err = fn(t)
 	t.done.Store(true)
 	finished = true
@@ -106,17 +105,21 @@ func (t *tx) Now(ctx context.Context) (time.Time, error) {
 	if err := t.db.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
 		return time.Time{}, fmt.Errorf("read the database time: %w", t.s.classify(err))
 	}
-	t.now = storeTime(now)
+	t.now = store.Truncate(now)
 	return t.now, nil
 }
 
-// nowArg is the $now parameter of every statement: the supplied time, or
-// NULL so that SQL's coalesce($now, now()) uses the database's clock.
-func (t *tx) nowArg() pgtype.Timestamptz {
-	if t.s.opts.Now == nil {
+// nowArg is the $now parameter of every statement of the transaction.
+func (t *tx) nowArg() pgtype.Timestamptz { return t.arg }
+
+// nowParam reads Options.Now once for a new transaction and returns it as
+// the $now parameter: truncated like every store time, or NULL when the
+// clock is unset, so that SQL's coalesce($now, now()) uses the database's.
+func (s *Store) nowParam() pgtype.Timestamptz {
+	if s.opts.Now == nil {
 		return pgtype.Timestamptz{}
 	}
-	return pgtype.Timestamptz{Time: t.now, Valid: true}
+	return pgtype.Timestamptz{Time: store.Truncate(s.opts.Now()), Valid: true}
 }
 
 // fail wraps a failed statement's error with the operation that ran it.

@@ -29,6 +29,14 @@ func (t *tx) RegisterWorker(ctx context.Context, id ulid.ULID) error {
 	return nil
 }
 
+// liveWorkerRow selects the row of worker $2 if that worker is live. Every
+// statement that needs a live worker tests it through workerLive, or, to
+// share-lock the row, through EXISTS (liveWorkerRow FOR SHARE).
+const liveWorkerRow = `SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown_at IS NULL`
+
+// workerLive is true when worker $2 is live.
+const workerLive = `EXISTS (` + liveWorkerRow + `)`
+
 // heartbeatSQL is Heartbeat's statement: $1 now, $2 the worker.
 const heartbeatSQL = `
 	UPDATE {schema}.workers SET last_seen_at = coalesce($1::timestamptz, now())

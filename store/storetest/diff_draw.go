@@ -89,30 +89,12 @@ func (d *diff) drawQueues(rt *rapid.T) []string {
 	return rapid.SliceOfN(rapid.SampledFrom(allQueues), 0, 3).Draw(rt, "queues")
 }
 
-// rowsOf returns store A's rows in status s (both stores hold the same
-// rows, checkState makes sure), so that operations can aim at rows where
-// they do something.
-func (d *diff) rowsOf(s store.Status) []store.Job {
-	var rows []store.Job
-	err := d.a.InTx(d.ctx, func(tx store.Tx) error {
-		st, err := ReadState(d.ctx, tx)
-		for _, j := range st.Jobs {
-			if j.Status == s {
-				rows = append(rows, j)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		d.rt.Fatalf("read rows: %v", err)
-	}
-	return rows
-}
-
-// pickRow returns, three times in four, a row of A in status s; else nil,
-// and the caller picks at random.
+// pickRow returns, three times in four, a row in status s; else nil, and
+// the caller picks at random. It aims at d.last, the rows both stores hold
+// (checkState makes sure), so that operations hit rows where they do
+// something.
 func (d *diff) pickRow(rt *rapid.T, s store.Status) *store.Job {
-	rows := d.rowsOf(s)
+	rows := d.last.JobsIn(s)
 	if len(rows) == 0 || rapid.IntRange(0, 3).Draw(rt, "aim at "+string(s)) == 0 {
 		return nil
 	}

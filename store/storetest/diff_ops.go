@@ -154,14 +154,21 @@ func (d *diff) runningPick(rt *rapid.T) (worker, job ulid.ULID) {
 	return d.pickWorker(rt), d.pickJob(rt)
 }
 
-func drawComplete(rt *rapid.T, d *diff) op {
+// drawCompletion draws a running row's worker and id (usually) followed by
+// up to more ids of any job, which may fence.
+func (d *diff) drawCompletion(rt *rapid.T, more int) store.Completion {
 	w, first := d.runningPick(rt)
-	ids := []ulid.ULID{first}
-	for range rapid.IntRange(0, 3).Draw(rt, "more ids") {
-		ids = append(ids, d.pickJob(rt))
+	c := store.Completion{Worker: w, IDs: []ulid.ULID{first}}
+	for range rapid.IntRange(0, more).Draw(rt, "more ids") {
+		c.IDs = append(c.IDs, d.pickJob(rt))
 	}
-	return op{fmt.Sprintf("completeJobs %s %v", w, ids), func(ctx context.Context, tx store.Tx) (string, error) {
-		fenced, err := tx.CompleteJobs(ctx, w, ids)
+	return c
+}
+
+func drawComplete(rt *rapid.T, d *diff) op {
+	c := d.drawCompletion(rt, 3)
+	return op{fmt.Sprintf("completeJobs %s %v", c.Worker, c.IDs), func(ctx context.Context, tx store.Tx) (string, error) {
+		fenced, err := tx.CompleteJobs(ctx, c.Worker, c.IDs)
 		return fmtIDs(fenced), err
 	}}
 }
@@ -263,14 +270,12 @@ func drawNow(*rapid.T, *diff) op {
 }
 
 // drawCrashAndRescue is the leader's pass after a worker died: shut down
-// workers not seen for a drawn threshold, then rescue their running jobs.
+// one worker, usually one with a running row, then rescue the running jobs
+// of every shut-down worker.
 func drawCrashAndRescue(rt *rapid.T, d *diff) op {
 	w, _ := d.runningPick(rt)
 	return op{"shutdownWorker+rescueLostJobs " + w.String(), func(ctx context.Context, tx store.Tx) (string, error) {
-		if err := tx.ShutdownWorker(ctx, w); err != nil {
-			return "", err
-		}
-		jobs, err := tx.RescueLostJobs(ctx)
+		jobs, err := shutdownAndRescue(ctx, tx, w)
 		return fmtJobs(jobs), err
 	}}
 }

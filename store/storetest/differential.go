@@ -78,6 +78,12 @@ type diff struct {
 	a, b  store.Store
 	rnd   *clockrng.Rand
 
+	// last is store A's rows as checkState last read them, which both
+	// stores held then. Every step draws all its inputs before it runs
+	// anything, so last is also the rows at draw time: pickRow aims at
+	// them without reading the store again.
+	last State
+
 	history []string    // every step so far with its result, for failure reports
 	workers []ulid.ULID // every worker id ever registered (or tried)
 	jobs    []ulid.ULID // every job id ever inserted (or tried)
@@ -93,13 +99,24 @@ type op struct {
 // runTx runs ops in one transaction on each store, requires the same
 // outcome from both, and rolls the transaction back when abort is set.
 func (d *diff) runTx(ops []op, abort bool) {
-	ra, errA := d.apply(d.a, ops, abort)
-	rb, errB := d.apply(d.b, ops, abort)
+	d.onBoth(opNames(ops), "", func(st store.Store) (string, error) { return d.apply(st, ops, abort) })
+}
+
+// onBoth runs run on store A, then on store B, and fails unless both give
+// the same text and the same error category. It records A's outcome in the
+// history, after label when there is one (the text of runTx names its
+// operations itself).
+func (d *diff) onBoth(what, label string, run func(store.Store) (string, error)) {
+	ra, errA := run(d.a)
+	rb, errB := run(d.b)
 	if ra != rb || errorCategory(errA) != errorCategory(errB) {
 		d.rt.Fatalf("stores disagree on %s at %s:\nA: %s (error %v)\nB: %s (error %v)\n\nsteps so far:\n%s\n\nstate of A now:\n%s\nstate of B now:\n%s",
-			opNames(ops), ts(d.clock.Now()), ra, errA, rb, errB, strings.Join(d.history, "\n"), d.read(d.a), d.read(d.b))
+			what, ts(d.clock.Now()), ra, errA, rb, errB, strings.Join(d.history, "\n"), d.read(d.a), d.read(d.b))
 	}
-	d.history = append(d.history, fmt.Sprintf("at %s (error %v):\n%s", ts(d.clock.Now()), errA, indent(ra)))
+	if label != "" {
+		label = " " + label
+	}
+	d.history = append(d.history, fmt.Sprintf("at %s%s (error %v):\n%s", ts(d.clock.Now()), label, errA, indent(ra)))
 }
 
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
@@ -152,16 +169,18 @@ func errorCategory(err error) string {
 	return "ok"
 }
 
-// checkState requires both stores to hold the same rows.
+// checkState requires both stores to hold the same rows, and keeps them
+// as d.last for the next step's draws.
 func (d *diff) checkState(rt *rapid.T) {
-	if sa, sb := d.read(d.a), d.read(d.b); !sa.Equal(sb) {
+	sa, sb := d.read(d.a), d.read(d.b)
+	if !sa.Equal(sb) {
 		rt.Fatalf("stores hold different rows:\nA:\n%s\nB:\n%s\nsteps so far:\n%s", sa, sb, strings.Join(d.history, "\n"))
 	}
+	d.last = sa
 }
 
 func (d *diff) read(st store.Store) State {
-	var s State
-	err := st.InTx(d.ctx, func(tx store.Tx) (err error) { s, err = ReadState(d.ctx, tx); return err })
+	s, err := Snapshot(d.ctx, st)
 	if err != nil {
 		d.rt.Fatalf("read state: %v", err)
 	}
@@ -171,9 +190,9 @@ func (d *diff) read(st store.Store) State {
 // advanceClock moves the shared clock, mostly forward by up to three
 // minutes (past lease, dead-worker and retry thresholds), sometimes back.
 func (d *diff) advanceClock(rt *rapid.T) {
-	step := time.Duration(rapid.Int64Range(-int64(time.Second), int64(3*time.Minute)).Draw(rt, "advance"))
+	step := duration(rt, "advance", -time.Second, 3*time.Minute)
 	if rapid.IntRange(0, 9).Draw(rt, "jump") == 0 {
-		step = time.Duration(rapid.Int64Range(0, int64(48*time.Hour)).Draw(rt, "jump by"))
+		step = duration(rt, "jump by", 0, 48*time.Hour)
 	}
 	d.clock.Advance(step)
 	d.history = append(d.history, fmt.Sprintf("clock moved by %v to %s", step, ts(d.clock.Now())))
@@ -203,7 +222,7 @@ func (d *diff) rolledBack(rt *rapid.T) {
 	for i := range ops {
 		ops[i] = opDrawers[rapid.SampledFrom(opNameList).Draw(rt, "op")](rt, d)
 	}
-	before := d.read(d.a)
+	before := d.last // nothing has run since checkState read it
 	d.runTx(ops, true)
 	if after := d.read(d.a); !after.Equal(before) {
 		rt.Fatalf("rolled-back transaction changed store A:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -216,20 +235,12 @@ func (d *diff) rolledBack(rt *rapid.T) {
 func (d *diff) jobPass(rt *rapid.T) {
 	p := store.JobPass{Worker: d.pickWorker(rt), Heartbeat: rapid.Bool().Draw(rt, "heartbeat")}
 	for range rapid.IntRange(0, 2).Draw(rt, "completions") {
-		w, first := d.runningPick(rt)
-		c := store.Completion{Worker: w, IDs: []ulid.ULID{first}}
-		for range rapid.IntRange(0, 2).Draw(rt, "more ids") {
-			c.IDs = append(c.IDs, d.pickJob(rt))
-		}
-		p.Complete = append(p.Complete, c)
+		p.Complete = append(p.Complete, d.drawCompletion(rt, 2))
 	}
 	p.Queues, p.Limit = d.drawQueues(rt), rapid.IntRange(-1, 4).Draw(rt, "limit")
-	ra, errA := store.RunJobPass(d.ctx, d.a, p)
-	rb, errB := store.RunJobPass(d.ctx, d.b, p)
-	fa, fb := FormatPass(ra), FormatPass(rb)
-	if fa != fb || errorCategory(errA) != errorCategory(errB) {
-		rt.Fatalf("stores disagree on job pass %+v at %s:\nA: %s (error %v)\nB: %s (error %v)\n\nsteps so far:\n%s",
-			p, ts(d.clock.Now()), fa, errA, fb, errB, strings.Join(d.history, "\n"))
-	}
-	d.history = append(d.history, fmt.Sprintf("at %s job pass %+v (error %v):\n%s", ts(d.clock.Now()), p, errA, indent(fa)))
+	what := fmt.Sprintf("job pass %+v", p)
+	d.onBoth(what, what, func(st store.Store) (string, error) {
+		res, err := store.RunJobPass(d.ctx, st, p)
+		return FormatPass(res), err
+	})
 }

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite every store.Store
 // implementation must pass, so that store/mem and store/pg produce the same
-// results and the same rows for the same operations (STORE_SEMANTICS.md).
+// results and the same rows for the same operations (store/SEMANTICS.md).
 //
 // Run checks every operation and documented edge against one store at a
 // time, on a fresh store per subtest, with time controlled by a Clock the

@@ -134,11 +134,10 @@ func (h *harness) job(id ulid.ULID) store.Job {
 // state reads the whole store.
 func (h *harness) state() State {
 	h.t.Helper()
-	var s State
-	h.do(func(tx store.Tx) (err error) {
-		s, err = ReadState(h.ctx, tx)
-		return err
-	})
+	s, err := Snapshot(h.ctx, h.st)
+	if err != nil {
+		h.t.Fatalf("transaction failed: %v", err)
+	}
 	return s
 }
 

@@ -93,7 +93,7 @@ var jobPassCases = []testCase{
 		if after.Workers[0] != before.Workers[0] {
 			h.t.Errorf("dead worker's row changed: %+v -> %+v", before.Workers[0], after.Workers[0])
 		}
-		if h.job(mine).Status != store.Completed || len(h.rowsWith(store.Available)) != 1 {
+		if h.job(mine).Status != store.Completed || len(h.state().JobsIn(store.Available)) != 1 {
 			h.t.Errorf("after the pass:\n%s", after)
 		}
 	}},
@@ -127,7 +127,7 @@ var jobPassCases = []testCase{
 		if res := h.pass(p); res.Dead || len(res.Fenced) != 0 || len(res.Reserved) != 0 {
 			h.t.Fatalf("pass: %s", FormatPass(res))
 		}
-		if h.job(id).Status != store.Completed || len(h.rowsWith(store.Available)) != 1 {
+		if h.job(id).Status != store.Completed || len(h.state().JobsIn(store.Available)) != 1 {
 			h.t.Fatalf("after the pass:\n%s", h.state())
 		}
 		if !(store.JobPass{Heartbeat: true, Limit: 1, Queues: []string{"q"}}).Empty() {
@@ -145,16 +145,4 @@ var jobPassCases = []testCase{
 			h.t.Fatalf("worker row changed without a heartbeat: %+v -> %+v", before, got)
 		}
 	}},
-}
-
-// rowsWith returns the rows in status s.
-func (h *harness) rowsWith(s store.Status) []store.Job {
-	h.t.Helper()
-	var out []store.Job
-	for _, j := range h.state().Jobs {
-		if j.Status == s {
-			out = append(out, j)
-		}
-	}
-	return out
 }

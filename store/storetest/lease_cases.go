@@ -13,9 +13,7 @@ const ttl = 5 * time.Second
 // acquire runs TryAcquireLease and returns its answer.
 func (h *harness) acquire(w ulid.ULID, ttl time.Duration) bool {
 	h.t.Helper()
-	var ok bool
-	h.do(func(tx store.Tx) (err error) { ok, err = tx.TryAcquireLease(h.ctx, w, ttl); return err })
-	return ok
+	return h.leaseOp(func(tx store.Tx) (bool, error) { return tx.TryAcquireLease(h.ctx, w, ttl) })
 }
 
 // leaseOp runs a lease operation that answers yes or no.
@@ -29,14 +27,12 @@ func (h *harness) leaseOp(op func(store.Tx) (bool, error)) bool {
 // wantLease fails unless the lease row is want (nil: none).
 func (h *harness) wantLease(want *store.Lease) {
 	h.t.Helper()
-	got := h.state().Lease
-	switch {
-	case got == nil && want == nil:
-	case got == nil || want == nil || FormatLease(*got) != FormatLease(*want):
-		h.t.Fatalf("lease = %v, want %v", fmtLease(got), fmtLease(want))
+	if got, want := fmtLease(h.state().Lease), fmtLease(want); got != want {
+		h.t.Fatalf("lease = %v, want %v", got, want)
 	}
 }
 
+// fmtLease formats a lease row, or "none", which no row formats as.
 func fmtLease(l *store.Lease) string {
 	if l == nil {
 		return "none"

@@ -90,7 +90,7 @@ var reserveCases = []testCase{
 		h.running(other, "q")
 		b := h.running(w, "r")
 		c := h.running(w, "q")
-		h.do(func(tx store.Tx) error { _, err := tx.CompleteJobs(h.ctx, w, []ulid.ULID{c}); return err })
+		h.complete(w, c)
 		var got []store.Job
 		h.do(func(tx store.Tx) (err error) { got, err = tx.RunningJobs(h.ctx, w); return err })
 		if want := []ulid.ULID{a, b}; !slices.Equal(ids(got), want) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -21,14 +22,17 @@ func (h *harness) complete(w ulid.ULID, jobs ...ulid.ULID) []ulid.ULID {
 func (h *harness) declareDead(w ulid.ULID) []store.Job {
 	h.t.Helper()
 	var lost []store.Job
-	h.do(func(tx store.Tx) (err error) {
-		if err := tx.ShutdownWorker(h.ctx, w); err != nil {
-			return err
-		}
-		lost, err = tx.RescueLostJobs(h.ctx)
-		return err
-	})
+	h.do(func(tx store.Tx) (err error) { lost, err = shutdownAndRescue(h.ctx, tx, w); return err })
 	return lost
+}
+
+// shutdownAndRescue shuts w down and rescues the running jobs of every
+// shut-down worker, in tx: the leader's pass over a worker it found dead.
+func shutdownAndRescue(ctx context.Context, tx store.Tx, w ulid.ULID) ([]store.Job, error) {
+	if err := tx.ShutdownWorker(ctx, w); err != nil {
+		return nil, err
+	}
+	return tx.RescueLostJobs(ctx)
 }
 
 var resultCases = []testCase{

@@ -52,6 +52,26 @@ func ReadState(ctx context.Context, tx store.Tx) (State, error) {
 	return s, err
 }
 
+// Snapshot reads every row of st in one transaction of its own, so that
+// the rows it returns were all there at the same moment.
+func Snapshot(ctx context.Context, st store.Store) (State, error) {
+	var s State
+	err := st.InTx(ctx, func(tx store.Tx) (err error) { s, err = ReadState(ctx, tx); return err })
+	return s, err
+}
+
+// JobsIn returns the rows in status, in the state's (id) order; nil when
+// there are none.
+func (s State) JobsIn(status store.Status) []store.Job {
+	var out []store.Job
+	for _, j := range s.Jobs {
+		if j.Status == status {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 // Equal reports whether s and o hold the same rows, column by column,
 // including each time's location. It is String() == o.String() without the
 // formatting cost.

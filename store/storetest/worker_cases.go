@@ -105,7 +105,7 @@ var workerCases = []testCase{
 		w, keep := h.worker(), h.worker()
 		run := h.running(w, "q")
 		done := h.running(w, "q")
-		h.do(func(tx store.Tx) error { _, err := tx.CompleteJobs(h.ctx, w, []ulid.ULID{done}); return err })
+		h.complete(w, done)
 		mine := h.running(keep, "q")
 		h.do(func(tx store.Tx) error { return tx.ShutdownWorker(h.ctx, w) })
 		h.clock.Advance(time.Hour)

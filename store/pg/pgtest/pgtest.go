@@ -19,7 +19,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	neturl "net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -114,13 +113,7 @@ func OpenWith(t testing.TB, opts pg.Options) *pg.Store {
 // a test does not need its commits to survive a crash, and not waiting for
 // the disk on every commit makes store tests several times faster.
 func withoutDurability(conn string) string {
-	if u, err := neturl.Parse(conn); err == nil && u.Scheme != "" {
-		q := u.Query()
-		q.Set("synchronous_commit", "off")
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return conn + " synchronous_commit=off"
+	return pg.WithParam(conn, "synchronous_commit", "off")
 }
 
 // Recycler returns an opener for suites that open many stores one after
