@@ -1,17 +1,22 @@
 // Package pgtest gives tests a PostgreSQL database and a fresh schema each,
 // so that test packages run in parallel against one server.
 //
-// The database comes from DATABASE_URL. Without it, the first test that
-// asks starts a PostgreSQL container with dockertest, once per test
-// process; Main removes it when the tests end, so a package using pgtest
-// should have
+// Every test that needs PostgreSQL finds it the same way, first match
+// wins:
+//
+//  1. DATABASE_URL, when it is set;
+//  2. postgres://postgres@127.0.0.1:5432/test?sslmode=disable, when it
+//     answers (a developer's local server);
+//  3. a PostgreSQL container started with dockertest, once per test
+//     process; Main removes it when the tests end;
+//  4. none: the test fails when the CI environment variable is set and is
+//     skipped otherwise, with a message saying what was tried.
+//
+// A package using pgtest should have
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
-// which also checks for leaked goroutines (goleak). Without DATABASE_URL
-// and without Docker, tests fail when the CI environment variable is set
-// and are skipped otherwise, with a message saying how to provide a
-// database.
+// which also checks for leaked goroutines (goleak).
 package pgtest
 
 import (
@@ -27,6 +32,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tickwork/tickwork/internal/localpg"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -39,18 +45,43 @@ const SchemaPrefix = "twtest_"
 // fails the test in CI and skips it elsewhere when there is none.
 func URL(t testing.TB) string {
 	t.Helper()
-	if url := os.Getenv("DATABASE_URL"); url != "" {
-		return url
+	return world.url(t)
+}
+
+// finder is where URL looks for a database; tests replace its parts.
+type finder struct {
+	getenv    func(string) string
+	local     func() (string, error) // DATABASE_URL or the local server
+	container func() (string, error) // a dockertest container
+}
+
+var world = finder{getenv: os.Getenv, local: localURL, container: containerURL}
+
+// find returns the first database of the package comment's list, or an
+// error naming everything it tried.
+func (f finder) find() (string, error) {
+	url, localErr := f.local()
+	if localErr == nil {
+		return url, nil
 	}
-	url, err := containerURL()
+	url, dockerErr := f.container()
+	if dockerErr == nil {
+		return url, nil
+	}
+	return "", fmt.Errorf("no PostgreSQL for this test: %v; dockertest: %v. Set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432 (user postgres, database test) or make Docker available",
+		localErr, dockerErr)
+}
+
+func (f finder) url(t testing.TB) string {
+	t.Helper()
+	url, err := f.find()
 	if err == nil {
 		return url
 	}
-	msg := "no PostgreSQL for this test: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) or make Docker available to dockertest: " + err.Error()
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
+	if f.getenv("CI") != "" {
+		t.Fatal(err.Error())
 	}
-	t.Skip(msg)
+	t.Skip(err.Error())
 	return ""
 }
 
@@ -121,19 +152,26 @@ func withoutDurability(conn string) string {
 // same store on one migrated schema, emptied first, with now as its clock.
 // Emptying a schema costs far less than creating and migrating one. The
 // store must not be used after the next call; now must not be nil.
+//
+// The store is opened here, on t, so that a missing database skips or
+// fails t itself: opened later from a subtest, the parent's Skip would end
+// the subtest's goroutine instead.
 func Recycler(t testing.TB) func(t *testing.T, now func() time.Time) store.Store {
+	t.Helper()
 	var clock atomic.Pointer[func() time.Time]
-	var s *pg.Store
+	s := OpenWith(t, pg.Options{Now: func() time.Time {
+		now := clock.Load()
+		if now == nil {
+			panic("pgtest: the Recycler's store was used before the opener gave it a clock")
+		}
+		return (*now)()
+	}})
 	return func(sub *testing.T, now func() time.Time) store.Store {
 		sub.Helper()
 		if now == nil {
 			sub.Fatal("pgtest: Recycler needs a clock")
 		}
 		clock.Store(&now)
-		if s == nil {
-			s = OpenWith(t, pg.Options{Now: func() time.Time { return (*clock.Load())() }})
-			return s
-		}
 		if err := s.DeleteAllRows(sub.Context()); err != nil {
 			sub.Fatalf("pgtest: %v", err)
 		}
@@ -153,6 +191,22 @@ func Main(m *testing.M) {
 		code = verifyNoLeaks()
 	}
 	os.Exit(code)
+}
+
+// localOnce probes the local server once: every test of a process gets the
+// same answer.
+var localOnce struct {
+	sync.Once
+	url string
+	err error
+}
+
+func localURL() (string, error) {
+	if os.Getenv("DATABASE_URL") != "" {
+		return localpg.Default.Find(context.Background()) // unprobed, read every time: a test may set it
+	}
+	localOnce.Do(func() { localOnce.url, localOnce.err = localpg.Default.Find(context.Background()) })
+	return localOnce.url, localOnce.err
 }
 
 // once guards the container start: all tests of a process share it.
