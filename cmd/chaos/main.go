@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/localpg"
 	"github.com/tickwork/tickwork/props"
 )
 
@@ -42,8 +43,13 @@ func main() {
 
 // mainCode runs the command and returns its exit status.
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parseOptions(args, stderr)
+	o, err := parseOptions(args, localpg.Default, stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	var skip skipError
+	if errors.As(err, &skip) {
+		fmt.Fprintln(stdout, skip)
 		return 0
 	}
 	if err != nil {

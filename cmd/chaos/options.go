@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/localpg"
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/props"
 )
@@ -19,32 +19,33 @@ const defaultRestartPG = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/post
 
 // options are the settings of one chaos run.
 type options struct {
-	databaseURL  string
-	duration     time.Duration // the chaos phase
-	workers      int           // worker processes
-	seed         uint64        // decides the fault plan, the enqueues and the webhook answers
-	restartPG    string        // shell command restarting PostgreSQL; "" disables that fault
-	schema       string        // "" makes a fresh one
-	keepSchema   bool
-	workerBin    string // "" builds cmd/worker
-	workDir      string // "" makes a temporary directory, removed after a clean run
-	settle       time.Duration
-	verbose      bool
-	concurrency  int
-	leaseTTL     time.Duration
-	deadAfter    time.Duration
-	heartbeat    time.Duration
-	poll         time.Duration
-	retryDelay   time.Duration
-	maxRetries   int
-	drainTimeout time.Duration
-	hookTimeout  time.Duration
-	mutant       string // planted bug the workers run with (internal/mutant)
+	databaseURL   string
+	duration      time.Duration // the chaos phase
+	workers       int           // worker processes
+	seed          uint64        // decides the fault plan, the enqueues and the webhook answers
+	restartPG     string        // shell command restarting PostgreSQL; "" disables that fault
+	skipWithoutDB bool          // no database outside CI: skip instead of failing
+	schema        string        // "" makes a fresh one
+	keepSchema    bool
+	workerBin     string // "" builds cmd/worker
+	workDir       string // "" makes a temporary directory, removed after a clean run
+	settle        time.Duration
+	verbose       bool
+	concurrency   int
+	leaseTTL      time.Duration
+	deadAfter     time.Duration
+	heartbeat     time.Duration
+	poll          time.Duration
+	retryDelay    time.Duration
+	maxRetries    int
+	drainTimeout  time.Duration
+	hookTimeout   time.Duration
+	mutant        string // planted bug the workers run with (internal/mutant)
 }
 
-// parseOptions reads the command line; DATABASE_URL is the default
-// database.
-func parseOptions(args []string, stderr io.Writer) (options, error) {
+// parseOptions reads the command line; env supplies the environment and
+// finds the database no flag names.
+func parseOptions(args []string, env localpg.Finder, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -52,11 +53,16 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fs.PrintDefaults()
 	}
 	var o options
-	fs.StringVar(&o.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
+	restart, err := defaultRestartCmd(env.Getenv)
+	if err != nil {
+		return o, err
+	}
+	fs.StringVar(&o.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL, else "+localpg.DefaultURL+" when it answers)")
+	fs.BoolVar(&o.skipWithoutDB, "skip-without-database", false, "when no database is found, say so and exit 0 instead of failing, unless CI is set")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "length of the chaos phase (quiescence comes after)")
 	fs.IntVar(&o.workers, "workers", 4, "worker processes")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fault plan, the enqueues and the webhook answers (0: from the clock; printed)")
-	fs.StringVar(&o.restartPG, "restart-pg-cmd", defaultRestartPG, `shell command that restarts PostgreSQL once mid-run; "" disables it`)
+	fs.StringVar(&o.restartPG, "restart-pg-cmd", restart, "shell command that restarts PostgreSQL once mid-run; \"\" disables it.\nWithout the flag: "+defaultRestartPG+"\nwhen CI is set or "+restartVar+"=1, else none")
 	fs.StringVar(&o.schema, "schema", "", "schema to run in (default: a fresh chaos_<seed>_<random>); it must not exist yet unless it is empty")
 	fs.BoolVar(&o.keepSchema, "keep-schema", false, "keep the schema after the run (it is also kept when a violation is found)")
 	fs.StringVar(&o.workerBin, "worker-bin", "", "worker binary to run (default: go build ./cmd/worker)")
@@ -82,7 +88,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.seed == 0 {
 		o.seed = uint64(time.Now().UnixNano())
 	}
-	return o, o.validate()
+	if err := o.validate(); err != nil {
+		return o, err
+	}
+	return o, findDatabase(&o, env)
 }
 
 const synopsis = `Runs several 'worker run' processes against PostgreSQL in real time while
@@ -94,9 +103,6 @@ logs) with the property checker of props/. Exits 1 on any violation.`
 
 func (o options) validate() error {
 	var errs []error
-	if o.databaseURL == "" {
-		errs = append(errs, errors.New("no database: set DATABASE_URL or pass -database-url"))
-	}
 	if o.workers < 2 {
 		errs = append(errs, fmt.Errorf("-workers %d: at least 2, so one is alive while another is stopped", o.workers))
 	}
