@@ -3,13 +3,17 @@
 //
 //	simulate -seeds 10000             seeds 1..10000 on all cores
 //	simulate -seed 42 -v              replay one seed with its full trace
-//	simulate -scenario '{...}' -v     replay a scenario printed by a test
+//	simulate -seed 42 -print-scenario print the JSON that -scenario replays
+//	simulate -scenario '{...}' -v     replay a scenario (printed, or edited)
 //	simulate -check-determinism       run every seed twice, compare traces
 //	go run -tags mutants ./cmd/simulate -mutants
 //	                                  show each planted bug is caught
 //
 // On a violation it prints the seed, the property, the rows involved, the
-// last trace lines and the command that replays it, and exits with status 1.
+// last trace lines and the command that replays it, and exits with status 1;
+// a usage error (a flag out of range, -store pg without a reachable
+// database) exits with status 2. Runs of many seeds report their progress
+// on stderr every few seconds.
 package main
 
 import (
@@ -17,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -28,8 +31,10 @@ import (
 // config is what the flags ask for.
 type config struct {
 	seeds, from      int
-	seed             int64 // -1: not given
+	seed             uint64
+	seedSet          bool // -seed was given
 	verbose          bool
+	printScenario    bool
 	workers          int
 	duration         time.Duration
 	faults           string
@@ -41,6 +46,8 @@ type config struct {
 	scenario         string
 	store            string // mem, or pg: run on both and compare traces
 	databaseURL      string
+	progressEvery    time.Duration // between progress lines on stderr
+	progress         io.Writer     // stderr
 }
 
 func main() {
@@ -62,6 +69,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return 2
 	}
+	cfg.progress = stderr
+	if cfg.store == "pg" {
+		if err := findDatabase(&cfg); err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return 2
+		}
+	}
 	if cfg.mutants {
 		return runMutants(cfg, stdout)
 	}
@@ -69,54 +83,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return 2
 	}
-	if cfg.scenario != "" || cfg.seed >= 0 {
+	if cfg.printScenario {
+		sc := cfg.scenarioFor(cfg.seed)
+		fmt.Fprintln(stdout, sc.JSON())
+		return 0
+	}
+	if cfg.scenario != "" || cfg.seedSet {
 		return replay(cfg, stdout, stderr)
 	}
-	sum := runSeeds(cfg, uint64(cfg.from), uint64(cfg.from+cfg.seeds-1), false)
+	sum, err := runSeeds(cfg, uint64(cfg.from), uint64(cfg.from+cfg.seeds-1), false)
+	if err != nil {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return 2
+	}
 	sum.print(stdout, cfg)
 	if sum.failed > 0 {
 		return 1
 	}
 	return 0
-}
-
-func parseFlags(args []string, stderr io.Writer) (config, error) {
-	var cfg config
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.IntVar(&cfg.seeds, "seeds", 1000, "how many seeds to run")
-	fs.IntVar(&cfg.from, "from", 1, "first seed of -seeds")
-	fs.Int64Var(&cfg.seed, "seed", -1, "replay this one seed")
-	fs.BoolVar(&cfg.verbose, "v", false, "print the full trace (with -seed or -scenario)")
-	fs.IntVar(&cfg.workers, "workers", 0, "number of worker processes (0: drawn from the seed)")
-	fs.DurationVar(&cfg.duration, "duration", 0, "length of the chaos phase in virtual time (0: drawn from the seed)")
-	fs.StringVar(&cfg.faults, "faults", "", "force fault kinds on or off, e.g. -crash,+stall (-all, +all)")
-	fs.IntVar(&cfg.parallel, "parallel", runtime.NumCPU(), "seeds simulated at once")
-	fs.BoolVar(&cfg.checkDeterminism, "check-determinism", false, "run every seed twice and compare trace hashes")
-	fs.StringVar(&cfg.mutant, "mutant", "", "plant this bug (binary built with -tags mutants)")
-	fs.BoolVar(&cfg.mutants, "mutants", false, "plant each bug in turn; report the seeds until it is caught")
-	fs.StringVar(&cfg.scenario, "scenario", "", "replay this scenario JSON instead of drawing one from a seed")
-	fs.StringVar(&cfg.store, "store", "mem", "store to simulate: mem, or pg (each seed also runs on mem; the traces must be identical)")
-	fs.StringVar(&cfg.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL for -store pg (default $DATABASE_URL)")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
-	}
-	if cfg.store != "mem" && cfg.store != "pg" {
-		return cfg, fmt.Errorf("-store %q: want mem or pg", cfg.store)
-	}
-	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if cfg.seeds < 1 || cfg.from < 0 || cfg.parallel < 1 || cfg.workers < 0 || cfg.duration < 0 {
-		return cfg, fmt.Errorf("-seeds %d and -parallel %d must be at least 1; -from %d, -workers %d and -duration %v must not be negative",
-			cfg.seeds, cfg.parallel, cfg.from, cfg.workers, cfg.duration)
-	}
-	ov, err := sim.ParseFaultOverrides(cfg.faults)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.overrides = ov
-	return cfg, nil
 }
 
 // scenario returns the scenario of seed with the flags' overrides.
@@ -160,12 +144,15 @@ func replay(cfg config, stdout, stderr io.Writer) int {
 	var sc sim.Scenario
 	if cfg.scenario != "" {
 		var err error
-		if sc, err = sim.ParseScenario(cfg.scenario); err != nil {
+		if sc, err = sim.ParseScenario(cfg.scenario); err == nil {
+			err = checkScenario(sc)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return 2
 		}
 	} else {
-		sc = cfg.scenarioFor(uint64(cfg.seed))
+		sc = cfg.scenarioFor(cfg.seed)
 	}
 	opt := sim.Options{}
 	if cfg.verbose {

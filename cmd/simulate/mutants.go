@@ -28,7 +28,11 @@ func runMutants(cfg config, w io.Writer) int {
 			fmt.Fprintln(w, "simulate:", err)
 			return 2
 		}
-		sum := runSeeds(cfg, from, to, true)
+		sum, err := runSeeds(cfg, from, to, true)
+		if err != nil {
+			fmt.Fprintln(w, "simulate:", err)
+			return 2
+		}
 		o, caught := sum.lowestFailure()
 		if !caught {
 			fmt.Fprintf(w, "%-24s %10s %8d %12s  SURVIVED %d seeds\n", name, "-", sum.seeds, "0", sum.seeds)
@@ -41,7 +45,11 @@ func runMutants(cfg config, w io.Writer) int {
 		} else if r.Err != nil {
 			what = "run error: " + r.Err.Error()
 		}
-		sample := runSeeds(cfg, from, min(to, from+sampleSeeds-1), false)
+		sample, err := runSeeds(cfg, from, min(to, from+sampleSeeds-1), false)
+		if err != nil {
+			fmt.Fprintln(w, "simulate:", err)
+			return 2
+		}
 		rate := fmt.Sprintf("%d/%d", sample.failed, sample.seeds)
 		fmt.Fprintf(w, "%-24s %10d %8d %12s  %s\n", name, o.seed, o.seed-from+1, rate, what)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/localpg"
 	"github.com/tickwork/tickwork/sim"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -41,10 +42,21 @@ type pgRunner struct {
 	now   atomic.Pointer[func() time.Time]
 }
 
-func newPGRunner(cfg config, i int) (*pgRunner, error) {
-	if cfg.databaseURL == "" {
-		return nil, fmt.Errorf("-store pg needs -database-url or DATABASE_URL")
+// findDatabase fills in cfg.databaseURL when -database-url was not given:
+// DATABASE_URL, else the local server when it answers.
+func findDatabase(cfg *config) error {
+	if cfg.databaseURL != "" {
+		return nil
 	}
+	url, err := localpg.Default.Find(context.Background())
+	if err != nil {
+		return fmt.Errorf("-store pg needs PostgreSQL: %w; pass -database-url or set DATABASE_URL", err)
+	}
+	cfg.databaseURL = url
+	return nil
+}
+
+func newPGRunner(cfg config, i int) (*pgRunner, error) {
 	r := &pgRunner{cfg: cfg}
 	ctx := context.Background()
 	schema := fmt.Sprintf("tickwork_sim_%d_%d", os.Getpid(), i)
@@ -53,11 +65,11 @@ func newPGRunner(cfg config, i int) (*pgRunner, error) {
 		Now:    func() time.Time { return (*r.now.Load())() },
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-store pg: %w", err)
 	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
-		return nil, err
+		return nil, fmt.Errorf("-store pg: %w", err)
 	}
 	r.store = st
 	return r, nil

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/tickwork/tickwork/internal/localpg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
@@ -19,11 +22,27 @@ func TestStorePGComparesTraces(t *testing.T) {
 	}
 }
 
-// TestStorePGNeedsADatabase: without a URL the run fails with a message
-// naming what is missing instead of silently simulating the memory store.
+// TestStorePGUnreachableIsAUsageError: a database that does not answer is
+// reported as such (status 2), not as a failing seed with a replay
+// command that cannot reproduce it.
+func TestStorePGUnreachableIsAUsageError(t *testing.T) {
+	status, out, errOut := runArgs(t, "-store", "pg", "-database-url", "postgres://postgres@127.0.0.1:1/none?sslmode=disable", "-seeds", "2", "-parallel", "2")
+	if status != 2 || out != "" || !strings.Contains(errOut, "-store pg:") || !strings.Contains(errOut, "127.0.0.1") {
+		t.Fatalf("exit status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+}
+
+// TestStorePGNeedsADatabase: with no database to be found the run says
+// how to give one (status 2) instead of simulating the memory store.
 func TestStorePGNeedsADatabase(t *testing.T) {
-	status, out, _ := runArgs(t, "-store", "pg", "-database-url", "", "-seeds", "1", "-parallel", "1")
-	if status != 1 || !strings.Contains(out, "-store pg needs -database-url or DATABASE_URL") {
-		t.Fatalf("exit status %d, output:\n%s", status, out)
+	saved := localpg.Default
+	t.Cleanup(func() { localpg.Default = saved })
+	localpg.Default = localpg.Finder{
+		Getenv: func(string) string { return "" },
+		Probe:  func(context.Context, string) error { return errors.New("connection refused") },
+	}
+	status, out, errOut := runArgs(t, "-store", "pg", "-seeds", "1", "-parallel", "1")
+	if status != 2 || out != "" || !strings.Contains(errOut, "pass -database-url or set DATABASE_URL") {
+		t.Fatalf("exit status %d, stdout %q, stderr %q", status, out, errOut)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,8 +23,13 @@ type outcome struct {
 // runSeeds simulates seeds from..to on cfg.parallel goroutines. With
 // stopAtFirst it stops handing out seeds above the lowest failing one found
 // so far, so the failure it reports is the lowest failing seed whatever
-// the scheduling.
-func runSeeds(cfg config, from, to uint64, stopAtFirst bool) *summary {
+// the scheduling. An error means the runners could not be set up (no
+// database for -store pg): no seed ran.
+func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
+	runners, err := newRunners(cfg)
+	if err != nil {
+		return nil, err
+	}
 	sum := newSummary(from)
 	start := time.Now()
 	var next atomic.Uint64
@@ -32,15 +38,10 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) *summary {
 	lowestFail.Store(^uint64(0))
 	results := make(chan outcome, cfg.parallel)
 	var wg sync.WaitGroup
-	for i := range cfg.parallel {
+	for _, runner := range runners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runner, err := newRunner(cfg, i)
-			if err != nil {
-				results <- outcome{seed: next.Add(1) - 1, result: sim.Result{Err: err}}
-				return
-			}
 			defer runner.close()
 			for {
 				seed := next.Add(1) - 1
@@ -57,14 +58,42 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) *summary {
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
-	for o := range results {
-		if stopAtFirst && o.seed > lowestFail.Load() {
-			continue // ran before the lower failure was known
+	tick := time.NewTicker(cfg.progressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case o, ok := <-results:
+			if !ok {
+				sum.wall = time.Since(start)
+				return sum, nil
+			}
+			if stopAtFirst && o.seed > lowestFail.Load() {
+				continue // ran before the lower failure was known
+			}
+			sum.add(cfg, o)
+		case <-tick.C:
+			if cfg.progress != nil {
+				fmt.Fprintf(cfg.progress, "simulate: %d of %d seeds done, %d failed, %s\n",
+					sum.seeds, to-from+1, sum.failed, time.Since(start).Round(time.Second))
+			}
 		}
-		sum.add(cfg, o)
 	}
-	sum.wall = time.Since(start)
-	return sum
+}
+
+// newRunners sets up one runner per goroutine, or none if one fails.
+func newRunners(cfg config) ([]seedRunner, error) {
+	var runners []seedRunner
+	for i := range cfg.parallel {
+		r, err := newRunner(cfg, i)
+		if err != nil {
+			for _, r := range runners {
+				r.close()
+			}
+			return nil, err
+		}
+		runners = append(runners, r)
+	}
+	return runners, nil
 }
 
 // runOne simulates one seed, twice with -check-determinism.
