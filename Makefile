@@ -2,13 +2,17 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test unit lint bench simulate mutants chaos chaos-ci
+.PHONY: test build unit lint bench simulate mutants chaos chaos-ci
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
 # the planted-bug check, and a short live chaos run (which restarts
 # PostgreSQL only under CI or with TICKWORK_CHAOS_RESTART_PG=1).
 test: lint unit simulate mutants chaos-ci
+
+# build: the production binary, into bin/ (ignored by git).
+build:
+	$(GO) build -o bin/worker ./cmd/worker
 
 unit:
 	$(GO) test -count=1 -timeout 10m ./...
