@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"time"
 
@@ -96,6 +97,7 @@ func (cfg config) check(set map[string]bool) error {
 	}{
 		{cfg.seeds < 1, fmt.Sprintf("-seeds %d", cfg.seeds), "at least 1"},
 		{cfg.from < 0, fmt.Sprintf("-from %d", cfg.from), "0 or more"},
+		{cfg.seeds > 0 && cfg.from > math.MaxInt-cfg.seeds, fmt.Sprintf("-from %d with -seeds %d", cfg.from, cfg.seeds), "a last seed below 2^63"},
 		{cfg.parallel < 1 || cfg.parallel > maxParallel, fmt.Sprintf("-parallel %d", cfg.parallel), fmt.Sprintf("1 to %d", maxParallel)},
 		{cfg.workers < 0 || cfg.workers > maxWorkers, fmt.Sprintf("-workers %d", cfg.workers), fmt.Sprintf("0 (drawn) to %d", maxWorkers)},
 		{cfg.duration < 0 || cfg.duration > maxDuration, "-duration " + cfg.duration.String(), "0 (drawn) to " + maxDuration.String()},

@@ -53,6 +53,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-scenario", "{}", "-workers", "2"}, "edit the -scenario JSON instead"},
 		{[]string{"-workers", "101"}, "-workers 101 is out of range"},
 		{[]string{"-parallel", "0"}, "-parallel 0 is out of range"},
+		{[]string{"-from", "9223372036854775807", "-seeds", "2"}, "-from 9223372036854775807 with -seeds 2 is out of range"},
 		{[]string{"-seed", "1", "-store", "pg"}, "-store pg compares whole runs of -seeds"},
 	} {
 		status, out, errOut := runArgs(t, c.args...)
