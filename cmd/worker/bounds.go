@@ -21,9 +21,11 @@ type intFlag struct {
 	min, max int
 }
 
+// String is "0" for the zero intFlag the flag package makes to tell a
+// zero default, which help then leaves out.
 func (f intFlag) String() string {
 	if f.p == nil {
-		return ""
+		return "0"
 	}
 	return strconv.Itoa(*f.p)
 }
@@ -56,9 +58,9 @@ type durationFlag struct {
 
 func (f durationFlag) String() string {
 	if f.p == nil {
-		return ""
+		return fmtDuration(0)
 	}
-	return f.p.String()
+	return fmtDuration(*f.p)
 }
 
 func (f durationFlag) Get() any { return *f.p }

@@ -34,8 +34,9 @@ Built-in queues:
            address actually dialled) unless -webhook-allow-private is set.
   noop     does nothing and succeeds (for benchmarks)
 
-With -metrics-addr (127.0.0.1:9464 by default) it serves /metrics (Prometheus), /healthz (the process
-is up) and /readyz (the database answers and the worker loop runs).`
+On -metrics-addr (127.0.0.1:9464 by default) it serves /metrics
+(Prometheus), /healthz (the process is up) and /readyz (the database
+answers and the worker loop runs).`
 
 // runFlags are the flags of worker run.
 type runFlags struct {
