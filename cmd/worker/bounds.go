@@ -97,6 +97,27 @@ func fmtDuration(d time.Duration) string {
 	return s
 }
 
+// boolFlag is a boolean flag whose refusal says what it accepts.
+type boolFlag struct{ p *bool }
+
+func (f boolFlag) IsBoolFlag() bool { return true }
+
+func (f boolFlag) String() string { return strconv.FormatBool(f.p != nil && *f.p) }
+
+func (f boolFlag) Get() any { return *f.p }
+
+func (f boolFlag) Set(s string) error {
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("want true or false (or 1 or 0)")
+	}
+	*f.p = v
+	return nil
+}
+
+// boolVar defines a boolean flag, false by default.
+func boolVar(fs *flag.FlagSet, p *bool, name, usage string) { fs.Var(boolFlag{p: p}, name, usage) }
+
 // Ranges shared by several flags.
 const (
 	day        = 24 * time.Hour

@@ -91,6 +91,8 @@ func TestUnparsableValuesNameTheExpectedForm(t *testing.T) {
 		{[]string{"run", "-drain-timeout", "30"}, nil, `-drain-timeout "30": want a duration such as 30s`},
 		{[]string{"run"}, map[string]string{"TICKWORK_DRAIN_TIMEOUT": "30"}, `environment variable TICKWORK_DRAIN_TIMEOUT="30": want a duration such as 30s`},
 		{[]string{"jobs", "list", "-limit", "many"}, nil, `-limit "many": want a whole number from 1 to 10000`},
+		{[]string{"run", "-webhook-allow-private=yes"}, nil, `-webhook-allow-private "yes": want true or false`},
+		{[]string{"run"}, map[string]string{"TICKWORK_WEBHOOK_ALLOW_PRIVATE": "yes"}, `environment variable TICKWORK_WEBHOOK_ALLOW_PRIVATE="yes": want true or false`},
 		{[]string{"run", "-concurrency", strings.Repeat("9", 5000)}, nil, `-concurrency "` + strings.Repeat("9", 40) + `"… (5000 bytes): want a whole number`},
 	} {
 		env := map[string]string{"DATABASE_URL": "postgres://h/d"}

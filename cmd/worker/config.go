@@ -132,7 +132,7 @@ func applyEnv(f *flag.Flag, env lookupEnv) error {
 
 // flagValueError is how the flag package reports a value its flag refused;
 // it quotes the whole value.
-var flagValueError = regexp.MustCompile(`(?s)^invalid value (".*") for flag (-\S+): (.*)$`)
+var flagValueError = regexp.MustCompile(`(?s)^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
 
 // tidyFlagError cuts a long value out of the flag package's message.
 func tidyFlagError(msg string) string {

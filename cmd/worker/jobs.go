@@ -78,8 +78,8 @@ func (f *listFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.queue, "queue", "", "only jobs of this queue")
 	intVar(fs, &f.limit, "limit", 100, 1, 10000, "print at most this many jobs")
 	fs.StringVar(&f.after, "after", "", "continue the listing after this job id (the last one printed), to page")
-	fs.BoolVar(&f.oldest, "oldest", false, "oldest first instead of newest first")
-	fs.BoolVar(&f.final, "final", false, "only the last attempt of each job (no next attempt); with -status failed, the jobs that failed for good")
+	boolVar(fs, &f.oldest, "oldest", "oldest first instead of newest first")
+	boolVar(fs, &f.final, "final", "only the last attempt of each job (no next attempt); with -status failed, the jobs that failed for good")
 	fs.StringVar(&f.format, "format", "table", "output format: table or json")
 }
 
