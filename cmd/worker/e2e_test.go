@@ -37,6 +37,7 @@ func TestEndToEnd(t *testing.T) {
 		{"JobsListRetryCancel", testJobsListRetryCancel},
 		{"JobsShowAndList", testJobsShowAndList},
 		{"OperatorBasics", testOperatorBasics},
+		{"EnqueueThroughTheBinary", testEnqueueThroughTheBinary},
 		{"NotMigrated", testNotMigrated},
 		{"SigtermDrainsJobsInFlight", testSigtermDrains},
 		{"DrainTimeoutReleasesJobs", testDrainTimeoutReleases},

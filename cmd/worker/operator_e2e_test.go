@@ -5,6 +5,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
 // testOperatorBasics drives the built binary through what needs no queue
@@ -35,5 +42,26 @@ func testOperatorBasics(t *testing.T, bin string) {
 	code, _, stderr = runProc(t, bin, cmdArgs([]string{"run"}, dbArgs(t, "unused"), "-concurrency", "1000000000")...)
 	if want := `-concurrency "1000000000": out of range: want 1 to 10000`; code != exitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("worker run -concurrency 1000000000: exit %d, stderr:\n%s\nwant 2 and %q", code, stderr, want)
+	}
+}
+
+// testEnqueueThroughTheBinary enqueues a payload larger than a command
+// line can carry through standard input, and checks that a 10,000-byte
+// queue name is blamed on -queue and not echoed in full.
+func testEnqueueThroughTheBinary(t *testing.T, bin string) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	db := dbArgs(t, st.Schema())
+	big := `{"blob": "` + strings.Repeat("x", 600<<10) + `"}`
+	p := startProcStdin(t, bin, "worker enqueue", strings.NewReader(big), cmdArgs([]string{"enqueue"}, db, "-queue", "noop", "-payload", "-", "-in", "1h")...)
+	if code := p.wait(); code != exitOK {
+		t.Fatalf("enqueue -payload - of 600 KiB: exit %d, stderr:\n%s", code, p.stderr.String())
+	}
+	j := getJob(t, st, ulid.MustParseStrict(strings.TrimSpace(p.stdout.String())))
+	if len(j.Payload) < 600<<10 || j.Status != store.Scheduled || j.ScheduledAt.Sub(j.CreatedAt) != time.Hour {
+		t.Errorf("stored a %s job with %d payload bytes, scheduled %v after creation", j.Status, len(j.Payload), j.ScheduledAt.Sub(j.CreatedAt))
+	}
+	code, _, stderr := runProc(t, bin, cmdArgs([]string{"enqueue"}, db, "-queue", strings.Repeat("q", 10000), "-payload", "{nope")...)
+	if code != exitUsage || !strings.Contains(stderr, "-queue") || strings.Contains(stderr, "-payload") || len(stderr) > 300 {
+		t.Errorf("enqueue with a 10,000-byte queue name: exit %d, stderr (%d bytes):\n%.400s", code, len(stderr), stderr)
 	}
 }
