@@ -227,9 +227,11 @@ func jobsJSON(jobs []store.Job) []jobJSON {
 	return out
 }
 
-// writeJSON writes v as indented JSON.
+// writeJSON writes v as indented JSON, leaving <, > and & as they are (a
+// reason or payload with a URL stays readable).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

@@ -61,7 +61,7 @@ func testJobsShowAndList(t *testing.T, bin string) {
 	longReason := "HTTP 503 from https://example.com/hook: " + strings.Repeat("upstream busy; ", 10) + "END"
 	w0, second := runAttempt(t, st, "chain", "attempt zero failed", false)
 	w1, third := runAttempt(t, st, "chain", longReason, false)
-	w2, _ := runAttempt(t, st, "chain", "gave up", true)
+	w2, _ := runAttempt(t, st, "chain", "gave up & stopped", true)
 	evil := insertJobs(t, st, "q\x1b[31m\tx\nline", `{}`)[0]
 
 	out := mustRun(t, bin, cmdArgs([]string{"jobs", "show"}, db, second.String())...)
@@ -98,14 +98,18 @@ func testJobsShowAndList(t *testing.T, bin string) {
 		t.Errorf("jobs list -oldest -limit 1 printed:\n%s", oldest)
 	}
 	var listed []jobJSON
-	if err := json.Unmarshal([]byte(mustRun(t, bin, cmdArgs([]string{"jobs", "list"}, db, "-format", "json", "-status", "failed", "-final")...)), &listed); err != nil {
+	raw := mustRun(t, bin, cmdArgs([]string{"jobs", "list"}, db, "-format", "json", "-status", "failed", "-final")...)
+	if err := json.Unmarshal([]byte(raw), &listed); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(raw, `"failed_reason": "gave up & stopped"`) {
+		t.Errorf("jobs list -format json escaped the reason:\n%s", raw)
 	}
 	var ids []ulid.ULID
 	for _, j := range listed {
 		ids = append(ids, j.ID)
 	}
-	if !slices.Equal(ids, []ulid.ULID{third}) || listed[0].FailedReason != "gave up" {
+	if !slices.Equal(ids, []ulid.ULID{third}) || listed[0].FailedReason != "gave up & stopped" {
 		t.Errorf("jobs list -status failed -final -format json = %+v, want only %s, failed for good", listed, third)
 	}
 }
