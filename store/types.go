@@ -92,12 +92,28 @@ type Schedule struct {
 }
 
 // JobFilter selects jobs for ListJobs. Zero fields match everything.
-// Results are ordered by id; After pages past a previous result.
+// Results are ordered by id, oldest first unless NewestFirst; After pages
+// past a previous result in that order.
 type JobFilter struct {
 	Status Status
 	Queue  string
 	After  ulid.ULID
 	Limit  int // 0 means DefaultListLimit
+	// NewestFirst orders by descending id: After then selects older ids.
+	NewestFirst bool
+	// LastAttempt keeps only rows without a next attempt; with Status
+	// Failed, the jobs that failed for good.
+	LastAttempt bool
+	// NextAttempt keeps only the row whose next attempt is this id: the
+	// attempt before it.
+	NextAttempt ulid.ULID
+}
+
+// Match reports whether j passes f's Status, Queue, LastAttempt and
+// NextAttempt (not its order, After or Limit).
+func (f JobFilter) Match(j Job) bool {
+	return (f.Status == "" || j.Status == f.Status) && (f.Queue == "" || j.Queue == f.Queue) &&
+		(!f.LastAttempt || j.NextAttemptID == ulid.ULID{}) && (f.NextAttempt == ulid.ULID{} || j.NextAttemptID == f.NextAttempt)
 }
 
 // DefaultListLimit is the page size of ListJobs when the filter sets none.

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,13 +43,13 @@ func envName(flagName string) string {
 	return "TICKWORK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// newFlagSet returns a flag set for one subcommand whose -help output
-// starts with synopsis and lists, for every flag, the environment variable
-// that also sets it. Every subcommand has flags, so the list is never
-// empty.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns a flag set for one subcommand whose -help output, on
+// out, starts with synopsis and lists, for every flag, the environment
+// variable that also sets it. Every subcommand has flags, so the list is
+// never empty.
+func newFlagSet(name, synopsis string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s\n", synopsis)
 		fmt.Fprintf(fs.Output(), "\nFlags (each also read from the environment variable named in brackets; the flag wins):\n")
@@ -56,37 +58,119 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags applies environment variables to every flag of fs, then the
-// command line, so a flag given on the command line wins over the
-// environment. It returns the positional arguments. A bad value, from either
-// source, is a usageError naming where it came from; -help is flag.ErrHelp.
+// envLister is a flag that may be given several times; its environment
+// variable holds several values, split by envItems.
+type envLister interface {
+	envItems(value string) []string
+	envSyntax() string
+}
+
+// parseFlags parses the command line, then applies environment variables
+// to the flags it did not set: a flag given on the command line wins over
+// the environment, for repeatable flags too. It returns the positional
+// arguments. A bad value, from either source, is a usageError naming where
+// it came from; -help prints the usage on the flag set's output and is
+// flag.ErrHelp.
 func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) ([]string, error) {
-	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
-		name := envName(f.Name)
-		if !strings.HasSuffix(f.Usage, "]") {
-			f.Usage += " [" + name + "]"
-		}
-		v, ok := env(name)
-		if !ok || envErr != nil || (v == "" && !isStringFlag(f)) {
-			// An empty variable counts as unset, except for a string
-			// flag, where "" can mean something (-metrics-addr "").
+		if strings.HasSuffix(f.Usage, "]") {
 			return
 		}
-		if err := fs.Set(f.Name, v); err != nil {
-			envErr = usagef("environment variable %s=%q: %v", name, redactIfURL(f.Name, v), err)
+		f.Usage += " [" + envName(f.Name)
+		if l, ok := f.Value.(envLister); ok {
+			f.Usage += ", " + l.envSyntax()
+		}
+		f.Usage += "]"
+	})
+	// The flag package prints errors and the usage itself; report does the
+	// former and -help the latter, on standard output.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return nil, err
+	}
+	if err != nil {
+		return nil, &usageError{msg: tidyFlagError(err.Error())}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if envErr == nil && !given[f.Name] {
+			envErr = applyEnv(f, env)
 		}
 	})
 	if envErr != nil {
 		return nil, envErr
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, &usageError{msg: err.Error()}
-	}
 	return fs.Args(), nil
+}
+
+// applyEnv sets f from its environment variable, if that is set.
+func applyEnv(f *flag.Flag, env lookupEnv) error {
+	name := envName(f.Name)
+	v, ok := env(name)
+	if !ok || (v == "" && !isStringFlag(f)) {
+		// An empty variable counts as unset, except for a string flag,
+		// where "" can mean something (-metrics-addr "").
+		return nil
+	}
+	items := []string{v}
+	if l, ok := f.Value.(envLister); ok {
+		items = l.envItems(v)
+	}
+	for _, item := range items {
+		if err := f.Value.Set(item); err != nil {
+			return usagef("environment variable %s=%s: %v", name, shown(redactIfURL(f.Name, item)), err)
+		}
+	}
+	return nil
+}
+
+// flagValueError is how the flag package reports a value its flag refused;
+// it quotes the whole value.
+var flagValueError = regexp.MustCompile(`(?s)^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
+
+// tidyFlagError cuts a long value out of the flag package's message.
+func tidyFlagError(msg string) string {
+	m := flagValueError.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	value, err := strconv.Unquote(m[1])
+	if err != nil {
+		return msg
+	}
+	return fmt.Sprintf("%s %s: %s", m[2], shown(value), m[3])
+}
+
+// warnUnknownEnv names every TICKWORK_ variable in environ that no command
+// of the binary reads: most likely a typo that silently changes nothing.
+func warnUnknownEnv(w io.Writer, environ []string) {
+	known := knownEnvNames()
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "TICKWORK_") && !known[name] {
+			fmt.Fprintf(w, "worker: warning: ignoring environment variable %s: no flag of any command reads it (see 'worker <command> -help')\n", shown(name))
+		}
+	}
+}
+
+// knownEnvNames are the variables the binary reads: one per flag of every
+// command, and TICKWORK_MUTANT in builds with planted bugs.
+func knownEnvNames() map[string]bool {
+	known := map[string]bool{"TICKWORK_MUTANT": true}
+	for _, register := range []func(*flag.FlagSet){
+		new(runFlags).register, new(enqueueFlags).register, new(listFlags).register,
+	} {
+		fs := flag.NewFlagSet("", flag.ContinueOnError)
+		register(fs)
+		fs.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = true })
+	}
+	return known
 }
 
 func isStringFlag(f *flag.Flag) bool {
@@ -115,13 +199,13 @@ type dbFlags struct {
 func (d *dbFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.url, "database-url", "", "PostgreSQL URL, e.g. postgres://user:pass@host:5432/db?sslmode=disable (the password is never printed)")
 	fs.StringVar(&d.schema, "schema", "tickwork", "schema that holds the queue tables; independent deployments may share a database under different schemas")
-	fs.DurationVar(&d.connectTimeout, "connect-timeout", 30*time.Second, "how long to keep retrying a database that is unreachable at start before giving up")
+	durationVar(fs, &d.connectTimeout, "connect-timeout", 30*time.Second, 0, maxTimeout, "how long to keep retrying a database that is unreachable at start before giving up")
 }
 
 // dbFlagSet returns the flag set of a command that talks to the database,
 // with the database flags registered.
 func (c *cli) dbFlagSet(name, synopsis string) (*flag.FlagSet, *dbFlags) {
-	fs := newFlagSet(name, synopsis, c.stderr)
+	fs := newFlagSet(name, synopsis, c.stdout)
 	db := new(dbFlags)
 	db.register(fs)
 	return fs, db
@@ -133,9 +217,6 @@ func (d *dbFlags) validate() error {
 	}
 	if d.schema == "" {
 		return usagef("-schema must not be empty")
-	}
-	if d.connectTimeout < 0 {
-		return usagef("-connect-timeout %v must not be negative", d.connectTimeout)
 	}
 	return nil
 }
@@ -172,14 +253,24 @@ func osEnv(name string) (string, bool) { return os.LookupEnv(name) }
 // parseNoArgs parses the flags of a command that takes no positional
 // arguments.
 func (c *cli) parseNoArgs(fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args, c.env)
+	rest, err := c.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return usagef("unexpected argument %q (flags go before arguments; this command takes none)", rest[0])
+		return usagef("unexpected argument %s (flags go before arguments; this command takes none)", shown(rest[0]))
 	}
 	return nil
+}
+
+// parseFlags parses fs from args and the environment (the package's
+// parseFlags) and warns about TICKWORK_ variables no command reads.
+func (c *cli) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	rest, err := parseFlags(fs, args, c.env)
+	if err == nil {
+		warnUnknownEnv(c.stderr, c.environ())
+	}
+	return rest, err
 }
 
 // defaultLogger is the logger of the short-lived commands: text at info

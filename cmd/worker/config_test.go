@@ -97,8 +97,21 @@ func TestHelpListsEnvironmentVariables(t *testing.T) {
 // runCLI runs the binary's main in-process.
 func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCLIStdin(t, env, "", args...)
+}
+
+// runCLIStdin is runCLI with stdin as standard input.
+func runCLIStdin(t *testing.T, env map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	c := &cli{stdout: &out, stderr: &errOut, env: fakeEnv(env), stopSignals: func() {}}
+	environ := func() []string {
+		var kvs []string
+		for k, v := range env {
+			kvs = append(kvs, k+"="+v)
+		}
+		return kvs
+	}
+	c := &cli{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, env: fakeEnv(env), environ: environ, abandon: context.Background()}
 	code = c.main(context.Background(), args)
 	return code, out.String(), errOut.String()
 }
@@ -120,12 +133,12 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"enqueue", "-queue", "noop", "-payload", "{nope"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "not valid JSON"},
 		{[]string{"enqueue", "-queue", "noop", "-payload", "{}", "-at", "tomorrow"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "RFC 3339"},
 		{[]string{"enqueue", "-queue", "webhook", "-payload", `{"url": "ftp://x"}`}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "scheme must be http or https"},
-		{[]string{"enqueue", "-queue", "noop", "-payload", `"` + strings.Repeat("x", 1<<20) + `"`}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "more than the 1048576 allowed"},
+		{[]string{"enqueue", "-queue", "noop", "-payload", `"` + strings.Repeat("x", 1<<20) + `"`}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-payload has more than the 1048576 bytes"},
 		{[]string{"run", "-queues", ""}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-queues is empty"},
 		{[]string{"run"}, map[string]string{"DATABASE_URL": "postgres://h/d", "TICKWORK_QUEUES": "noop,noop"}, `queue "noop" is listed twice`},
 		{[]string{"run", "-lease-ttl", "1s", "-dead-threshold", "1s", "-heartbeat-interval", "2s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-dead-threshold 1s must be longer than -heartbeat-interval 2s"},
-		{[]string{"run", "-retry-delay", "0s", "-drain-timeout", "-1s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-retry-delay 0s must be positive"},
-		{[]string{"jobs"}, nil, "jobs list, jobs retry or jobs cancel"},
+		{[]string{"run", "-retry-delay", "0s", "-drain-timeout", "-1s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `-retry-delay "0s": out of range: want 1ms to 24h`},
+		{[]string{"jobs"}, nil, "jobs list, jobs show, jobs retry or jobs cancel"},
 		{[]string{"jobs", "delete"}, nil, `unknown jobs command "delete"`},
 		{[]string{"jobs", "retry"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "one job id"},
 		{[]string{"jobs", "cancel", "not-an-id"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `"not-an-id" is not a job id`},
@@ -134,16 +147,26 @@ func TestCommandLineMistakes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, _, stderr := runCLI(t, tc.env, tc.args...)
+		args := shownArgs(tc.args)
 		if code != exitUsage {
-			t.Errorf("worker %q: exit %d, want %d; stderr:\n%s", tc.args, code, exitUsage, stderr)
+			t.Errorf("worker %s: exit %d, want %d; stderr:\n%s", args, code, exitUsage, stderr)
 		}
 		if !strings.Contains(stderr, tc.want) {
-			t.Errorf("worker %q: stderr lacks %q:\n%s", tc.args, tc.want, stderr)
+			t.Errorf("worker %s: stderr lacks %q:\n%s", args, tc.want, stderr)
 		}
 		if strings.Contains(stderr, "hunter2") {
-			t.Errorf("worker %q: stderr shows the password:\n%s", tc.args, stderr)
+			t.Errorf("worker %s: stderr shows the password:\n%s", args, stderr)
 		}
 	}
+}
+
+// shownArgs prints a command line for a test message, long arguments cut.
+func shownArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shown(a)
+	}
+	return strings.Join(out, " ")
 }
 
 func TestHelpExitsZero(t *testing.T) {
@@ -159,9 +182,9 @@ func TestHelpExitsZero(t *testing.T) {
 }
 
 func TestRunHelpDocumentsEveryFlagsEnvironmentVariable(t *testing.T) {
-	_, _, stderr := runCLI(t, nil, "run", "-help")
+	_, stdout, _ := runCLI(t, nil, "run", "-help")
 	for _, want := range []string{"[DATABASE_URL]", "[TICKWORK_QUEUES]", "[TICKWORK_CONCURRENCY]", "[TICKWORK_DRAIN_TIMEOUT]", "[TICKWORK_METRICS_ADDR]", "[TICKWORK_WEBHOOK_ALLOW_PRIVATE]"} {
-		if !strings.Contains(stderr, want) {
+		if !strings.Contains(stdout, want) {
 			t.Errorf("run -help lacks %s", want)
 		}
 	}

@@ -35,10 +35,13 @@ func TestEndToEnd(t *testing.T) {
 		{"MigrateTwiceConcurrently", testMigrateConcurrently},
 		{"EnqueueAndRun", testEnqueueAndRun},
 		{"JobsListRetryCancel", testJobsListRetryCancel},
+		{"JobsShowAndList", testJobsShowAndList},
+		{"OperatorBasics", testOperatorBasics},
+		{"EnqueueThroughTheBinary", testEnqueueThroughTheBinary},
 		{"NotMigrated", testNotMigrated},
 		{"SigtermDrainsJobsInFlight", testSigtermDrains},
 		{"DrainTimeoutReleasesJobs", testDrainTimeoutReleases},
-		{"SecondSignalExitsAtOnce", testSecondSignal},
+		{"SecondSignalAbandonsTheDrain", testSecondSignal},
 		{"LeaderKilledFailover", testLeaderKilledFailover},
 		{"ConnectionsTerminated", testConnectionsTerminated},
 		{"WrongPassword", testWrongPassword},
@@ -418,22 +421,35 @@ func testDrainTimeoutReleases(t *testing.T, bin string) {
 	assertDrained(t, st)
 }
 
+// testSecondSignal checks that a second SIGTERM abandons the drain: the
+// running job is cut short and released (failed, retried later), the
+// worker is marked shut down and gives up its lease, and the process exits
+// 1 at once rather than waiting out the drain timeout.
 func testSecondSignal(t *testing.T, bin string) {
 	st := pgtest.OpenWith(t, pg.Options{})
 	hook := newBlockingHook(t) // released only by the test's cleanup
-	insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 1)...)
-	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, dbArgs(t, st.Schema()), append(fastRun, "-drain-timeout", "10m")...)...)
+	id := insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 1)...)[0]
+	args := append(fastRun, "-drain-timeout", "10m", "-retry-delay", "1h")
+	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, dbArgs(t, st.Schema()), args...)...)
 	hook.awaitArrivals(t, 1)
 	w.signal(syscall.SIGTERM)
-	w.waitStderr("a second signal exits at once")
+	w.waitStderr("a second signal abandons the drain")
 	w.signal(syscall.SIGTERM)
 	// Without the second signal the drain would outlast procTimeout.
-	if code := w.wait(); code == 0 {
-		t.Fatalf("worker run exited 0 after a second SIGTERM, want death by the signal")
+	if code := w.wait(); code != exitFailure {
+		t.Fatalf("worker run exited %d after a second SIGTERM, want 1 (stopped without a clean drain)", code)
 	}
-	if !w.cmd.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
-		t.Errorf("worker run was not ended by the signal: %v", w.cmd.ProcessState)
+	if !strings.Contains(w.stderr.String(), "abandoning the drain") {
+		t.Errorf("no log line says the drain is abandoned:\n%s", w.stderr.String())
 	}
+	j := getJob(t, st, id)
+	if j.Status != store.Failed || j.NextAttemptID == (ulid.ULID{}) || !strings.Contains(j.FailedReason, "worker shut down") {
+		t.Fatalf("job is %s, reason %q, next attempt %s; want released: failed as shut down, with a retry", j.Status, j.FailedReason, formatID(j.NextAttemptID))
+	}
+	if next := getJob(t, st, j.NextAttemptID); next.Status != store.Scheduled {
+		t.Errorf("the released job's retry is %s, want scheduled", next.Status)
+	}
+	assertDrained(t, st)
 }
 
 // firstTimeBlocker blocks the first request of each body until the client

@@ -3,8 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 
@@ -12,22 +18,42 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON [-at TIME] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [flags]
 
-Adds one job and prints its id. Without -at the job is available at once;
-with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then. A
-payload for a built-in queue (webhook, noop) is checked before it is
+Adds one job and prints its id. Without -at or -in the job is available at
+once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
+with -in (e.g. 10s) until that long after the database's current time. The
+payload is a JSON document of at most 1 MiB, given on the command line,
+read from a file (-payload @job.json) or from standard input (-payload -).
+A payload for a built-in queue (webhook, noop) is checked before it is
 stored.`
+
+// enqueueFlags are the flags of worker enqueue, besides the database's.
+type enqueueFlags struct {
+	queue   string
+	payload string
+	at      string
+	in      time.Duration
+}
+
+// maxDelay bounds -in: ten years.
+const maxDelay = 10 * 365 * day
+
+func (f *enqueueFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.queue, "queue", "", fmt.Sprintf("queue to add the job to (required; 1 to %d bytes)", store.MaxQueueNameBytes))
+	fs.StringVar(&f.payload, "payload", "", "job payload (required): a JSON document, @FILE to read it from FILE, or - to read it from standard input; at most 1 MiB")
+	fs.StringVar(&f.at, "at", "", "run the job no earlier than this RFC 3339 time")
+	durationVar(fs, &f.in, "in", 0, 0, maxDelay, "run the job no earlier than this long after the database's current time")
+}
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	fs, db := c.dbFlagSet("worker enqueue", enqueueSynopsis)
-	queue := fs.String("queue", "", "queue to add the job to (required)")
-	payload := fs.String("payload", "", "job payload, a JSON document (required)")
-	at := fs.String("at", "", "run the job no earlier than this RFC 3339 time")
+	var f enqueueFlags
+	f.register(fs)
 	if err := c.parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	job, err := newJobFromFlags(*queue, *payload, *at)
+	job, err := f.newJob(c.stdin)
 	if err != nil {
 		return err
 	}
@@ -35,59 +61,108 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	log := c.defaultLogger()
-	if _, ok := builtinQueues[*queue]; !ok {
-		log.Warn("queue has no built-in handler: the job runs only on a worker that registers one", "queue", *queue)
+	if _, ok := builtinQueues[job.Queue]; !ok {
+		log.Warn("queue has no built-in handler: the job runs only on a worker that registers one", "queue", job.Queue)
 	}
 	st, err := c.openStore(ctx, db, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	opts := []worker.EnqueueOption{worker.ToQueue(job.Queue)}
-	if !job.ScheduledAt.IsZero() {
-		opts = append(opts, worker.At(job.ScheduledAt))
-	}
-	id, err := worker.Enqueue(ctx, worker.NewClient(st, nil), job.Payload, opts...)
+	client := worker.NewClient(st, nil)
+	var id ulid.ULID
+	err = st.InTx(ctx, func(tx store.Tx) error {
+		at := job.ScheduledAt
+		if f.in > 0 {
+			now, err := tx.Now(ctx)
+			if err != nil {
+				return err
+			}
+			at = now.Add(f.in)
+		}
+		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, worker.ToQueue(job.Queue), worker.At(at))
+		return err
+	})
 	if err != nil {
-		return explainStoreError(fmt.Errorf("enqueue on queue %q: %w", *queue, err), db.schema)
+		return explainStoreError(fmt.Errorf("enqueue on queue %s: %w", shown(job.Queue), err), db.schema)
 	}
 	fmt.Fprintln(c.stdout, id)
 	return nil
 }
 
-// newJobFromFlags checks enqueue's flags and describes the job (its id is
-// made at insert).
-func newJobFromFlags(queue, payload, at string) (store.NewJob, error) {
-	if queue == "" {
+// newJob checks enqueue's flags, reads the payload and describes the job
+// (its id is made at insert). Each error names the flag at fault.
+func (f *enqueueFlags) newJob(stdin io.Reader) (store.NewJob, error) {
+	if f.queue == "" {
 		return store.NewJob{}, usagef("-queue is required")
 	}
-	if payload == "" {
-		return store.NewJob{}, usagef("-payload is required (a JSON document, e.g. {})")
+	if !store.ValidName(f.queue) || !utf8.ValidString(f.queue) || strings.ContainsRune(f.queue, 0) {
+		return store.NewJob{}, usagef("-queue %s: a queue name is 1 to %d bytes of UTF-8 without NUL", shown(f.queue), store.MaxQueueNameBytes)
 	}
-	job := store.NewJob{Queue: queue, Payload: json.RawMessage(payload)}
-	if err := store.ValidateNewJob(job); err != nil {
-		return store.NewJob{}, usagef("-payload: %v", err)
+	payload, err := readPayload(f.payload, stdin)
+	if err != nil {
+		return store.NewJob{}, err
 	}
-	if check, ok := builtinQueues[queue]; ok {
-		if err := check(job.Payload); err != nil {
-			return store.NewJob{}, usagef("-payload for queue %q: %v", queue, err)
+	if check, ok := builtinQueues[f.queue]; ok {
+		if err := check(payload); err != nil {
+			return store.NewJob{}, usagef("-payload for queue %q: %v", f.queue, err)
 		}
 	}
-	if at != "" {
-		t, err := time.Parse(time.RFC3339Nano, at)
+	job := store.NewJob{Queue: f.queue, Payload: payload}
+	switch {
+	case f.at != "" && f.in != 0:
+		return store.NewJob{}, usagef("-at and -in both say when the job runs: give one of them")
+	case f.at != "":
+		t, err := time.Parse(time.RFC3339Nano, f.at)
 		if err != nil {
-			return store.NewJob{}, usagef("-at %q is not an RFC 3339 time such as 2030-01-02T15:04:05Z", at)
+			return store.NewJob{}, usagef("-at %s is not an RFC 3339 time such as 2030-01-02T15:04:05Z", shown(f.at))
 		}
 		job.ScheduledAt = t
 	}
 	return job, nil
 }
 
-// parseJobID reads a job id given on the command line.
-func parseJobID(s string) (ulid.ULID, error) {
-	id, err := ulid.ParseStrict(s)
-	if err != nil {
-		return ulid.ULID{}, usagef("%q is not a job id (a 26-character ULID such as 01J0000000000000000000000A)", s)
+// readPayload returns the JSON document -payload gives: the flag's value,
+// the contents of the file after @, or standard input for -.
+func readPayload(value string, stdin io.Reader) (json.RawMessage, error) {
+	from, doc := "", []byte(value)
+	switch {
+	case value == "":
+		return nil, usagef("-payload is required (a JSON document such as {}, @FILE or - for standard input)")
+	case value == "-":
+		from = " (standard input)"
+		var err error
+		if doc, err = readLimited(stdin); err != nil {
+			return nil, fmt.Errorf("-payload -: read standard input: %w", err)
+		}
+	case strings.HasPrefix(value, "@"):
+		from = " (file " + shown(value[1:]) + ")"
+		file, err := os.Open(value[1:])
+		if err != nil {
+			return nil, usagef("-payload %s: %v", shown(value), errors.Unwrap(err))
+		}
+		defer file.Close()
+		if doc, err = readLimited(file); err != nil {
+			return nil, fmt.Errorf("-payload %s: %w", shown(value), err)
+		}
 	}
-	return id, nil
+	if len(doc) > store.MaxPayloadBytes {
+		return nil, usagef("-payload%s has more than the %d bytes a job may carry", from, store.MaxPayloadBytes)
+	}
+	var syntax *json.SyntaxError
+	switch err := json.Unmarshal(doc, new(json.RawMessage)); {
+	case errors.As(err, &syntax):
+		return nil, usagef("-payload%s is not valid JSON: %v (at byte %d)", from, err, syntax.Offset)
+	case err != nil:
+		return nil, usagef("-payload%s is not valid JSON: %v", from, err)
+	case !utf8.Valid(doc):
+		return nil, usagef("-payload%s is not valid UTF-8", from)
+	}
+	return doc, nil
+}
+
+// readLimited reads r up to one byte past the payload limit, so that a
+// larger input is detected without reading it all.
+func readLimited(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, store.MaxPayloadBytes+1))
 }

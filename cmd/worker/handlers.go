@@ -27,17 +27,18 @@ func checkWebhookPayload(raw json.RawMessage) error {
 	return p.validate()
 }
 
-// registerHandlers gives the worker the built-in handler of each queue.
-func registerHandlers(w *worker.Worker, queues []string, sender *webhookSender) error {
+// registerHandlers gives the worker the built-in handler of each queue;
+// a second signal (abandon) cuts them short.
+func registerHandlers(w *worker.Worker, queues []string, sender *webhookSender, abandon context.Context) error {
 	for _, q := range queues {
 		var err error
 		switch q {
 		case "webhook":
-			err = worker.Handle(w, q, func(ctx context.Context, job worker.Job[webhookPayload]) error {
+			err = worker.Handle(w, q, abandonable(abandon, func(ctx context.Context, job worker.Job[webhookPayload]) error {
 				return webhookDecision(sender.send(ctx, job.Payload))
-			})
+			}))
 		case "noop":
-			err = worker.Handle(w, q, func(context.Context, worker.Job[json.RawMessage]) error { return nil })
+			err = worker.Handle(w, q, abandonable(abandon, func(context.Context, worker.Job[json.RawMessage]) error { return nil }))
 		default:
 			err = fmt.Errorf("no built-in handler for queue %q", q)
 		}

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
-	"time"
 
+	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
@@ -16,23 +14,30 @@ import (
 )
 
 const jobsUsage = `Usage:
-  worker jobs list [-status S] [-queue Q] [-limit N] [-after ID] [flags]
+  worker jobs list [-status S] [-queue Q] [-final] [-oldest] [-limit N] [-after ID] [-format table|json] [flags]
+  worker jobs show [-format text|json] [flags] ID
   worker jobs retry [flags] ID
   worker jobs cancel [flags] ID
 
-Run 'worker jobs <command> -help' for the flags.
+A job ID is the 26-character ULID the commands print, or the same id in the
+UUID form the database shows. Run 'worker jobs <command> -help' for the
+flags.
 `
+
+const jobsCommands = "jobs list, jobs show, jobs retry or jobs cancel"
 
 // jobsCmd dispatches the jobs subcommands and returns the full command name
 // for messages.
 func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 	if len(args) == 0 {
 		fmt.Fprint(c.stderr, jobsUsage)
-		return "jobs", usagef("want jobs list, jobs retry or jobs cancel")
+		return "jobs", usagef("want %s", jobsCommands)
 	}
 	switch args[0] {
 	case "list":
 		return "jobs list", c.jobsListCmd(ctx, args[1:])
+	case "show":
+		return "jobs show", c.jobsShowCmd(ctx, args[1:])
 	case "retry":
 		return "jobs retry", c.jobsRetryCmd(ctx, args[1:])
 	case "cancel":
@@ -41,94 +46,7 @@ func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 		fmt.Fprint(c.stdout, jobsUsage)
 		return "jobs", nil
 	}
-	return "jobs", usagef("unknown jobs command %q: want jobs list, jobs retry or jobs cancel", args[0])
-}
-
-const jobsListSynopsis = `worker jobs list [-status S] [-queue Q] [-limit N] [-after ID] [flags]
-
-Prints jobs, oldest first, as a table. Each row is one attempt; a failed
-attempt that was retried names its next attempt.`
-
-func (c *cli) jobsListCmd(ctx context.Context, args []string) error {
-	fs, db := c.dbFlagSet("worker jobs list", jobsListSynopsis)
-	status := fs.String("status", "", "only jobs in this status: scheduled, available, running, completed, failed, lost or cancelled")
-	queue := fs.String("queue", "", "only jobs of this queue")
-	limit := fs.Int("limit", 100, "print at most this many jobs")
-	after := fs.String("after", "", "only jobs whose id comes after this one (to page)")
-	if err := c.parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	filter := store.JobFilter{Status: store.Status(*status), Queue: *queue, Limit: *limit}
-	if *status != "" && !filter.Status.Valid() {
-		return usagef("unknown status %q: want scheduled, available, running, completed, failed, lost or cancelled", *status)
-	}
-	if *limit < 1 {
-		return usagef("-limit %d must be at least 1", *limit)
-	}
-	if *after != "" {
-		id, err := parseJobID(*after)
-		if err != nil {
-			return err
-		}
-		filter.After = id
-	}
-	st, err := c.openStore(ctx, db, c.defaultLogger())
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	var jobs []store.Job
-	err = st.InTx(ctx, func(tx store.Tx) error {
-		jobs, err = tx.ListJobs(ctx, filter)
-		return err
-	})
-	if err != nil {
-		return explainStoreError(fmt.Errorf("list jobs: %w", err), db.schema)
-	}
-	if err := printJobs(c.stdout, jobs); err != nil {
-		return err
-	}
-	if len(jobs) == *limit {
-		fmt.Fprintf(c.stderr, "(%d jobs shown; there may be more: add -after %s)\n", len(jobs), jobs[len(jobs)-1].ID)
-	}
-	return nil
-}
-
-// printJobs writes jobs as an aligned table.
-func printJobs(w io.Writer, jobs []store.Job) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tQUEUE\tSTATUS\tATTEMPT\tCREATED\tSCHEDULED\tNEXT ATTEMPT\tREASON")
-	for _, j := range jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", j.ID, j.Queue, j.Status, j.Attempt,
-			formatTime(j.CreatedAt), formatTime(j.ScheduledAt), formatID(j.NextAttemptID), shorten(j.FailedReason, 60))
-	}
-	return tw.Flush()
-}
-
-func formatTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-func formatID(id ulid.ULID) string {
-	if id == (ulid.ULID{}) {
-		return "-"
-	}
-	return id.String()
-}
-
-// shorten keeps a table row on one line.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if s == "" {
-		return "-"
-	}
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return "jobs", usagef("unknown jobs command %s: want %s", shown(args[0]), jobsCommands)
 }
 
 const jobsRetrySynopsis = `worker jobs retry [flags] ID
@@ -137,7 +55,7 @@ Starts a new attempt of a failed or lost job, available at once, whatever
 its retry count, and prints the new attempt's id.`
 
 func (c *cli) jobsRetryCmd(ctx context.Context, args []string) error {
-	st, id, schema, err := c.jobCommand(ctx, "worker jobs retry", jobsRetrySynopsis, args)
+	st, id, schema, err := c.jobCommand(ctx, "worker jobs retry", jobsRetrySynopsis, args, nil)
 	if err != nil {
 		return err
 	}
@@ -175,7 +93,7 @@ Cancels a scheduled, available or running job. A running job's handler is
 not interrupted, but its result is ignored and it is not retried.`
 
 func (c *cli) jobsCancelCmd(ctx context.Context, args []string) error {
-	st, id, schema, err := c.jobCommand(ctx, "worker jobs cancel", jobsCancelSynopsis, args)
+	st, id, schema, err := c.jobCommand(ctx, "worker jobs cancel", jobsCancelSynopsis, args, nil)
 	if err != nil {
 		return err
 	}
@@ -198,11 +116,15 @@ func (c *cli) jobsCancelCmd(ctx context.Context, args []string) error {
 	return nil
 }
 
-// jobCommand parses the flags and the one job id of retry and cancel and
-// opens the store.
-func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []string) (openedStore, ulid.ULID, string, error) {
+// jobCommand parses the flags and the one job id of show, retry and
+// cancel (register adds a command's own flags; it may be nil) and opens
+// the store.
+func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []string, register func(*flag.FlagSet)) (openedStore, ulid.ULID, string, error) {
 	fs, db := c.dbFlagSet(name, synopsis)
-	rest, err := parseFlags(fs, args, c.env)
+	if register != nil {
+		register(fs)
+	}
+	rest, err := c.parseFlags(fs, args)
 	if err != nil {
 		return nil, ulid.ULID{}, "", err
 	}
@@ -218,6 +140,21 @@ func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []stri
 		return nil, ulid.ULID{}, "", err
 	}
 	return st, id, db.schema, nil
+}
+
+// parseJobID reads a job id given on the command line: a ULID as the
+// commands print it, or the same 16 bytes in the UUID form PostgreSQL
+// shows (with or without dashes).
+func parseJobID(s string) (ulid.ULID, error) {
+	if id, err := ulid.ParseStrict(s); err == nil {
+		return id, nil
+	}
+	if len(s) >= 32 {
+		if u, err := uuid.Parse(s); err == nil {
+			return ulid.ULID(u), nil
+		}
+	}
+	return ulid.ULID{}, usagef("%s is not a job id (a 26-character ULID such as 01J0000000000000000000000A, or a UUID)", shown(s))
 }
 
 // explainStoreError adds what a person can do about common store errors.

@@ -5,7 +5,9 @@
 // Run `worker help` for the commands and `worker <command> -help` for their
 // flags. Every flag can also be set through the environment: DATABASE_URL
 // for -database-url, TICKWORK_<FLAG> for the others (-drain-timeout is
-// TICKWORK_DRAIN_TIMEOUT); a flag on the command line wins.
+// TICKWORK_DRAIN_TIMEOUT; TICKWORK_SCHEDULE holds one schedule per line); a
+// flag on the command line wins. Numeric flags accept the range their help
+// gives.
 //
 // Exit status: 0 on success (for run: after a clean drain on SIGTERM or
 // SIGINT), 1 when the command failed, 2 for a command-line mistake.
@@ -18,28 +20,27 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	c := &cli{stdout: os.Stdout, stderr: os.Stderr, env: osEnv, stopSignals: stop}
-	code := c.main(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	ctx, abandon := shutdownSignals()
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, env: osEnv, environ: os.Environ, abandon: abandon}
+	os.Exit(c.main(ctx, os.Args[1:]))
 }
 
 // cli is one invocation of the binary, with its outputs and environment
 // injected so that tests can run it in-process.
 type cli struct {
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 	env    lookupEnv
-	// stopSignals restores the default signal handling, so that a second
-	// SIGTERM or SIGINT during a drain kills the process at once.
-	stopSignals func()
+	// environ lists the environment, for warnings about unknown variables.
+	environ func() []string
+	// abandon is cancelled by a second SIGTERM or SIGINT: run gives up its
+	// drain (see shutdownSignals).
+	abandon context.Context
 	// scrubber removes the database password, once known (setPassword),
 	// from everything written to stdout and stderr; nil before.
 	scrubber *strings.Replacer
@@ -50,17 +51,21 @@ const topUsage = `worker is the tickwork job-queue worker for PostgreSQL.
 Usage:
   worker run [flags]                       process jobs until SIGTERM/SIGINT, then drain
   worker migrate [flags]                   create or upgrade the queue tables
-  worker enqueue -queue Q -payload JSON [-at TIME] [flags]
+  worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [flags]
                                            add a job and print its id
-  worker jobs list [-status S] [-queue Q] [-limit N] [flags]
+  worker jobs list [-status S] [-queue Q] [-final] [-format table|json] [flags]
+                                           list jobs, newest first
+  worker jobs show [flags] ID              one job in full, with all its attempts
   worker jobs retry [flags] ID             start a new attempt of a failed or lost job
   worker jobs cancel [flags] ID            cancel a scheduled, available or running job
+  worker version                           print the version and build information
   worker help                              print this message
 
 Run 'worker <command> -help' for the flags of a command. Every flag can also
 be set through the environment: DATABASE_URL for -database-url,
-TICKWORK_<FLAG> for the others (-drain-timeout is TICKWORK_DRAIN_TIMEOUT);
-a flag given on the command line wins.
+TICKWORK_<FLAG> for the others (-drain-timeout is TICKWORK_DRAIN_TIMEOUT;
+TICKWORK_SCHEDULE holds one schedule per line); a flag given on the command
+line wins. A TICKWORK_ variable no command reads is warned about.
 
 Exit status: 0 success, 1 failure, 2 command-line mistake.
 `
@@ -82,11 +87,13 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		err = c.enqueueCmd(ctx, rest)
 	case "jobs":
 		name, err = c.jobsCmd(ctx, rest)
+	case "version", "-version", "--version":
+		err = c.versionCmd(rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, topUsage)
 		return exitOK
 	default:
-		fmt.Fprintf(c.stderr, "worker: unknown command %q\n\n%s", name, topUsage)
+		fmt.Fprintf(c.stderr, "worker: unknown command %s\n\n%s", shown(name), topUsage)
 		return exitUsage
 	}
 	return c.report(name, err)

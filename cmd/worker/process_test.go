@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,9 +73,17 @@ func processEnv() []string {
 // is still running.
 func startProc(t *testing.T, bin, name string, args ...string) *proc {
 	t.Helper()
+	return startProcStdin(t, bin, name, nil, args...)
+}
+
+// startProcStdin is startProc with stdin as the process's standard input
+// (nil for none).
+func startProcStdin(t *testing.T, bin, name string, stdin io.Reader, args ...string) *proc {
+	t.Helper()
 	p := &proc{t: t, name: name, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = processEnv()
+	p.cmd.Stdin = stdin
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {

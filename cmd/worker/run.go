@@ -21,7 +21,10 @@ const runSynopsis = `worker run [flags]
 Processes jobs of the -queues with the built-in handlers until SIGTERM or
 SIGINT, then stops reserving, waits up to -drain-timeout for running jobs,
 releases those that did not finish (they are retried) and exits 0. A second
-signal during the drain exits at once.
+signal abandons the drain: running jobs are cancelled at once and released
+(failed with reason "worker shut down", retried while attempts remain), the
+worker is marked shut down and the process exits 1. A third signal kills it
+at once.
 
 Built-in queues:
   webhook  payload {"url": "...", "body": <any JSON>, "headers": {...}}:
@@ -31,8 +34,9 @@ Built-in queues:
            address actually dialled) unless -webhook-allow-private is set.
   noop     does nothing and succeeds (for benchmarks)
 
-With -metrics-addr it serves /metrics (Prometheus), /healthz (the process
-is up) and /readyz (the database answers and the worker loop runs).`
+On -metrics-addr (127.0.0.1:9464 by default) it serves /metrics
+(Prometheus), /healthz (the process is up) and /readyz (the database
+answers and the worker loop runs).`
 
 // runFlags are the flags of worker run.
 type runFlags struct {
@@ -66,18 +70,18 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.db.register(fs)
 	f.log.register(fs)
 	fs.StringVar(&f.queues, "queues", "webhook,noop", "comma-separated queues to process, among the built-in ones")
-	fs.IntVar(&f.concurrency, "concurrency", def.MaxConcurrent, "most jobs running at once")
-	fs.IntVar(&f.maxFetch, "max-fetch", def.MaxFetch, "most jobs reserved per loop iteration")
-	fs.IntVar(&f.maxRetries, "max-retries", def.MaxRetries, "retries of a job before it is abandoned (it runs at most this + 1 times)")
-	fs.DurationVar(&f.retryDelay, "retry-delay", def.Backoff.Base, "delay before the first retry; it doubles with each attempt")
-	fs.DurationVar(&f.drainTimeout, "drain-timeout", def.DrainTimeout, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", ":9464", `address serving /metrics, /healthz and /readyz; "" turns the server off`)
-	fs.BoolVar(&f.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses")
-	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 30*time.Second, "how long a webhook may take to answer before the attempt is retried")
-	fs.DurationVar(&f.pollInterval, "poll-interval", def.PollInterval, "tuning: wait between polls when no notification arrives")
-	fs.DurationVar(&f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, "tuning: how often the worker reports it is alive")
-	fs.DurationVar(&f.leaseTTL, "lease-ttl", def.LeaseTTL, "tuning: how long the leader's lease lasts after each renewal")
-	fs.DurationVar(&f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
+	intVar(fs, &f.concurrency, "concurrency", def.MaxConcurrent, 1, 10000, "most jobs running at once")
+	intVar(fs, &f.maxFetch, "max-fetch", def.MaxFetch, 1, 1000, "most jobs reserved per loop iteration")
+	intVar(fs, &f.maxRetries, "max-retries", def.MaxRetries, 0, 100, "retries of a job before it is abandoned (it runs at most this + 1 times)")
+	durationVar(fs, &f.retryDelay, "retry-delay", def.Backoff.Base, time.Millisecond, day, "delay before the first retry; it doubles with each attempt")
+	durationVar(fs, &f.drainTimeout, "drain-timeout", def.DrainTimeout, 0, day, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:9464", `address serving /metrics, /healthz and /readyz, loopback only by default (":9464" listens on every interface); "" turns the server off`)
+	boolVar(fs, &f.webhookAllowPrivate, "webhook-allow-private", "let webhooks reach loopback, private, link-local and unspecified addresses")
+	durationVar(fs, &f.webhookTimeout, "webhook-timeout", 30*time.Second, time.Millisecond, maxTimeout, "how long a webhook may take to answer before the attempt is retried")
+	durationVar(fs, &f.pollInterval, "poll-interval", def.PollInterval, 10*time.Millisecond, maxTimeout, "tuning: wait between polls when no notification arrives")
+	durationVar(fs, &f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, 10*time.Millisecond, maxTimeout, "tuning: how often the worker reports it is alive")
+	durationVar(fs, &f.leaseTTL, "lease-ttl", def.LeaseTTL, 100*time.Millisecond, maxTimeout, "tuning: how long the leader's lease lasts after each renewal")
+	durationVar(fs, &f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, 100*time.Millisecond, day, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
 	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC); repeat for more. Every worker of a deployment must list the same schedules")
 	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
@@ -104,12 +108,6 @@ func (f *runFlags) config() (worker.Config, error) {
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
-	if f.concurrency < 1 {
-		return cfg, usagef("-concurrency %d must be at least 1", f.concurrency)
-	}
-	if f.webhookTimeout <= 0 {
-		return cfg, usagef("-webhook-timeout %v must be positive", f.webhookTimeout)
-	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("%s", configToFlags.Replace(err.Error()))
 	}
@@ -154,7 +152,7 @@ func parseQueues(list string) ([]string, error) {
 }
 
 func (c *cli) runCmd(ctx context.Context, args []string) error {
-	fs := newFlagSet("worker run", runSynopsis, c.stderr)
+	fs := newFlagSet("worker run", runSynopsis, c.stdout)
 	var f runFlags
 	f.register(fs)
 	if err := c.parseNoArgs(fs, args); err != nil {
@@ -200,7 +198,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	if err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
-	if err := registerHandlers(w, cfg.Queues, sender); err != nil {
+	if err := registerHandlers(w, cfg.Queues, sender, c.abandon); err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
 
@@ -215,12 +213,13 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	}
 
 	stopNotice := context.AfterFunc(ctx, func() {
-		// Restore default signal handling before saying so: from the
-		// moment the message is out, a second signal kills the process.
-		c.stopSignals()
-		log.Info("shutting down: draining running jobs; a second signal exits at once", "drain_timeout", cfg.DrainTimeout.String())
+		log.Info("shutting down: draining running jobs; a second signal abandons the drain", "drain_timeout", cfg.DrainTimeout.String())
 	})
 	defer stopNotice()
+	abandonNotice := context.AfterFunc(c.abandon, func() {
+		log.Warn("second signal: abandoning the drain: cancelling running jobs and releasing them (they are retried); a third signal exits at once")
+	})
+	defer abandonNotice()
 
 	log.Info("worker starting", "schema", st.Schema(), "queues", strings.Join(cfg.Queues, ","), "concurrency", cfg.MaxConcurrent)
 	running.Store(true)
@@ -228,6 +227,9 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	running.Store(false)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("worker stopped: %w", err)
+	}
+	if c.abandon.Err() != nil {
+		return errors.New("worker stopped without a clean drain: a second signal cut the running jobs short and released them")
 	}
 	if history != nil {
 		if err := history.shutdownCompleted(context.WithoutCancel(ctx), st); err != nil {

@@ -28,18 +28,32 @@ func (s scheduleFlag) String() string {
 func (s scheduleFlag) Set(v string) error {
 	parts := strings.SplitN(v, "|", 4)
 	if len(parts) != 4 {
-		return fmt.Errorf("%q: want NAME|CRON|QUEUE|PAYLOAD, e.g. 'nightly|0 0 3 * * *|webhook|{\"url\": \"https://example.com/\"}'", v)
+		return fmt.Errorf("%s: want NAME|CRON|QUEUE|PAYLOAD, e.g. 'nightly|0 0 3 * * *|webhook|{\"url\": \"https://example.com/\"}'", shown(v))
 	}
 	name, cron, queue := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[2])
 	payload := json.RawMessage(strings.TrimSpace(parts[3]))
 	if !json.Valid(payload) {
-		return fmt.Errorf("schedule %q: payload %q is not valid JSON", name, payload)
+		return fmt.Errorf("schedule %s: payload %s is not valid JSON", shown(name), shown(string(payload)))
 	}
 	if check, ok := builtinQueues[queue]; ok {
 		if err := check(payload); err != nil {
-			return fmt.Errorf("schedule %q: payload for queue %q: %v", name, queue, err)
+			return fmt.Errorf("schedule %s: payload for queue %s: %v", shown(name), shown(queue), err)
 		}
 	}
 	*s.specs = append(*s.specs, worker.ScheduleSpec{Name: name, Cron: cron, Queue: queue, Payload: payload})
 	return nil
 }
+
+// envItems reads TICKWORK_SCHEDULE: one schedule per line (a payload is
+// then written on one line), blank lines ignored.
+func (s scheduleFlag) envItems(value string) []string {
+	var items []string
+	for line := range strings.Lines(value) {
+		if line = strings.TrimSpace(line); line != "" {
+			items = append(items, line)
+		}
+	}
+	return items
+}
+
+func (s scheduleFlag) envSyntax() string { return "one schedule per line" }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/oklog/ulid/v2"
@@ -261,15 +262,25 @@ func (t *tx) ListJobs(_ context.Context, f store.JobFilter) ([]store.Job, error)
 		return nil, err
 	}
 	var out []store.Job
-	for _, id := range t.s.ids[searchAfter(t.s.ids, f.After):] {
+	for _, id := range t.listOrder(f) {
 		if len(out) == limit {
 			break
 		}
-		j, ok := t.s.jobs[id]
-		if !ok || (f.Status != "" && j.Status != f.Status) || (f.Queue != "" && j.Queue != f.Queue) {
-			continue
+		if j, ok := t.s.jobs[id]; ok && f.Match(*j) {
+			out = append(out, export(j))
 		}
-		out = append(out, export(j))
 	}
 	return out, nil
+}
+
+// listOrder returns the ids ListJobs considers, in its order.
+func (t *tx) listOrder(f store.JobFilter) iter.Seq2[int, ulid.ULID] {
+	if !f.NewestFirst {
+		return slices.All(t.s.ids[searchAfter(t.s.ids, f.After):])
+	}
+	end := len(t.s.ids)
+	if f.After != (ulid.ULID{}) {
+		end, _ = slices.BinarySearchFunc(t.s.ids, f.After, ulid.ULID.Compare)
+	}
+	return slices.Backward(t.s.ids[:end])
 }

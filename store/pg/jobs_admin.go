@@ -72,19 +72,34 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 	if err != nil {
 		return nil, err
 	}
-	where := []string{"id > $1"}
-	args := []any{idArg(f.After)}
+	var where []string
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		where = append(where, strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1))
+	}
+	order := "id"
+	if !f.NewestFirst {
+		add("id > ?", idArg(f.After))
+	} else if order = "id DESC"; f.After != (ulid.ULID{}) {
+		add("id < ?", idArg(f.After))
+	}
 	if f.Status != "" {
-		args = append(args, string(f.Status))
-		where = append(where, "status = $"+strconv.Itoa(len(args)))
+		add("status = ?", string(f.Status))
 	}
 	if f.Queue != "" {
-		args = append(args, f.Queue)
-		where = append(where, "queue = $"+strconv.Itoa(len(args)))
+		add("queue = ?", f.Queue)
 	}
+	if f.LastAttempt {
+		where = append(where, "next_attempt_id IS NULL")
+	}
+	if f.NextAttempt != (ulid.ULID{}) {
+		add("next_attempt_id = ?", idArg(f.NextAttempt))
+	}
+	where = append(where, "TRUE")
 	args = append(args, limit)
 	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT $`+strconv.Itoa(len(args))), args...)
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT $`+strconv.Itoa(len(args))), args...)
 	if err == nil {
 		var jobs []store.Job
 		if jobs, err = collectJobs(rows, 0); err == nil {

@@ -225,6 +225,12 @@ func drawList(rt *rapid.T, d *diff) op {
 		Status: rapid.SampledFrom([]store.Status{"", store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled, "bogus"}).Draw(rt, "status"),
 		Queue:  rapid.SampledFrom(diffQueues).Draw(rt, "queue filter"),
 		Limit:  rapid.IntRange(-1, 3).Draw(rt, "list limit"),
+
+		NewestFirst: rapid.Bool().Draw(rt, "newest first"),
+		LastAttempt: rapid.Bool().Draw(rt, "last attempt"),
+	}
+	if rapid.Bool().Draw(rt, "previous attempt") {
+		f.NextAttempt = d.pickJob(rt)
 	}
 	if rapid.Bool().Draw(rt, "page") {
 		f.After = d.pickJob(rt)

@@ -48,6 +48,32 @@ var listCases = []testCase{
 			}
 		}
 	}},
+	{"NewestFirstAndAttemptLinks", func(h *harness) {
+		w := h.worker()
+		a1 := h.running(w, "a")
+		h.fail(w, a1, "boom")
+		a2 := h.retry(a1, 0).ID
+		b1 := h.insert("b", time.Time{})
+		for _, c := range []struct {
+			f    store.JobFilter
+			want []ulid.ULID
+		}{
+			{store.JobFilter{NewestFirst: true}, []ulid.ULID{b1, a2, a1}},
+			{store.JobFilter{NewestFirst: true, Limit: 2}, []ulid.ULID{b1, a2}},
+			{store.JobFilter{NewestFirst: true, After: a2}, []ulid.ULID{a1}},
+			{store.JobFilter{NewestFirst: true, After: a1}, nil},
+			{store.JobFilter{NewestFirst: true, Queue: "a"}, []ulid.ULID{a2, a1}},
+			{store.JobFilter{LastAttempt: true}, []ulid.ULID{a2, b1}},
+			{store.JobFilter{LastAttempt: true, Status: store.Failed}, nil},
+			{store.JobFilter{Status: store.Failed}, []ulid.ULID{a1}},
+			{store.JobFilter{NextAttempt: a2}, []ulid.ULID{a1}},
+			{store.JobFilter{NextAttempt: b1}, nil},
+		} {
+			if got := h.list(c.f); !slices.Equal(got, c.want) {
+				h.t.Errorf("ListJobs(%+v) = %v, want %v", c.f, got, c.want)
+			}
+		}
+	}},
 	{"DefaultLimitIs100", func(h *harness) {
 		var jobs []store.NewJob
 		for i := range 105 {

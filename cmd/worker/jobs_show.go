@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+const jobsShowSynopsis = `worker jobs show [-format text|json] [flags] ID
+
+Prints one job attempt in full (its reason, payload and metadata, the worker
+that ran it) and the job's whole attempt chain: the attempts before it and
+the retries after it, each with the worker that ran it. ID is the ULID the
+commands print or the UUID form the database shows.`
+
+// maxChain bounds the attempts shown each way: MaxRetries is at most 100,
+// but jobs retried by hand with jobs retry can go on.
+const maxChain = 1000
+
+func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
+	format := "text"
+	st, id, schema, err := c.jobCommand(ctx, "worker jobs show", jobsShowSynopsis, args, func(fs *flag.FlagSet) {
+		fs.StringVar(&format, "format", "text", "output format: text or json")
+	})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if format != "text" && format != "json" {
+		return usagef("-format %s: want text or json", shown(format))
+	}
+	var job store.Job
+	var chain []store.Job
+	err = st.InTx(ctx, func(tx store.Tx) error {
+		if job, err = tx.GetJob(ctx, id); err != nil {
+			return err
+		}
+		chain, err = attemptChain(ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return explainStoreError(fmt.Errorf("show job %s: %w", id, err), schema)
+	}
+	if format == "json" {
+		return writeJSON(c.stdout, struct {
+			Job      jobJSON   `json:"job"`
+			Attempts []jobJSON `json:"attempts"`
+		}{jobJSON(job), jobsJSON(chain)})
+	}
+	return printJob(c.stdout, job, chain)
+}
+
+// attemptChain returns every attempt of job's job, oldest first: the ones
+// before it (each the row whose next attempt is the one after), job, and
+// the retries after it.
+func attemptChain(ctx context.Context, tx store.Tx, job store.Job) ([]store.Job, error) {
+	chain := []store.Job{job}
+	for len(chain) < maxChain {
+		prev, err := tx.ListJobs(ctx, store.JobFilter{NextAttempt: chain[len(chain)-1].ID, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(prev) == 0 {
+			break
+		}
+		chain = append(chain, prev[0])
+	}
+	slices.Reverse(chain)
+	for next := job.NextAttemptID; next != (ulid.ULID{}) && len(chain) < 2*maxChain; {
+		j, err := tx.GetJob(ctx, next)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, j)
+		next = j.NextAttemptID
+	}
+	return chain, nil
+}
+
+// printJob writes one attempt in full, then its chain as a table with the
+// shown attempt marked.
+func printJob(w io.Writer, job store.Job, chain []store.Job) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	field := func(name, value string) { fmt.Fprintf(tw, "%s:\t%s\n", name, value) }
+	field("id", fmt.Sprintf("%s (uuid %s)", job.ID, uuid.UUID(job.ID)))
+	field("queue", cell(job.Queue))
+	field("status", string(job.Status))
+	field("attempt", strconv.Itoa(job.Attempt))
+	field("schedule", cell(job.ScheduleName))
+	field("created", preciseTime(job.CreatedAt))
+	field("scheduled", preciseTime(job.ScheduledAt))
+	field("started", preciseTime(job.StartedAt))
+	field("started by", workerOf(job))
+	field("completed", preciseTime(job.CompletedAt))
+	field("failed", preciseTime(job.FailedAt))
+	field("cancelled", preciseTime(job.CancelledAt))
+	field("next attempt", formatID(job.NextAttemptID))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	block(w, "reason", job.FailedReason)
+	block(w, "payload", indentJSON(job.Payload))
+	block(w, "metadata", indentJSON(job.Metadata))
+
+	fmt.Fprintf(w, "\nattempts (%d, oldest first):\n", len(chain))
+	fmt.Fprintln(tw, "\tATTEMPT\tID\tSTATUS\tSTARTED BY\tSTARTED\tENDED\tREASON")
+	for _, a := range chain {
+		mark := ""
+		if a.ID == job.ID {
+			mark = "->"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, a.Attempt, a.ID, a.Status, workerOf(a),
+			formatTime(a.StartedAt), formatTime(ended(a)), shorten(a.FailedReason, 60))
+	}
+	return tw.Flush()
+}
+
+// preciseTime is formatTime to the microsecond the store keeps.
+func preciseTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func workerOf(j store.Job) string {
+	if j.StartedBy == (ulid.ULID{}) {
+		return "-"
+	}
+	return j.StartedBy.String()
+}
+
+// ended is when an attempt reached its terminal status, or zero.
+func ended(j store.Job) time.Time {
+	for _, t := range []time.Time{j.CompletedAt, j.FailedAt, j.CancelledAt} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// block writes a multi-line value under its name, indented, with control
+// characters other than newlines escaped so that nothing stored in a job
+// can drive the terminal.
+func block(w io.Writer, name, value string) {
+	fmt.Fprintf(w, "%s:\n", name)
+	if value == "" {
+		fmt.Fprintln(w, "  -")
+		return
+	}
+	for line := range strings.Lines(value) {
+		fmt.Fprintf(w, "  %s\n", escapeControls(strings.TrimSuffix(line, "\n")))
+	}
+}
+
+// escapeControls replaces each rune that is not graphic (and not a space)
+// with its Go escape.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if !isControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToGraphic(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// isControl reports whether r would not print as itself: a control or
+// format character, or a byte that is not UTF-8.
+func isControl(r rune) bool { return !unicode.IsGraphic(r) || r == utf8.RuneError }
+
+// indentJSON pretty-prints a stored document; one that does not parse (it
+// cannot, the store checks) is shown as it is.
+func indentJSON(doc json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, doc, "", "  "); err != nil {
+		return string(doc)
+	}
+	return b.String()
+}
+
+// jobJSON is a job row as the JSON outputs print it: store.Job with
+// snake_case names and empty fields left out.
+type jobJSON struct {
+	ID            ulid.ULID       `json:"id"`
+	Queue         string          `json:"queue"`
+	Payload       json.RawMessage `json:"payload"`
+	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	Status        store.Status    `json:"status"`
+	Attempt       int             `json:"attempt"`
+	CreatedAt     time.Time       `json:"created_at,omitzero"`
+	ScheduledAt   time.Time       `json:"scheduled_at,omitzero"`
+	StartedAt     time.Time       `json:"started_at,omitzero"`
+	StartedBy     ulid.ULID       `json:"started_by,omitzero"`
+	CompletedAt   time.Time       `json:"completed_at,omitzero"`
+	FailedAt      time.Time       `json:"failed_at,omitzero"`
+	FailedReason  string          `json:"failed_reason,omitempty"`
+	CancelledAt   time.Time       `json:"cancelled_at,omitzero"`
+	NextAttemptID ulid.ULID       `json:"next_attempt_id,omitzero"`
+	ScheduleName  string          `json:"schedule_name,omitempty"`
+}
+
+func jobsJSON(jobs []store.Job) []jobJSON {
+	out := make([]jobJSON, len(jobs))
+	for i, j := range jobs {
+		out[i] = jobJSON(j)
+	}
+	return out
+}
+
+// writeJSON writes v as indented JSON, leaving <, > and & as they are (a
+// reason or payload with a URL stays readable).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
