@@ -164,7 +164,7 @@ func (c *cli) runCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log, err := f.log.logger(scrubWriter{w: c.stderr, c: c})
+	log, err := f.log.logger(c.stderr)
 	if err != nil {
 		return err
 	}
