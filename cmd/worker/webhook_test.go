@@ -174,6 +174,26 @@ func TestNonPublicKind(t *testing.T) {
 		"8.8.8.8":          "",
 		"2001:4860::8888":  "",
 		"172.32.0.1":       "",
+		// Reserved IPv4 ranges.
+		"198.18.0.1":      "benchmarking",
+		"198.19.255.255":  "benchmarking",
+		"240.0.0.1":       "reserved",
+		"255.255.255.255": "reserved",
+		"fec0::1":         "site-local",
+		// IPv6 addresses that carry an IPv4 address are judged by it.
+		"64:ff9b::7f00:1":                      "loopback (NAT64 of 127.0.0.1)",
+		"64:ff9b::a9fe:a9fe":                   "link-local (NAT64 of 169.254.169.254)",
+		"64:ff9b::808:808":                     "",
+		"64:ff9b:1::a00:1":                     "private (NAT64 of 10.0.0.1)",
+		"64:ff9b:1:2::808":                     "local-use NAT64",
+		"2002:7f00:1::1":                       "loopback (6to4 of 127.0.0.1)",
+		"2002:a00:1::":                         "private (6to4 of 10.0.0.1)",
+		"2002:808:808::1":                      "",
+		"::7f00:1":                             "loopback (IPv4-compatible 127.0.0.1)",
+		"::a9fe:a9fe":                          "link-local (IPv4-compatible 169.254.169.254)",
+		"::ffff:10.0.0.1":                      "private",
+		"2001:0:4136:e378:8000:63bf:80ff:fffe": "loopback (Teredo of 127.0.0.1)",
+		"2001:0:4136:e378:8000:63bf:f7f7:f7f7": "",
 	}
 	for addr, want := range cases {
 		if got := nonPublicKind(netip.MustParseAddr(addr)); got != want {
@@ -189,6 +209,9 @@ func TestWebhookPayloadValidate(t *testing.T) {
 		{URL: "http://"},
 		{URL: "://nope"},
 		{URL: "https://example.com", Headers: map[string]string{"Bad Name": "x"}},
+		{URL: "https://example.com", Headers: map[string]string{"X-A": "a\r\nX-Injected: 1"}},
+		{URL: "https://example.com", Headers: map[string]string{"X-A": "a\nb"}},
+		{URL: "https://example.com", Headers: map[string]string{"X-A": "a\x00b"}},
 	}
 	for _, p := range bad {
 		if err := p.validate(); err == nil {
@@ -202,5 +225,72 @@ func TestWebhookPayloadValidate(t *testing.T) {
 	}
 	if err := (webhookPayload{URL: "https://example.com/hook"}).validate(); err != nil {
 		t.Errorf("validate of a good payload: %v", err)
+	}
+}
+
+// TestWebhookHeaderWithNewlineFailsAtOnce: a header value holding CR or
+// LF can never be sent, so the job fails without a retry, and the value
+// (often a credential) is not quoted.
+func TestWebhookHeaderWithNewlineFailsAtOnce(t *testing.T) {
+	ts, hits := recordingServer(t, func(http.ResponseWriter, *http.Request) {})
+	s := newWebhookSender(true, 5*time.Second)
+	defer s.close()
+	err := s.send(context.Background(), webhookPayload{URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer " + webhookSecret + "\r\nX-Evil: 1"}})
+	if !isPermanent(err) || !strings.Contains(err.Error(), `"Authorization"`) {
+		t.Fatalf("send = %v, want a permanent error naming the header", err)
+	}
+	if strings.Contains(err.Error(), webhookSecret) {
+		t.Errorf("the error quotes the header's value: %v", err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("server got %d requests, want none", n)
+	}
+}
+
+const webhookSecret = "hunter2-Webhook-S3cret"
+
+// TestWebhookErrorsRedactTheURL: whatever happens to a webhook, the
+// reason names its URL without user info or query values.
+func TestWebhookErrorsRedactTheURL(t *testing.T) {
+	ts, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	secretURL := func(base, path string) string {
+		return strings.Replace(base, "://", "://user:"+webhookSecret+"@", 1) + path + "?token=" + webhookSecret + "&x=" + webhookSecret + "#" + webhookSecret
+	}
+	s := newWebhookSender(true, 5*time.Second)
+	defer s.close()
+	strict := newWebhookSender(false, 5*time.Second)
+	defer strict.close()
+	for _, c := range []struct {
+		sender *webhookSender
+		url    string
+		want   string
+	}{
+		{s, secretURL(ts.URL, "/gone"), "HTTP 404"},
+		{s, secretURL(ts.URL, "/busy"), "HTTP 503"},
+		{s, secretURL(closed.URL, "/x"), "refused"},
+		{strict, secretURL(ts.URL, "/x"), "loopback"},
+		{s, "ftp://user:" + webhookSecret + "@example.com/?token=" + webhookSecret, "scheme must be http"},
+		{s, "http://user:" + webhookSecret + "@example.com:notaport/x?token=" + webhookSecret, "does not parse"},
+		{s, "http://user:pass/" + webhookSecret + "@example.com/x", "does not parse"},
+	} {
+		err := c.sender.send(context.Background(), webhookPayload{URL: c.url})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("send to %s = %v, want an error saying %q", c.url, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), webhookSecret) {
+			t.Errorf("send to %s: the error shows the secret: %v", c.url, err)
+		}
+	}
+	if got, want := redactWebhookURL("https://u:p@example.com/a/b?token=t&flag&x=1#frag"), "https://xxxxx@example.com/a/b?token=xxxxx&xxxxx&x=xxxxx"; got != want {
+		t.Errorf("redactWebhookURL = %q, want %q", got, want)
 	}
 }
