@@ -36,7 +36,7 @@ func (s *Store) classify(err error) error {
 		case pgErr.Code == "23503": // foreign_key_violation: the row referred to is gone
 			return fmt.Errorf("%w: %w", store.ErrNotFound, err)
 		case pgErr.Code == "3F000" || pgErr.Code == "42P01": // invalid_schema_name, undefined_table
-			return fmt.Errorf("schema not migrated at %s (call Migrate): %w", s.target, err)
+			return fmt.Errorf("%w at %s (call Migrate): %w", ErrNotMigrated, s.target, err)
 		case transientCode(pgErr.Code):
 			return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, s.target, err)
 		case strings.HasPrefix(pgErr.Code, "22"): // data_exception: a value PostgreSQL cannot store
