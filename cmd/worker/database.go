@@ -42,17 +42,6 @@ func parseDBTarget(raw string) (dbTarget, error) {
 	}, nil
 }
 
-// redactURL returns raw with its password replaced by xxxxx, found by the
-// structure of the URL or of the key=value settings, and a placeholder for
-// a string whose structure is not certain.
-func redactURL(raw string) string {
-	redacted, ok := redactConnString(raw)
-	if !ok {
-		return "(not shown: it does not parse)"
-	}
-	return redacted
-}
-
 // connectAttemptTimeout bounds one connection attempt, so that a host that
 // drops packets is retried rather than waited on for the whole budget.
 const connectAttemptTimeout = 5 * time.Second

@@ -14,15 +14,20 @@ import (
 // mask stands for a redacted value.
 const mask = "xxxxx"
 
-// redactConnString returns a PostgreSQL connection string (URL or
-// key=value settings) with its password and sslpassword values replaced by
-// mask. ok is false when the string's structure is not certain enough to
-// say where a password would be: then nothing of it may be shown.
-func redactConnString(raw string) (redacted string, ok bool) {
+// redactURL returns a PostgreSQL connection string (URL or key=value
+// settings) with its password and sslpassword values replaced by mask, or
+// a placeholder when the string's structure is not certain enough to say
+// where a password would be: then nothing of it may be shown.
+func redactURL(raw string) string {
+	redact := redactKeywordValues
 	if strings.HasPrefix(raw, "postgres://") || strings.HasPrefix(raw, "postgresql://") {
-		return redactConnURL(raw)
+		redact = redactConnURL
 	}
-	return redactKeywordValues(raw)
+	redacted, ok := redact(raw)
+	if !ok {
+		return "(not shown: it does not parse)"
+	}
+	return redacted
 }
 
 func isConnSecret(key string) bool { return key == "password" || key == "sslpassword" }
