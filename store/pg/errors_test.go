@@ -146,3 +146,18 @@ func TestUnknownDatabaseErrorNamesIt(t *testing.T) {
 	}
 	wantNamed(t, "unknown database", err.Error(), "database=no_such_database_tickwork", "schema=tickwork")
 }
+
+// TestPermanentStartupErrorIsNotUnavailable: a FATAL answer at startup
+// that no retry can change (here an unknown run-time parameter, SQLSTATE
+// 42704) is not reported as a transient ErrUnavailable, and Retryable
+// says so, so that callers report it at once.
+func TestPermanentStartupErrorIsNotUnavailable(t *testing.T) {
+	_, err := pg.Open(t.Context(), pg.WithParam(pgtest.URL(t), "no_such_setting_tickwork", "1"), pg.Options{})
+	if err == nil || errors.Is(err, store.ErrUnavailable) || pg.Retryable(err) {
+		t.Fatalf("Open with an unknown startup parameter = %v, want a permanent error", err)
+	}
+	wantNamed(t, "unknown parameter", err.Error(), `unrecognized configuration parameter "no_such_setting_tickwork"`, "42704")
+	if _, err := pg.Open(t.Context(), "postgres://someone@127.0.0.1:1/somedb?sslmode=disable", pg.Options{}); !pg.Retryable(err) {
+		t.Errorf("Retryable(%v) = false for a refused connection", err)
+	}
+}
