@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -22,4 +23,13 @@ func LostReason(worker ulid.ULID) string {
 		return "worker was deleted"
 	}
 	return "worker " + worker.String() + " was declared dead"
+}
+
+// CleanReason returns reason as both stores keep a failed_reason: with
+// every invalid UTF-8 sequence and every NUL replaced by U+FFFD, which
+// PostgreSQL's text could not hold. A reason is a handler's error text, so
+// FailJob must store whatever it is rather than fail the transaction that
+// records the job's result (and with it every tick after).
+func CleanReason(reason string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(reason, "\uFFFD"), "\x00", "\uFFFD")
 }

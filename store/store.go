@@ -96,8 +96,9 @@ type Jobs interface {
 	// under worker, and returns the ids that were fenced off (not changed),
 	// in the order given.
 	CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) (fenced []ulid.ULID, err error)
-	// FailJob marks a job failed with reason if it is still running under
-	// worker; ErrFenced (nothing changed) otherwise.
+	// FailJob marks a job failed with reason (as CleanReason keeps it) if
+	// it is still running under worker; ErrFenced (nothing changed)
+	// otherwise.
 	FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error
 	// ScheduleRetry inserts the next attempt of a failed or lost job that
 	// has none: same queue, payload, metadata and schedule name, attempt+1,

@@ -120,11 +120,17 @@ func (f JobFilter) Match(j Job) bool {
 const DefaultListLimit = 100
 
 // PageSize returns how many jobs ListJobs may return for f: its Limit, or
-// DefaultListLimit when that is 0. An unknown status or a negative limit is
-// an error wrapping ErrInvalid, the same in every store.
+// DefaultListLimit when that is 0. An unknown status, a queue that is not
+// a valid name or a negative limit is an error wrapping ErrInvalid, the
+// same in every store.
 func (f JobFilter) PageSize() (int, error) {
 	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
 		return 0, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, ErrInvalid)
+	}
+	if f.Queue != "" {
+		if err := CheckName("queue", f.Queue); err != nil {
+			return 0, fmt.Errorf("list jobs: %w", err)
+		}
 	}
 	if f.Limit == 0 {
 		return DefaultListLimit, nil

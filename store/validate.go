@@ -3,16 +3,66 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 	"unicode/utf8"
 )
 
 // MaxQueueNameBytes is the longest queue or schedule name a store accepts.
 const MaxQueueNameBytes = 128
 
-// ValidName reports whether name may name a queue or a schedule: it is not
-// empty and has at most MaxQueueNameBytes bytes.
-func ValidName(name string) bool {
-	return name != "" && len(name) <= MaxQueueNameBytes
+// The times a store accepts: the years of RFC 3339, so that every row can
+// be written, compared and printed the same way in both stores (PostgreSQL
+// alone would take years up to 294276 and refuse the rest with SQLSTATE
+// 22008).
+var (
+	MinTime = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, time.December, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
+// ValidName reports whether name may name a queue or a schedule (see
+// CheckName).
+func ValidName(name string) bool { return CheckName("queue", name) == nil }
+
+// CheckName returns nil if name may name a queue or a schedule: 1 to
+// MaxQueueNameBytes bytes of valid UTF-8 without NUL, which PostgreSQL's
+// text type cannot hold. Otherwise it returns an error wrapping ErrInvalid
+// that says why, calls the name a what name and quotes at most its start.
+func CheckName(what, name string) error {
+	var why string
+	switch {
+	case name == "" || len(name) > MaxQueueNameBytes:
+		why = fmt.Sprintf("must be 1 to %d bytes", MaxQueueNameBytes)
+	case !utf8.ValidString(name):
+		why = "is not valid UTF-8"
+	case strings.IndexByte(name, 0) >= 0:
+		why = "contains a NUL byte"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s name %s %s: %w", what, QuoteCut(name), why, ErrInvalid)
+}
+
+// checkTime returns an error wrapping ErrInvalid unless t is zero (which
+// means the store's now) or lies between MinTime and MaxTime.
+func checkTime(what string, t time.Time) error {
+	if t.IsZero() || (!t.Before(MinTime) && !t.After(MaxTime)) {
+		return nil
+	}
+	return fmt.Errorf("%s %s is outside the years 1 to 9999: %w", what, t.UTC().Format(time.RFC3339Nano), ErrInvalid)
+}
+
+// quoteLimit is how much of a bad value an error message quotes.
+const quoteLimit = 64
+
+// QuoteCut quotes s like %q, cut to its first quoteLimit bytes with its
+// length added when longer: an error must say which value it refuses
+// without echoing ten thousand bytes of it.
+func QuoteCut(s string) string {
+	if len(s) <= quoteLimit {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:quoteLimit], len(s))
 }
 
 // ValidateScheduleNames returns an error wrapping ErrInvalid for the first
@@ -20,26 +70,41 @@ func ValidName(name string) bool {
 // the same input with the same error before writing anything.
 func ValidateScheduleNames(names []string) error {
 	for _, name := range names {
-		if !ValidName(name) {
-			return fmt.Errorf("ensure schedule %q: name must be 1 to %d bytes: %w", name, MaxQueueNameBytes, ErrInvalid)
+		if err := CheckName("schedule", name); err != nil {
+			return fmt.Errorf("ensure schedules: %w", err)
 		}
 	}
 	return nil
 }
 
 // ValidateNewJob checks a job before any store writes it, so that both
-// stores reject exactly the same input with the same error.
+// stores reject exactly the same input with the same error. Values
+// PostgreSQL would refuse with a raw SQLSTATE (a NUL in a name, a time
+// past its range) are refused here as ErrInvalid, in both stores alike.
 func ValidateNewJob(j NewJob) error {
-	if !ValidName(j.Queue) {
-		return fmt.Errorf("job %s: queue name %q must be 1 to %d bytes: %w", j.ID, j.Queue, MaxQueueNameBytes, ErrInvalid)
+	name := "job"
+	if !j.ID.IsZero() { // the enqueue API assigns ids after checking
+		name += " " + j.ID.String()
 	}
-	if err := validateDocument("payload", j.Payload); err != nil {
-		return fmt.Errorf("job %s on queue %q: %w", j.ID, j.Queue, err)
+	if err := CheckName("queue", j.Queue); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if j.Metadata != nil {
-		if err := validateDocument("metadata", j.Metadata); err != nil {
-			return fmt.Errorf("job %s on queue %q: %w", j.ID, j.Queue, err)
-		}
+	name += fmt.Sprintf(" on queue %q", j.Queue)
+	var err error
+	if j.ScheduleName != "" {
+		err = CheckName("schedule", j.ScheduleName)
+	}
+	if err == nil {
+		err = checkTime("scheduled_at", j.ScheduledAt)
+	}
+	if err == nil {
+		err = validateDocument("payload", j.Payload)
+	}
+	if err == nil && j.Metadata != nil {
+		err = validateDocument("metadata", j.Metadata)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -41,8 +41,8 @@ func NewClient(st store.Store, rnd *clockrng.Rand) *Client {
 // RegisterQueue makes queue the destination of payloads of type T, for
 // types that have no Queue method (or to override it).
 func RegisterQueue[T any](c *Client, queue string) error {
-	if !store.ValidName(queue) {
-		return fmt.Errorf("worker: queue name %q for %v must be 1 to %d bytes", queue, reflect.TypeFor[T](), store.MaxQueueNameBytes)
+	if err := store.CheckName("queue", queue); err != nil {
+		return fmt.Errorf("worker: queue of %v: %w", reflect.TypeFor[T](), err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -145,8 +145,8 @@ func validateNames(what string, names []string) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, n := range names {
-		if !store.ValidName(n) {
-			errs = append(errs, fmt.Errorf("worker config: %s name %q must be 1 to %d bytes", what, n, store.MaxQueueNameBytes))
+		if err := store.CheckName(what, n); err != nil {
+			errs = append(errs, fmt.Errorf("worker config: %w", err))
 		}
 		if seen[n] {
 			errs = append(errs, fmt.Errorf("worker config: %s %q is listed twice", what, n))
@@ -162,8 +162,8 @@ func validateSchedules(specs []ScheduleSpec) []error {
 		if _, err := parseCron(s.Cron); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
-		if !store.ValidName(s.Queue) {
-			errs = append(errs, fmt.Errorf("worker config: schedule %q: queue name %q must be 1 to %d bytes", s.Name, s.Queue, store.MaxQueueNameBytes))
+		if err := store.CheckName("queue", s.Queue); err != nil {
+			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
 		if !json.Valid(s.Payload) {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: payload %q is not valid JSON", s.Name, s.Payload))

@@ -126,8 +126,8 @@ func (w *Worker) HandleDeprecated(queue string) error {
 }
 
 func (w *Worker) addHandler(h *handler) error {
-	if !store.ValidName(h.queue) {
-		return fmt.Errorf("worker: queue name %q must be 1 to %d bytes", h.queue, store.MaxQueueNameBytes)
+	if err := store.CheckName("queue", h.queue); err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
 	if h.timeout < 0 {
 		return fmt.Errorf("worker: handler for queue %q: timeout %v must not be negative", h.queue, h.timeout)

@@ -274,7 +274,7 @@ func (c *cli) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // defaultLogger is the logger of the short-lived commands: text at info
-// level on standard error, with the database password scrubbed.
+// level on standard error.
 func (c *cli) defaultLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(scrubWriter{w: c.stderr, c: c}, nil))
+	return slog.New(slog.NewTextHandler(c.stderr, nil))
 }

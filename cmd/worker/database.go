@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -17,93 +15,31 @@ import (
 	"github.com/tickwork/tickwork/store/pg"
 )
 
-// dbTarget is a parsed database URL that can be named in messages without
-// revealing its password.
+// dbTarget is a parsed database URL, named in messages by its parts
+// without its password.
 type dbTarget struct {
-	raw      string
-	password string
+	cfg *pgconn.Config
 	// name reads like `database "test" on 127.0.0.1:5432 as user "postgres"`.
 	name string
 }
 
-// parseDBTarget parses a PostgreSQL URL or key=value string the way pgx
-// will. A string that does not parse is a usageError whose message never
-// contains the password.
+// parseDBTarget parses a PostgreSQL URL or key=value string the way the
+// store will. A string that does not parse is a usageError that quotes no
+// part of it: see pg.ParseConfig.
 func parseDBTarget(raw string) (dbTarget, error) {
-	cfg, err := pgconn.ParseConfig(raw)
+	cfg, err := pg.ParseConfig(raw)
 	if err != nil {
-		return dbTarget{}, usagef("database URL %s does not parse: %s", redactURL(raw), scrub(err.Error(), passwordOf(raw)))
+		return dbTarget{}, usagef("-database-url: %v", err)
 	}
-	host := cfg.Host
+	c := cfg.ConnConfig.Config
+	host := c.Host
 	if !strings.HasPrefix(host, "/") {
-		host = net.JoinHostPort(host, fmt.Sprint(cfg.Port))
+		host = net.JoinHostPort(host, fmt.Sprint(c.Port))
 	}
 	return dbTarget{
-		raw:      raw,
-		password: cfg.Password,
-		name:     fmt.Sprintf("database %q on %s as user %q", cfg.Database, host, cfg.User),
+		cfg:  &c,
+		name: fmt.Sprintf("database %q on %s as user %q", c.Database, host, c.User),
 	}, nil
-}
-
-// scrub replaces every occurrence of password in msg: messages from drivers
-// and servers are not trusted to leave it out.
-func (t dbTarget) scrub(msg string) string { return scrub(msg, t.password) }
-
-func scrub(msg, password string) string { return scrubber(password).Replace(msg) }
-
-// scrubber replaces password, and then its URL-escaped form, with xxxxx; it
-// is built once per password because the log writer applies it to every
-// line. With no password it changes nothing.
-func scrubber(password string) *strings.Replacer {
-	if password == "" {
-		return strings.NewReplacer()
-	}
-	pairs := []string{password, "xxxxx"}
-	if escaped := url.QueryEscape(password); escaped != password {
-		pairs = append(pairs, escaped, "xxxxx")
-	}
-	return strings.NewReplacer(pairs...)
-}
-
-// passwordOf extracts a password from a string that pgx could not parse,
-// best effort, so that scrub can still remove it.
-func passwordOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			return p
-		}
-	}
-	if m := urlPassword.FindStringSubmatch(raw); m != nil {
-		return m[1]
-	}
-	if m := kvPassword.FindStringSubmatch(raw); m != nil {
-		return strings.Trim(m[1], "'")
-	}
-	return ""
-}
-
-var (
-	// urlPassword finds the password of a URL that net/url rejects (a bad
-	// port, say): scheme://user:password@.
-	urlPassword = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@]*:([^@/]+)@`)
-	kvPassword  = regexp.MustCompile(`password=('[^']*'|\S+)`)
-)
-
-// redactURL returns raw with its password replaced by xxxxx, in either URL
-// or key=value form.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
-		q := u.Query()
-		if q.Has("password") {
-			q.Set("password", "xxxxx")
-			u.RawQuery = q.Encode()
-		}
-		return u.Redacted()
-	}
-	if p := passwordOf(raw); p != "" {
-		return strings.ReplaceAll(raw, p, "xxxxx")
-	}
-	return raw
 }
 
 // connectAttemptTimeout bounds one connection attempt, so that a host that
@@ -131,14 +67,14 @@ func waitForDatabase(ctx context.Context, t dbTarget, budget time.Duration, log 
 			return fmt.Errorf("gave up connecting to %s: %w", t.name, ctx.Err())
 		}
 		if reason, permanent := explainConnectError(err); permanent {
-			return fmt.Errorf("cannot use %s: %s", t.name, t.scrub(reason))
+			return fmt.Errorf("cannot use %s: %s", t.name, reason)
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("%s is unreachable; gave up after %v (-connect-timeout): %s", t.name, budget, t.scrub(err.Error()))
+			return fmt.Errorf("%s is unreachable; gave up after %v (-connect-timeout): %v", t.name, budget, err)
 		}
 		log.Warn("database unreachable; retrying", "target", t.name, "attempt", attempt,
-			"retrying_for", left.Round(time.Second).String(), "err", t.scrub(err.Error()))
+			"retrying_for", left.Round(time.Second).String(), "err", err.Error())
 		if err := sleepCtx(ctx, min(backoff.Nominal(attempt-1), left)); err != nil {
 			return fmt.Errorf("gave up connecting to %s: %w", t.name, err)
 		}
@@ -148,7 +84,7 @@ func waitForDatabase(ctx context.Context, t dbTarget, budget time.Duration, log 
 func pingOnce(ctx context.Context, t dbTarget) error {
 	ctx, cancel := context.WithTimeout(ctx, connectAttemptTimeout)
 	defer cancel()
-	conn, err := pgconn.Connect(ctx, t.raw)
+	conn, err := pgconn.ConnectConfig(ctx, t.cfg.Copy())
 	if err != nil {
 		return err
 	}
@@ -156,17 +92,19 @@ func pingOnce(ctx context.Context, t dbTarget) error {
 }
 
 // explainConnectError says in plain words why a connection failed and
-// whether retrying could help.
+// whether retrying could help: an answer from the server is final unless
+// it says to come back (starting up, too many connections), and so is a
+// host name that does not resolve.
 func explainConnectError(err error) (reason string, permanent bool) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch {
+		case pg.Retryable(err):
+			return "", false
 		case strings.HasPrefix(pgErr.Code, "28"): // invalid authorization
 			return "the server refused the login: " + pgErr.Message + " (check the user and password in the database URL)", true
-		case pgErr.Code == "3D000": // invalid catalog name
-			return "the server says: " + pgErr.Message, true
 		}
-		return "", false // starting up, too many connections, ...
+		return fmt.Sprintf("the server says: %s (SQLSTATE %s)", pgErr.Message, pgErr.Code), true
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
@@ -198,21 +136,16 @@ func isUndefinedTable(err error) bool {
 type openedStore = *pg.Store
 
 // openStore checks the database flags, waits for the database as
-// -connect-timeout allows and opens the store on schema db.schema. From
-// here on the password is scrubbed from everything the binary prints.
+// -connect-timeout allows and opens the store on schema db.schema. Nothing
+// it prints holds the URL itself, only the parts dbTarget names.
 func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (openedStore, error) {
 	if err := db.validate(); err != nil {
 		return nil, err
 	}
-	// Best effort first, for the error of a URL that does not parse; then
-	// the password pgx will send, which can differ (a URL with a password
-	// both before the host and in its query sends the latter).
-	c.setPassword(passwordOf(db.url))
 	target, err := parseDBTarget(db.url)
 	if err != nil {
 		return nil, err
 	}
-	c.setPassword(target.password)
 	if err := pg.ValidateSchema(db.schema); err != nil {
 		return nil, usagef("-schema: %v", err)
 	}
@@ -221,7 +154,7 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	}
 	st, err := pg.Open(ctx, db.url, pg.Options{Schema: db.schema, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("open the queue in schema %q of %s: %s", db.schema, target.name, target.scrub(err.Error()))
+		return nil, fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
 	}
 	return st, nil
 }

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
 // fakeAuthServer is a PostgreSQL server that asks for a cleartext password
@@ -191,11 +194,87 @@ func TestWaitForDatabaseStopsOnCancel(t *testing.T) {
 	}
 }
 
-func TestScrub(t *testing.T) {
-	if got := scrub("a hunter2 b hunter%212", "hunter!2"); got != "a hunter2 b xxxxx" {
-		t.Errorf("scrub of the URL-escaped password = %q", got)
+// TestUnparsableDatabaseURLIsNotEchoed: a URL that does not parse cannot
+// be split reliably into its password and the rest, so no part of it is
+// printed; the message names the flag and the forms accepted.
+func TestUnparsableDatabaseURLIsNotEchoed(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{
+		"postgres//tick:" + secretPassword + "@somehost/somedb",
+		"postgresql:/tick:" + secretPassword + "@somehost/somedb",
+		"postgres://tick:" + secretPassword + "@somehost:notaport/somedb",
+		"postgres://tick:pass/" + secretPassword + "@somehost/somedb",
+		"host=somehost password='" + secretPassword,
+	} {
+		code, stdout, stderr := runCLI(t, nil, "migrate", "-database-url", url)
+		if code != exitUsage || !strings.Contains(stderr, "-database-url: ") || !strings.Contains(stderr, "does not parse") {
+			t.Errorf("%s: exit %d, want %d and a message naming -database-url:\n%s", url, code, exitUsage, stderr)
+		}
+		for _, part := range []string{secretPassword, "tick", "somehost", "somedb"} {
+			if strings.Contains(stdout+stderr, part) {
+				t.Errorf("%s: the output quotes %q:\n%s%s", url, part, stdout, stderr)
+			}
+		}
 	}
-	if got := scrub("no secret here", ""); got != "no secret here" {
-		t.Errorf("scrub with no password = %q", got)
+}
+
+// TestShortPasswordDoesNotMangleOutput: with password 0, scrubbing by
+// substring turned every 0 of every line into xxxxx.
+func TestShortPasswordDoesNotMangleOutput(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	url := fmt.Sprintf("postgres://tick:0@%s/queue0?sslmode=disable", addr)
+	code, _, stderr := runCLI(t, nil, "migrate", "-database-url", url, "-connect-timeout", "300ms")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitFailure, stderr)
+	}
+	if !strings.Contains(stderr, `database \"queue0\" on `+addr) || strings.Contains(stderr, "xxxxx") {
+		t.Fatalf("stderr is mangled or does not name the target %s:\n%s", addr, stderr)
+	}
+}
+
+// TestPermanentServerErrorIsNotRetried: a FATAL answer at startup, here an
+// unknown run-time parameter (SQLSTATE 42704), is reported at once with the
+// server's reason rather than retried as "unreachable".
+func TestPermanentServerErrorIsNotRetried(t *testing.T) {
+	t.Parallel()
+	url := pg.WithParam(pgtest.URL(t), "no_such_setting_tickwork", "1")
+	code, stdout, stderr := runCLI(t, nil, "migrate", "-database-url", url, "-connect-timeout", "1m")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitFailure, stderr)
+	}
+	for _, want := range []string{"cannot use database", `unrecognized configuration parameter "no_such_setting_tickwork"`, "SQLSTATE 42704"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "retrying") || stdout != "" {
+		t.Errorf("a permanent error was retried or reported as success:\n%s%s", stdout, stderr)
+	}
+}
+
+func TestRedactURLByStructure(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"postgres://u:hunter2@h:5432/d?sslmode=disable":     "postgres://u:xxxxx@h:5432/d?sslmode=disable",
+		"postgres://u@h/d?sslmode=require&password=hunter2": "postgres://u@h/d?sslmode=require&password=xxxxx",
+		"postgres://u@h/d?pass%77ord=hunter2&sslpassword=k": "postgres://u@h/d?pass%77ord=xxxxx&sslpassword=xxxxx",
+		"host=h user=u password=hunter2 dbname=d":           "host=h user=u password=xxxxx dbname=d",
+		"host=h password = 'hunter2 \\' x' dbname=d":        "host=h password = 'xxxxx' dbname=d",
+		"postgres://u@h/d":            "postgres://u@h/d",
+		"postgres://u:12/hunter2@h/d": "(not shown: it does not parse)",
+		"postgres//u:hunter2@h/d":     "(not shown: it does not parse)",
+		"host=h password='hunter2":    "(not shown: it does not parse)",
+		"postgres://u:hunter2@h:x/d":  "(not shown: it does not parse)",
+	}
+	for in, want := range cases {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

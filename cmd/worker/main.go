@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 )
 
 func main() {
@@ -41,9 +40,6 @@ type cli struct {
 	// abandon is cancelled by a second SIGTERM or SIGINT: run gives up its
 	// drain (see shutdownSignals).
 	abandon context.Context
-	// scrubber removes the database password, once known (setPassword),
-	// from everything written to stdout and stderr; nil before.
-	scrubber *strings.Replacer
 }
 
 const topUsage = `worker is the tickwork job-queue worker for PostgreSQL.
@@ -108,34 +104,9 @@ func (c *cli) report(command string, err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &usage):
-		fmt.Fprintf(c.stderr, "worker %s: %s\nRun 'worker %s -help' for usage.\n", command, c.scrub(usage.msg), command)
+		fmt.Fprintf(c.stderr, "worker %s: %s\nRun 'worker %s -help' for usage.\n", command, usage.msg, command)
 		return exitUsage
 	}
-	fmt.Fprintf(c.stderr, "worker %s: %s\n", command, c.scrub(err.Error()))
+	fmt.Fprintf(c.stderr, "worker %s: %s\n", command, err)
 	return exitFailure
-}
-
-func (c *cli) scrub(s string) string {
-	if c.scrubber == nil {
-		return s
-	}
-	return c.scrubber.Replace(s)
-}
-
-// setPassword makes the output scrub password from now on.
-func (c *cli) setPassword(password string) { c.scrubber = scrubber(password) }
-
-// scrubWriter removes the database password from everything written
-// through it. slog writes each record in one call, so a password cannot be
-// split across writes.
-type scrubWriter struct {
-	w io.Writer
-	c *cli
-}
-
-func (s scrubWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, s.c.scrub(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

@@ -8,8 +8,10 @@ import (
 const migrateSynopsis = `worker migrate [flags]
 
 Creates the queue tables in -schema, or upgrades them to this binary's
-version. Running it from several processes at once is safe: they take turns
-under an advisory lock and all succeed.`
+version, and prints each migration it applied and the version it left.
+Running it from several processes at once is safe: they take turns under an
+advisory lock and all succeed. A schema migrated by a newer release is
+refused and left as it is.`
 
 func (c *cli) migrateCmd(ctx context.Context, args []string) error {
 	fs, db := c.dbFlagSet("worker migrate", migrateSynopsis)
@@ -21,9 +23,17 @@ func (c *cli) migrateCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
+	res, err := st.ApplyMigrations(ctx)
+	if err != nil {
 		return fmt.Errorf("migrate schema %q: %w", db.schema, err)
 	}
-	fmt.Fprintf(c.stdout, "schema %q is up to date\n", db.schema)
+	for _, m := range res.Applied {
+		fmt.Fprintf(c.stdout, "schema %q: applied migration %s\n", db.schema, m)
+	}
+	if len(res.Applied) == 0 {
+		fmt.Fprintf(c.stdout, "schema %q is up to date at version %d\n", db.schema, res.Version)
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "schema %q is now at version %d\n", db.schema, res.Version)
 	return nil
 }

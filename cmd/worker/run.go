@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/worker"
 )
 
@@ -162,7 +162,7 @@ func (c *cli) runCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log, err := f.log.logger(scrubWriter{w: c.stderr, c: c})
+	log, err := f.log.logger(c.stderr)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,10 @@ func (c *cli) runCmd(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if err := st.CheckMigrated(ctx); err != nil {
-		return fmt.Errorf("%w (run 'worker migrate -schema %s' first)", err, f.db.schema)
+		if errors.Is(err, pg.ErrNotMigrated) {
+			return fmt.Errorf("%w (run 'worker migrate -schema %s' first)", err, f.db.schema)
+		}
+		return err
 	}
 	return c.serve(ctx, st, cfg, &f, log)
 }
@@ -194,7 +197,8 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 		return err
 	}
 	defer closeHistory()
-	w, err := worker.New(st, opts)
+	probe := newStoreProbe(st, time.Now)
+	w, err := worker.New(probe, opts)
 	if err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
@@ -204,7 +208,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 
 	var running atomic.Bool
 	if f.metricsAddr != "" {
-		ops, err := startOpsServer(f.metricsAddr, reg, readiness(st, &running), log)
+		ops, err := startOpsServer(f.metricsAddr, reg, readiness(probe, &running, readinessStaleAfter(cfg.PollInterval)), log)
 		if err != nil {
 			return err
 		}
@@ -240,16 +244,13 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	return nil
 }
 
-// readiness reports ready when the worker loop runs and the database
-// answers a query.
-func readiness(st store.Store, running *atomic.Bool) readinessCheck {
-	return func(ctx context.Context) error {
+// readiness reports ready while the worker loop runs and its latest
+// ticks reached the store.
+func readiness(probe *storeProbe, running *atomic.Bool, staleAfter time.Duration) readinessCheck {
+	return func(context.Context) error {
 		if !running.Load() {
 			return errors.New("the worker loop is not running")
 		}
-		return st.InTx(ctx, func(tx store.Tx) error {
-			_, err := tx.Now(ctx)
-			return err
-		})
+		return probe.ready(staleAfter)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -25,24 +25,56 @@ type webhookPayload struct {
 }
 
 // validate rejects a payload no attempt could deliver, so that enqueue can
-// refuse it and the handler can fail it without a retry.
+// refuse it and the handler can fail it without a retry. Its errors name
+// the URL only as redactWebhookURL does and never quote a header's value.
 func (p webhookPayload) validate() error {
 	u, err := url.Parse(p.URL)
 	if err != nil {
-		return fmt.Errorf("webhook url %q does not parse: %v", p.URL, err)
+		// url.Parse's error quotes the URL, and a part of it when the
+		// user info is malformed: it is not passed on.
+		return errors.New("webhook url does not parse as a URL (not shown: it may hold credentials)")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("webhook url %q: scheme must be http or https", p.URL)
+		return fmt.Errorf("webhook url %s: scheme must be http or https", redactWebhookURL(p.URL))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("webhook url %q has no host", p.URL)
+		return fmt.Errorf("webhook url %s has no host", redactWebhookURL(p.URL))
 	}
-	for name := range p.Headers {
-		if name == "" || strings.ContainsAny(name, " :\r\n") {
+	for _, name := range slices.Sorted(maps.Keys(p.Headers)) {
+		if !validHeaderName(name) {
 			return fmt.Errorf("webhook header name %q is not valid", name)
+		}
+		if !validHeaderValue(p.Headers[name]) {
+			return fmt.Errorf("webhook header %q: its value holds a control character such as CR or LF", name)
 		}
 	}
 	return nil
+}
+
+// validHeaderName reports whether name is an HTTP token (RFC 9110 5.1).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v may be sent as a header value: no
+// control character but tab (RFC 9110 5.5), so no CR or LF that would
+// end the header early.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // permanentError marks a webhook failure that no retry can fix: the job
@@ -60,17 +92,6 @@ func permanent(format string, args ...any) error {
 func isPermanent(err error) bool {
 	var p *permanentError
 	return errors.As(err, &p)
-}
-
-// refusedAddressError is the dialer's refusal of an address the webhook
-// must not reach.
-type refusedAddressError struct {
-	addr netip.Addr
-	kind string
-}
-
-func (e *refusedAddressError) Error() string {
-	return fmt.Sprintf("refusing to connect to %s address %s (pass -webhook-allow-private to allow it)", e.kind, e.addr)
 }
 
 // webhookSender delivers webhook payloads.
@@ -113,43 +134,6 @@ func newWebhookSender(allowPrivate bool, timeout time.Duration) *webhookSender {
 // close releases idle connections.
 func (s *webhookSender) close() { s.client.CloseIdleConnections() }
 
-// refuseNonPublic is a net.Dialer Control function: it runs after name
-// resolution, on the very address being connected to.
-func refuseNonPublic(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("refusing to connect to %q: not an IP address and port: %w", address, err)
-	}
-	if kind := nonPublicKind(ap.Addr()); kind != "" {
-		return &refusedAddressError{addr: ap.Addr(), kind: kind}
-	}
-	return nil
-}
-
-var (
-	sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
-	thisNetwork        = netip.MustParsePrefix("0.0.0.0/8")
-)
-
-// nonPublicKind names the kind of a non-public address, or returns "" for
-// an address the webhook may reach.
-func nonPublicKind(a netip.Addr) string {
-	a = a.Unmap().WithZone("")
-	switch {
-	case a.IsUnspecified() || thisNetwork.Contains(a):
-		return "unspecified"
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsPrivate() || sharedAddressSpace.Contains(a):
-		return "private"
-	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
-		return "link-local"
-	case a.IsMulticast() || a.IsInterfaceLocalMulticast():
-		return "multicast"
-	}
-	return ""
-}
-
 // maxReasonBytes is how much of an error response is kept in the reason.
 const maxReasonBytes = 256
 
@@ -164,9 +148,10 @@ func (s *webhookSender) send(ctx context.Context, p webhookPayload) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	target := redactWebhookURL(p.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
 	if err != nil {
-		return permanent("webhook request to %s: %v", p.URL, err)
+		return permanent("webhook request to %s: %v", target, withoutURL(err))
 	}
 	req.Header.Set("User-Agent", "tickwork-webhook/1")
 	if len(p.Body) > 0 {
@@ -179,21 +164,32 @@ func (s *webhookSender) send(ctx context.Context, p webhookPayload) error {
 	if err != nil {
 		var refused *refusedAddressError
 		if errors.As(err, &refused) {
-			return &permanentError{err: fmt.Errorf("webhook to %s: %w", p.URL, refused)}
+			return &permanentError{err: fmt.Errorf("webhook to %s: %w", target, refused)}
 		}
 		if ctx.Err() == context.DeadlineExceeded {
-			return fmt.Errorf("webhook to %s: no answer within %v", p.URL, s.timeout)
+			return fmt.Errorf("webhook to %s: no answer within %v", target, s.timeout)
 		}
-		return fmt.Errorf("webhook to %s: %w", p.URL, err)
+		return fmt.Errorf("webhook to %s: %w", target, withoutURL(err))
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
 	// Drain a little more so the connection can be reused, but not forever.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return classifyStatus(p.URL, resp.StatusCode, snippet)
+	return classifyStatus(target, resp.StatusCode, snippet)
 }
 
-// classifyStatus turns an HTTP answer into the job's outcome.
+// withoutURL drops the *url.Error layer net/http wraps around its errors:
+// its text holds the request's URL with the query, which may be a secret.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// classifyStatus turns an HTTP answer into the job's outcome; target is
+// the URL as it may be shown.
 func classifyStatus(target string, code int, body []byte) error {
 	if code >= 200 && code <= 299 {
 		return nil

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -153,35 +152,6 @@ func TestWebhookRefusesLoopbackWithoutFlag(t *testing.T) {
 	}
 }
 
-func TestNonPublicKind(t *testing.T) {
-	cases := map[string]string{
-		"127.0.0.1":        "loopback",
-		"127.9.9.9":        "loopback",
-		"::1":              "loopback",
-		"::ffff:127.0.0.1": "loopback",
-		"10.1.2.3":         "private",
-		"172.16.0.1":       "private",
-		"192.168.1.1":      "private",
-		"fd00::1":          "private",
-		"100.64.0.1":       "private",
-		"169.254.169.254":  "link-local",
-		"fe80::1%eth0":     "link-local",
-		"0.0.0.0":          "unspecified",
-		"0.1.2.3":          "unspecified",
-		"::":               "unspecified",
-		"224.0.0.1":        "link-local",
-		"239.1.1.1":        "multicast",
-		"8.8.8.8":          "",
-		"2001:4860::8888":  "",
-		"172.32.0.1":       "",
-	}
-	for addr, want := range cases {
-		if got := nonPublicKind(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("nonPublicKind(%s) = %q, want %q", addr, got, want)
-		}
-	}
-}
-
 func TestWebhookPayloadValidate(t *testing.T) {
 	bad := []webhookPayload{
 		{URL: ""},
@@ -189,6 +159,9 @@ func TestWebhookPayloadValidate(t *testing.T) {
 		{URL: "http://"},
 		{URL: "://nope"},
 		{URL: "https://example.com", Headers: map[string]string{"Bad Name": "x"}},
+		{URL: "https://example.com", Headers: map[string]string{"X-A": "a\r\nX-Injected: 1"}},
+		{URL: "https://example.com", Headers: map[string]string{"X-A": "a\nb"}},
+		{URL: "https://example.com", Headers: map[string]string{"X-A": "a\x00b"}},
 	}
 	for _, p := range bad {
 		if err := p.validate(); err == nil {
@@ -202,5 +175,72 @@ func TestWebhookPayloadValidate(t *testing.T) {
 	}
 	if err := (webhookPayload{URL: "https://example.com/hook"}).validate(); err != nil {
 		t.Errorf("validate of a good payload: %v", err)
+	}
+}
+
+// TestWebhookHeaderWithNewlineFailsAtOnce: a header value holding CR or
+// LF can never be sent, so the job fails without a retry, and the value
+// (often a credential) is not quoted.
+func TestWebhookHeaderWithNewlineFailsAtOnce(t *testing.T) {
+	ts, hits := recordingServer(t, func(http.ResponseWriter, *http.Request) {})
+	s := newWebhookSender(true, 5*time.Second)
+	defer s.close()
+	err := s.send(context.Background(), webhookPayload{URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer " + webhookSecret + "\r\nX-Evil: 1"}})
+	if !isPermanent(err) || !strings.Contains(err.Error(), `"Authorization"`) {
+		t.Fatalf("send = %v, want a permanent error naming the header", err)
+	}
+	if strings.Contains(err.Error(), webhookSecret) {
+		t.Errorf("the error quotes the header's value: %v", err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("server got %d requests, want none", n)
+	}
+}
+
+const webhookSecret = "hunter2-Webhook-S3cret"
+
+// TestWebhookErrorsRedactTheURL: whatever happens to a webhook, the
+// reason names its URL without user info or query values.
+func TestWebhookErrorsRedactTheURL(t *testing.T) {
+	ts, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	secretURL := func(base, path string) string {
+		return strings.Replace(base, "://", "://user:"+webhookSecret+"@", 1) + path + "?token=" + webhookSecret + "&x=" + webhookSecret + "#" + webhookSecret
+	}
+	s := newWebhookSender(true, 5*time.Second)
+	defer s.close()
+	strict := newWebhookSender(false, 5*time.Second)
+	defer strict.close()
+	for _, c := range []struct {
+		sender *webhookSender
+		url    string
+		want   string
+	}{
+		{s, secretURL(ts.URL, "/gone"), "HTTP 404"},
+		{s, secretURL(ts.URL, "/busy"), "HTTP 503"},
+		{s, secretURL(closed.URL, "/x"), "refused"},
+		{strict, secretURL(ts.URL, "/x"), "loopback"},
+		{s, "ftp://user:" + webhookSecret + "@example.com/?token=" + webhookSecret, "scheme must be http"},
+		{s, "http://user:" + webhookSecret + "@example.com:notaport/x?token=" + webhookSecret, "does not parse"},
+		{s, "http://user:pass/" + webhookSecret + "@example.com/x", "does not parse"},
+	} {
+		err := c.sender.send(context.Background(), webhookPayload{URL: c.url})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("send to %s = %v, want an error saying %q", c.url, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), webhookSecret) {
+			t.Errorf("send to %s: the error shows the secret: %v", c.url, err)
+		}
+	}
+	if got, want := redactWebhookURL("https://u:p@example.com/a/b?token=t&flag&x=1#frag"), "https://xxxxx@example.com/a/b?token=xxxxx&xxxxx&x=xxxxx"; got != want {
+		t.Errorf("redactWebhookURL = %q, want %q", got, want)
 	}
 }

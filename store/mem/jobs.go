@@ -218,7 +218,7 @@ func (t *tx) FailJob(_ context.Context, worker, id ulid.ULID, reason string) err
 	after := *j
 	after.Status = store.Failed
 	after.FailedAt = t.now
-	after.FailedReason = reason
+	after.FailedReason = store.CleanReason(reason)
 	t.setJob(j, &after)
 	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -30,7 +28,6 @@ func (s *Store) classify(err error) error {
 			return err
 		}
 	}
-	err = redact(err, s.secret)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch {
@@ -39,7 +36,7 @@ func (s *Store) classify(err error) error {
 		case pgErr.Code == "23503": // foreign_key_violation: the row referred to is gone
 			return fmt.Errorf("%w: %w", store.ErrNotFound, err)
 		case pgErr.Code == "3F000" || pgErr.Code == "42P01": // invalid_schema_name, undefined_table
-			return fmt.Errorf("schema not migrated at %s (call Migrate): %w", s.target, err)
+			return fmt.Errorf("%w at %s (call Migrate): %w", ErrNotMigrated, s.target, err)
 		case transientCode(pgErr.Code):
 			return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, s.target, err)
 		case strings.HasPrefix(pgErr.Code, "22"): // data_exception: a value PostgreSQL cannot store
@@ -63,6 +60,19 @@ func (s *Store) connectError(op string, err error) error {
 		return fmt.Errorf("%s: cannot connect: %w", op, err)
 	}
 	return fmt.Errorf("%s: cannot connect to %s: %w", op, s.target, err)
+}
+
+// Retryable reports whether err, from a connection attempt or a statement,
+// is a failure after which the same work may succeed if retried: the
+// connection was lost or refused, or the server answered with a transient
+// SQLSTATE (see transientCode). Every other answer of the server, such as
+// a refused login, an unknown database or startup parameter, is final.
+func Retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return transientCode(pgErr.Code)
+	}
+	return connectionLost(err)
 }
 
 // transientCode reports the SQLSTATEs after which the same work may succeed
@@ -92,64 +102,4 @@ func connectionLost(err error) bool {
 		errors.As(err, &netErr) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-// redactedError hides secrets in the text of the error it wraps; errors.Is
-// and errors.As still see the original.
-type redactedError struct {
-	err     error
-	secrets []string
-}
-
-func (e *redactedError) Error() string {
-	msg := e.err.Error()
-	for _, s := range e.secrets {
-		msg = strings.ReplaceAll(msg, s, "xxxxx")
-	}
-	return msg
-}
-
-func (e *redactedError) Unwrap() error { return e.err }
-
-// redact returns err with every non-empty secret masked in its text.
-func redact(err error, secrets ...string) error {
-	var keep []string
-	for _, s := range secrets {
-		if s != "" {
-			keep = append(keep, s)
-		}
-	}
-	if err == nil || len(keep) == 0 {
-		return err
-	}
-	return &redactedError{err: err, secrets: keep}
-}
-
-var keywordPassword = regexp.MustCompile(`password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
-
-// passwordsIn finds what may be passwords in a connection string that
-// failed to parse, in URL form and in key=value form, so that the parse
-// error cannot echo them.
-func passwordsIn(conn string) []string {
-	var found []string
-	if u, err := url.Parse(conn); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			found = append(found, p) // decoded
-		}
-	}
-	if at := strings.LastIndex(conn, "@"); at > 0 {
-		// As written, possibly percent-encoded, or in a URL that does not
-		// parse: whatever sits between the user and the last @.
-		userinfo := conn[:at]
-		if i := strings.Index(userinfo, "://"); i >= 0 {
-			userinfo = userinfo[i+3:]
-		}
-		if _, p, ok := strings.Cut(userinfo, ":"); ok {
-			found = append(found, p)
-		}
-	}
-	for _, m := range keywordPassword.FindAllStringSubmatch(conn, -1) {
-		found = append(found, strings.Trim(m[1], "'"))
-	}
-	return found
 }

@@ -18,12 +18,21 @@ func DutyKey(s *Store) int64 { return s.dutyKey }
 
 // MigrateFiles applies the NNNN_name.sql files of fsys (under migrations/)
 // as if they were the embedded ones.
-func MigrateFiles(ctx context.Context, s *Store, fsys fs.FS) error {
+func MigrateFiles(ctx context.Context, s *Store, fsys fs.FS) (MigrateResult, error) {
 	list, err := loadMigrations(fsys)
 	if err != nil {
-		return err
+		return MigrateResult{}, err
 	}
 	return s.migrate(ctx, list)
+}
+
+// TablesCreated lists the tables of each embedded migration.
+func TablesCreated() [][]string {
+	var out [][]string
+	for _, m := range migrations {
+		out = append(out, m.tables)
+	}
+	return out
 }
 
 // LoadMigrations checks the naming of the files of fsys.

@@ -199,7 +199,7 @@ func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) e
 	}
 	tag, err := t.db.Exec(ctx, t.s.sql(`
 		UPDATE {schema}.jobs SET status = 'failed', failed_at = coalesce($1::timestamptz, now()), failed_reason = $4
-		WHERE id = $2 AND status = 'running' AND `+startedByIs3), t.nowArg(), idArg(id), idArg(worker), reason)
+		WHERE id = $2 AND status = 'running' AND `+startedByIs3), t.nowArg(), idArg(id), idArg(worker), store.CleanReason(reason))
 	if err != nil {
 		return t.fail(err, "fail job %s of worker %s", id, worker)
 	}

@@ -3,11 +3,14 @@ package pg
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -20,6 +23,8 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// tables are the tables the file creates and does not drop again.
+	tables []string
 }
 
 // migrations are the embedded files in version order.
@@ -48,7 +53,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, migration{version: version, name: m[2], sql: string(text)})
+		out = append(out, migration{version: version, name: m[2], sql: string(text), tables: tablesCreated(string(text))})
 	}
 	return out, nil
 }
@@ -61,52 +66,115 @@ func mustLoadMigrations(fsys fs.FS) []migration {
 	return ms
 }
 
+var (
+	createTable = regexp.MustCompile(`(?i)\bCREATE\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)`)
+	dropTable   = regexp.MustCompile(`(?i)\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([a-z_][a-z0-9_]*)`)
+)
+
+// tablesCreated lists the tables a migration's SQL creates and does not
+// drop, so that a schema whose version row outlived its tables is noticed
+// without a hand-kept list that a new migration could forget.
+func tablesCreated(sql string) []string {
+	var tables []string
+	for _, m := range createTable.FindAllStringSubmatch(sql, -1) {
+		tables = append(tables, strings.ToLower(m[1]))
+	}
+	for _, m := range dropTable.FindAllStringSubmatch(sql, -1) {
+		tables = slices.DeleteFunc(tables, func(t string) bool { return t == strings.ToLower(m[1]) })
+	}
+	return tables
+}
+
 // SchemaVersion is the migration version this package's code needs.
 func SchemaVersion() int { return len(migrations) }
 
+// Errors of Migrate and CheckMigrated a caller can test with errors.Is.
+var (
+	// ErrNotMigrated: the schema, or a migration this code needs, is missing.
+	ErrNotMigrated = errors.New("schema not migrated")
+	// ErrSchemaNewer: the schema holds a migration this code does not know,
+	// written by a newer release; this code must not use it.
+	ErrSchemaNewer = errors.New("schema is newer than this code")
+	// ErrSchemaDamaged: the schema records a migration whose tables are
+	// missing (dropped by hand, or a restore that left them out).
+	ErrSchemaDamaged = errors.New("schema is damaged")
+)
+
+// Migration names one migration.
+type Migration struct {
+	Version int
+	Name    string
+}
+
+func (m Migration) String() string { return fmt.Sprintf("%04d_%s", m.Version, m.Name) }
+
+// MigrateResult says what a migration run did.
+type MigrateResult struct {
+	// Applied lists the migrations this run applied, in order; it is empty
+	// when the schema was already up to date (or another process
+	// migrated it meanwhile).
+	Applied []Migration
+	// Version is the schema's version afterwards: its highest migration.
+	Version int
+}
+
 // Migrate creates the schema if needed and applies the embedded migrations
-// it lacks, each in its own transaction. It holds a session advisory lock
-// (keyed by the schema name) meanwhile, so when many processes migrate at
-// once, one applies and the others wait and then find nothing to do.
-// Migrating a schema that is up to date, or newer than this code, changes
-// nothing.
+// it lacks (see ApplyMigrations).
 func (s *Store) Migrate(ctx context.Context) error {
+	_, err := s.ApplyMigrations(ctx)
+	return err
+}
+
+// ApplyMigrations creates the schema if needed, applies the embedded
+// migrations it lacks, each in its own transaction, and reports which and
+// the version it left. It holds a session advisory lock (keyed by the
+// schema name) meanwhile, so when many processes migrate at once, one
+// applies and the others wait and then find nothing to do. A schema that
+// holds a migration this code does not know is refused (ErrSchemaNewer)
+// and left as it is; so is one that records a migration whose tables are
+// gone (ErrSchemaDamaged).
+func (s *Store) ApplyMigrations(ctx context.Context) (MigrateResult, error) {
 	return s.migrate(ctx, migrations)
 }
 
-func (s *Store) migrate(ctx context.Context, list []migration) error {
+func (s *Store) migrate(ctx context.Context, list []migration) (MigrateResult, error) {
 	// A connection of its own: the lock is released when it closes, even if
 	// the unlock below never runs.
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return s.connectError("migrate", err)
+		return MigrateResult{}, s.connectError("migrate", err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", s.migrateKey); err != nil {
-		return fmt.Errorf("migrate %s: take the migration lock: %w", s.target, s.classify(err))
+		return MigrateResult{}, fmt.Errorf("migrate %s: take the migration lock: %w", s.target, s.classify(err))
 	}
-	if err := s.applyMissing(ctx, conn, list); err != nil {
-		return fmt.Errorf("migrate %s: %w", s.target, err)
+	res, err := s.applyMissing(ctx, conn, list)
+	if err != nil {
+		return res, fmt.Errorf("migrate %s: %w", s.target, err)
 	}
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", s.migrateKey); err != nil {
-		return fmt.Errorf("migrate %s: release the migration lock: %w", s.target, s.classify(err))
+		return res, fmt.Errorf("migrate %s: release the migration lock: %w", s.target, s.classify(err))
 	}
-	return nil
+	return res, nil
 }
 
-func (s *Store) applyMissing(ctx context.Context, conn *pgx.Conn, list []migration) error {
+func (s *Store) applyMissing(ctx context.Context, conn *pgx.Conn, list []migration) (MigrateResult, error) {
 	setup := "CREATE SCHEMA IF NOT EXISTS " + s.ident + ";\n" +
 		"CREATE TABLE IF NOT EXISTS " + s.ident + ".schema_migrations (" +
 		"version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
 	if _, err := conn.Exec(ctx, setup); err != nil {
-		return fmt.Errorf("create schema and migrations table: %w", s.classify(err))
+		return MigrateResult{}, fmt.Errorf("create schema and migrations table: %w", s.classify(err))
 	}
-	current, err := s.version(ctx, conn)
+	applied, err := s.appliedVersions(ctx, conn)
 	if err != nil {
-		return err
+		return MigrateResult{}, err
 	}
+	if err := newerThan(applied, list); err != nil {
+		return MigrateResult{}, err
+	}
+	var res MigrateResult
 	for _, m := range list {
-		if m.version <= current {
+		if slices.Contains(applied, m.version) {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(db pgx.Tx) error {
@@ -120,34 +188,84 @@ func (s *Store) applyMissing(ctx context.Context, conn *pgx.Conn, list []migrati
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+			return res, fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
 		}
+		res.Applied = append(res.Applied, Migration{Version: m.version, Name: m.name})
+		applied = append(applied, m.version)
+	}
+	res.Version = slices.Max(append(applied, 0))
+	return res, s.checkTables(ctx, conn, list, res.Version)
+}
+
+// querier is what reading the schema's state needs: a connection or the
+// pool.
+type querier interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+	QueryRow(context.Context, string, ...any) pgx.Row
+}
+
+// appliedVersions returns the migrations recorded in the schema, in
+// order.
+func (s *Store) appliedVersions(ctx context.Context, db querier) ([]int, error) {
+	rows, err := db.Query(ctx, s.sql("SELECT version FROM {schema}.schema_migrations ORDER BY version"))
+	if err == nil {
+		var versions []int
+		if versions, err = pgx.CollectRows(rows, pgx.RowTo[int]); err == nil {
+			return versions, nil
+		}
+	}
+	return nil, fmt.Errorf("read the schema version: %w", s.classify(err))
+}
+
+// newerThan refuses a schema that records a migration list does not hold.
+func newerThan(applied []int, list []migration) error {
+	if len(applied) == 0 || applied[len(applied)-1] <= len(list) {
+		return nil
+	}
+	return fmt.Errorf("%w: it is at migration %d, and this code knows migrations up to %d only; "+
+		"upgrade tickwork to the release that migrated it", ErrSchemaNewer, applied[len(applied)-1], len(list))
+}
+
+// checkTables reports the tables that the migrations up to version created
+// and the schema lacks.
+func (s *Store) checkTables(ctx context.Context, db querier, list []migration, version int) error {
+	var want []string
+	for _, m := range list[:min(version, len(list))] {
+		want = append(want, m.tables...)
+	}
+	var missing []string
+	err := db.QueryRow(ctx, "SELECT coalesce(array_agg(t ORDER BY t), '{}') FROM unnest($1::text[]) t WHERE to_regclass($2 || '.' || quote_ident(t)) IS NULL",
+		want, s.ident).Scan(&missing)
+	if err != nil {
+		return fmt.Errorf("check the tables: %w", s.classify(err))
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: it records migration %d but lacks table %s; restore them, or drop the schema and migrate again",
+			ErrSchemaDamaged, version, strings.Join(missing, ", "))
 	}
 	return nil
 }
 
-// version returns the highest migration applied to the schema.
-func (s *Store) version(ctx context.Context, conn interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}) (int, error) {
-	var v int
-	err := conn.QueryRow(ctx, s.sql("SELECT coalesce(max(version), 0) FROM {schema}.schema_migrations")).Scan(&v)
-	if err != nil {
-		return 0, fmt.Errorf("read the schema version: %w", s.classify(err))
-	}
-	return v, nil
-}
-
-// CheckMigrated reports whether the schema exists and holds at least the
-// migrations this code needs, for processes that leave migrating to
-// another. Its errors name the host, port, database and schema.
+// CheckMigrated reports whether the schema exists, holds exactly the
+// migrations this code knows and their tables, for processes that leave
+// migrating to another. A schema that lacks migrations is ErrNotMigrated,
+// one with migrations this code does not know ErrSchemaNewer, one that
+// lacks tables ErrSchemaDamaged. Its errors name the host, port, database
+// and schema.
 func (s *Store) CheckMigrated(ctx context.Context) error {
-	v, err := s.version(ctx, s.pool)
-	if err != nil {
-		return fmt.Errorf("check schema: %w", err)
+	applied, err := s.appliedVersions(ctx, s.pool)
+	if err == nil {
+		err = newerThan(applied, migrations)
 	}
-	if v < SchemaVersion() {
-		return fmt.Errorf("check schema: %s is at migration %d, this code needs %d (call Migrate)", s.target, v, SchemaVersion())
+	if err == nil && len(applied) < SchemaVersion() {
+		v := slices.Max(append(applied, 0))
+		err = fmt.Errorf("%w: it is at migration %d, this code needs %d (call Migrate)", ErrNotMigrated, v, SchemaVersion())
+	}
+	if err == nil {
+		err = s.checkTables(ctx, s.pool, migrations, SchemaVersion())
+	}
+	if err != nil {
+		return fmt.Errorf("check schema %s: %w", s.target, err)
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package pg_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -188,8 +190,12 @@ func TestMigrateForward(t *testing.T) {
 	next := len(embedded) + 1
 	files[migrationPath(next, "add_test_column")] = &fstest.MapFile{Data: []byte(
 		"ALTER TABLE jobs ADD COLUMN test_column integer NOT NULL DEFAULT 7;\nCREATE TABLE test_extra (id integer);")}
-	if err := pg.MigrateFiles(t.Context(), s, files); err != nil {
+	res, err := pg.MigrateFiles(t.Context(), s, files)
+	if err != nil {
 		t.Fatalf("migrating forward: %v", err)
+	}
+	if len(res.Applied) != 1 || res.Applied[0] != (pg.Migration{Version: next, Name: "add_test_column"}) || res.Version != next {
+		t.Fatalf("migrating forward reports %+v, want migration %d applied and version %d", res, next, next)
 	}
 	wantVersions(t, s, next)
 	var column int
@@ -198,9 +204,50 @@ func TestMigrateForward(t *testing.T) {
 	if err != nil || column != 7 || payload != `{"kept": true}` {
 		t.Fatalf("after migrating forward the job row reads (%d, %s, %v), want (7, {\"kept\": true}, nil)", column, payload, err)
 	}
-	// The code's own migrations are all applied, so the newer schema passes.
-	if err := s.CheckMigrated(t.Context()); err != nil {
+	// This code knows migrations up to next-1 only: it refuses the newer
+	// schema, to use or to migrate, and changes nothing.
+	for what, err := range map[string]error{"CheckMigrated": s.CheckMigrated(t.Context()), "Migrate": s.Migrate(t.Context())} {
+		if !errors.Is(err, pg.ErrSchemaNewer) || !strings.Contains(err.Error(), fmt.Sprintf("at migration %d", next)) || !strings.Contains(err.Error(), "upgrade") {
+			t.Errorf("%s of a schema newer than the code = %v, want ErrSchemaNewer naming its version", what, err)
+		}
+	}
+	wantVersions(t, s, next)
+}
+
+func TestApplyMigrationsReportsWhatItApplied(t *testing.T) {
+	s := openUnmigrated(t)
+	res, err := s.ApplyMigrations(t.Context())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Applied) != pg.SchemaVersion() || res.Applied[0] != (pg.Migration{Version: 1, Name: "init"}) || res.Version != pg.SchemaVersion() {
+		t.Fatalf("first migration reports %+v, want every embedded migration applied", res)
+	}
+	res, err = s.ApplyMigrations(t.Context())
+	if err != nil || len(res.Applied) != 0 || res.Version != pg.SchemaVersion() {
+		t.Fatalf("second migration reports %+v, %v; want nothing applied at version %d", res, err, pg.SchemaVersion())
+	}
+}
+
+// TestVersionRowWithoutItsTables: a schema whose migration is recorded but
+// whose table was dropped is reported, by Migrate and CheckMigrated alike,
+// rather than taken as up to date.
+func TestVersionRowWithoutItsTables(t *testing.T) {
+	s := pgtest.Open(t, nil)
+	if _, err := s.Pool().Exec(t.Context(), "DROP TABLE "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+" CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	for what, err := range map[string]error{"CheckMigrated": s.CheckMigrated(t.Context()), "Migrate": s.Migrate(t.Context())} {
+		if !errors.Is(err, pg.ErrSchemaDamaged) || !strings.Contains(err.Error(), "lacks table jobs") || !strings.Contains(err.Error(), s.Schema()) {
+			t.Errorf("%s of a schema without its jobs table = %v, want ErrSchemaDamaged naming the table and schema", what, err)
+		}
+	}
+}
+
+func TestTablesCreatedAreReadFromTheMigrations(t *testing.T) {
+	got := pg.TablesCreated()
+	if len(got) == 0 || !slices.Equal(got[0], []string{"workers", "leader", "jobs", "schedules"}) {
+		t.Fatalf("tables of the embedded migrations: %q, want 0001 to create workers, leader, jobs, schedules", got)
 	}
 }
 
@@ -216,7 +263,7 @@ func TestCheckMigratedReportsAnOlderSchema(t *testing.T) {
 	s := openUnmigrated(t)
 	// No migration files: the schema and its migrations table exist, at
 	// version 0.
-	if err := pg.MigrateFiles(t.Context(), s, fstest.MapFS{}); err != nil {
+	if _, err := pg.MigrateFiles(t.Context(), s, fstest.MapFS{}); err != nil {
 		t.Fatal(err)
 	}
 	err := s.CheckMigrated(t.Context())

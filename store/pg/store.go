@@ -47,7 +47,6 @@ type Store struct {
 	schema   string // validated, unquoted
 	ident    string // the schema as a quoted identifier
 	target   string // host, port, database and schema, for error messages
-	secret   string // the password, to scrub from error messages
 	queries  sync.Map
 
 	chAvailable string
@@ -61,22 +60,23 @@ var _ store.Store = (*Store)(nil)
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string) and checks that it answers. It does not check the
 // schema: call Migrate, or CheckMigrated when another process migrates.
-// Errors name the host, port, database and schema, never the password; an
+// Errors name the host, port, database and schema, never the password (a
+// url that does not parse is not quoted at all: see ParseConfig); an
 // unreachable database gives an error wrapping store.ErrUnavailable.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err := normalize(&opts); err != nil {
 		return nil, err
 	}
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, err := ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("store/pg: cannot parse the database URL: %w", redact(err, passwordsIn(url)...))
+		return nil, err
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg, opts.Schema), redact(err, cfg.ConnConfig.Password))
+		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg, opts.Schema), err)
 	}
 	s := newStore(pool, opts)
 	s.ownsPool = true
@@ -120,7 +120,6 @@ func newStore(pool *pgxpool.Pool, opts Options) *Store {
 		schema:      opts.Schema,
 		ident:       quoteIdent(opts.Schema),
 		target:      describe(cfg, opts.Schema),
-		secret:      cfg.ConnConfig.Password,
 		chAvailable: opts.Schema + "_" + string(store.ChannelAvailable),
 		chStepdown:  opts.Schema + "_" + string(store.ChannelStepdown),
 		dutyKey:     lockKey("leader duties", opts.Schema),

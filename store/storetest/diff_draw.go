@@ -14,10 +14,11 @@ import (
 )
 
 // The small worlds the differential test draws names from, so that
-// operations collide often. The empty name is invalid on purpose.
+// operations collide often. The empty name, and names PostgreSQL's text
+// cannot hold (NUL, invalid UTF-8), are invalid on purpose.
 var (
-	diffQueues    = []string{"a", "b", "c", ""}
-	diffSchedules = []string{"s1", "s2", "s3", ""}
+	diffQueues    = []string{"a", "b", "c", "", "q\x00", "q\xff"}
+	diffSchedules = []string{"s1", "s2", "s3", "", "s\x00"}
 	diffPayloads  = []string{`{"n":1}`, ` [1, 2] `, `"x"`, `null`, `{"a":`}
 	diffMetadata  = []string{"", `{"t":"x"}`, `nope`}
 	allQueues     = diffQueues[:3]
@@ -77,6 +78,9 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 	}
 	if rapid.Bool().Draw(rt, "scheduled") {
 		j.ScheduledAt = d.clock.Now().Add(duration(rt, "scheduled in", -2*time.Minute, 5*time.Minute))
+		if rapid.IntRange(0, 19).Draw(rt, "scheduled out of range") == 0 {
+			j.ScheduledAt = j.ScheduledAt.AddDate(300000, 0, 0) // past PostgreSQL's range too
+		}
 	}
 	return j
 }

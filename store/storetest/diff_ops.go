@@ -175,7 +175,7 @@ func drawComplete(rt *rapid.T, d *diff) op {
 
 func drawFail(rt *rapid.T, d *diff) op {
 	w, id := d.runningPick(rt)
-	reason := rapid.SampledFrom([]string{"boom", "", "timeout: 'quoted' \"text\""}).Draw(rt, "reason")
+	reason := rapid.SampledFrom([]string{"boom", "", "timeout: 'quoted' \"text\"", "nul\x00 \xff bytes"}).Draw(rt, "reason")
 	return op{fmt.Sprintf("failJob %s %s", w, id), func(ctx context.Context, tx store.Tx) (string, error) {
 		return "", tx.FailJob(ctx, w, id, reason)
 	}}

@@ -54,13 +54,35 @@ var insertCases = []testCase{
 			"bad metadata":   {ID: h.newID(), Queue: "q", Payload: payload(1), Metadata: json.RawMessage(`nope`)},
 			"empty metadata": {ID: h.newID(), Queue: "q", Payload: payload(1), Metadata: json.RawMessage{}},
 			"invalid UTF-8":  {ID: h.newID(), Queue: "q", Payload: json.RawMessage("\"\xff\"")},
+			// What PostgreSQL refuses with a raw SQLSTATE (22021, 22008)
+			// is refused before it, the same way in every store.
+			"NUL in queue":           {ID: h.newID(), Queue: "q\x00", Payload: payload(1)},
+			"invalid UTF-8 queue":    {ID: h.newID(), Queue: "q\xff", Payload: payload(1)},
+			"NUL in schedule name":   {ID: h.newID(), Queue: "q", Payload: payload(1), ScheduleName: "s\x00"},
+			"invalid UTF-8 schedule": {ID: h.newID(), Queue: "q", Payload: payload(1), ScheduleName: "\xc3"},
+			"year 300000":            {ID: h.newID(), Queue: "q", Payload: payload(1), ScheduledAt: time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC)},
+			"year 10000":             {ID: h.newID(), Queue: "q", Payload: payload(1), ScheduledAt: store.MaxTime.Add(time.Microsecond)},
+			"before year 1":          {ID: h.newID(), Queue: "q", Payload: payload(1), ScheduledAt: store.MinTime.Add(-time.Microsecond)},
 		}
 		for _, name := range sortedKeys(bad) {
 			err := h.tx(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, []store.NewJob{good, bad[name]}) })
 			h.wantErr(err, store.ErrInvalid, name)
+			if strings.Contains(err.Error(), "SQLSTATE") {
+				h.t.Errorf("%s: the database, not the store, refused it: %v", name, err)
+			}
 		}
 		if s := h.state(); len(s.Jobs) != 0 {
 			h.t.Fatalf("invalid batches wrote:\n%s", s)
+		}
+	}},
+	{"TimesAtTheEdgesOfTheRange", func(h *harness) {
+		first, last := store.MinTime.Add(time.Microsecond), store.MaxTime
+		early, late := h.insert("q", first), h.insert("q", last)
+		if j := h.job(early); j.Status != store.Available || !j.ScheduledAt.Equal(first) {
+			h.t.Errorf("job at %s: %s", ts(first), FormatJob(j))
+		}
+		if j := h.job(late); j.Status != store.Scheduled || !j.ScheduledAt.Equal(last) {
+			h.t.Errorf("job at %s: %s", ts(last), FormatJob(j))
 		}
 	}},
 	{"DuplicateIDWritesNothing", func(h *harness) {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -82,6 +83,13 @@ var listCases = []testCase{
 		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, jobs) })
 		if got := h.list(store.JobFilter{}); len(got) != 100 || got[99] != jobs[99].ID {
 			h.t.Fatalf("ListJobs without limit returned %d rows", len(got))
+		}
+	}},
+	{"QueueFilterThatCannotNameAQueue", func(h *harness) {
+		h.insert("q", time.Time{})
+		for _, queue := range []string{"q\x00", "q\xff", strings.Repeat("q", store.MaxQueueNameBytes+1)} {
+			err := h.tx(func(tx store.Tx) error { _, err := tx.ListJobs(h.ctx, store.JobFilter{Queue: queue}); return err })
+			h.wantErr(err, store.ErrInvalid, "ListJobs of queue "+store.QuoteCut(queue))
 		}
 	}},
 	{"GetUnknownJob", func(h *harness) {

@@ -93,6 +93,14 @@ var resultCases = []testCase{
 		want.Status, want.FailedAt, want.FailedReason = store.Failed, h.now(), "handler said no"
 		h.wantJob(id, want)
 	}},
+	{"FailReasonThatTextCannotHold", func(h *harness) {
+		w := h.worker()
+		id := h.running(w, "q")
+		h.fail(w, id, "nul\x00 and \xff\xfe bytes")
+		if got, want := h.job(id).FailedReason, "nul\uFFFD and \uFFFD bytes"; got != want {
+			h.t.Fatalf("failed_reason = %q, want %q", got, want)
+		}
+	}},
 	{"FailFenced", func(h *harness) {
 		w, other := h.worker(), h.worker()
 		theirs := h.running(other, "q")

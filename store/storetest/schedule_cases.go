@@ -20,7 +20,7 @@ var scheduleCases = []testCase{
 		}
 	}},
 	{"InvalidNamesWriteNothing", func(h *harness) {
-		for _, bad := range []string{"", strings.Repeat("s", store.MaxQueueNameBytes+1)} {
+		for _, bad := range []string{"", strings.Repeat("s", store.MaxQueueNameBytes+1), "s\x00", "s\xff"} {
 			err := h.tx(func(tx store.Tx) error { return tx.EnsureSchedules(h.ctx, []string{"ok", bad}) })
 			h.wantErr(err, store.ErrInvalid, "EnsureSchedules with a bad name")
 		}
