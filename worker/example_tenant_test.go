@@ -22,7 +22,7 @@ type tenantKey struct{}
 func ExampleMiddleware() {
 	st := mem.New(time.Now)
 	client := worker.NewClient(st, nil)
-	client.OnEnqueue(func(ctx context.Context, job worker.PendingJob) error {
+	err := client.OnEnqueue(func(ctx context.Context, job worker.PendingJob) error {
 		tenant, ok := ctx.Value(tenantKey{}).(string)
 		if !ok {
 			return errors.New("no tenant in the context")
@@ -30,6 +30,9 @@ func ExampleMiddleware() {
 		job.Metadata["tenant"] = tenant
 		return nil
 	})
+	if err != nil {
+		panic(err)
+	}
 
 	tenantFromJob := func(ctx context.Context, job worker.RawJob, next func(context.Context) error) error {
 		tenant, ok := job.MetadataValue("tenant")
@@ -47,7 +50,7 @@ func ExampleMiddleware() {
 		return nil
 	})
 
-	_, err := worker.Enqueue(context.Background(), client, Welcome{User: "nobody"})
+	_, err = worker.Enqueue(context.Background(), client, Welcome{User: "nobody"})
 	fmt.Println(err)
 	request := context.WithValue(context.Background(), tenantKey{}, "acme")
 	if _, err := worker.Enqueue(request, client, Welcome{User: "ada"}); err != nil {

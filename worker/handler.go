@@ -144,7 +144,11 @@ func (w *Worker) addHandler(h *handler) error {
 	}
 	h.span = h.spanName()
 	if !h.deprecated {
-		h.run = wrap(slices.Concat(w.middleware, h.middleware), h.run)
+		mws := slices.Concat(w.middleware, h.middleware)
+		if i := slices.IndexFunc(mws, func(m Middleware) bool { return m == nil }); i >= 0 {
+			return fmt.Errorf("worker: handler for queue %q: middleware %d of %d (the worker's first, then the handler's) is nil", h.queue, i, len(mws))
+		}
+		h.run = wrap(mws, h.run)
 	}
 	h.byQueue = w.inst.attrs("queue", h.queue)
 	h.succeeded = w.inst.attrs("queue", h.queue, "result", outcomeSuccess, "decision", Succeed.String())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 )
 
@@ -28,11 +29,16 @@ type PendingJob struct {
 // retries, do not pass through hooks; retries keep the metadata.
 type EnqueueHook func(ctx context.Context, job PendingJob) error
 
-// OnEnqueue adds hooks to c, run in the order added.
-func (c *Client) OnEnqueue(hooks ...EnqueueHook) {
+// OnEnqueue adds hooks to c, run in the order added. A nil hook is an
+// error, and then none of hooks is added.
+func (c *Client) OnEnqueue(hooks ...EnqueueHook) error {
+	if i := slices.IndexFunc(hooks, func(h EnqueueHook) bool { return h == nil }); i >= 0 {
+		return fmt.Errorf("worker: enqueue hook %d of %d is nil", i, len(hooks))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.hooks = append(c.hooks, hooks...)
+	return nil
 }
 
 // enqueueHooks returns the hooks added so far.

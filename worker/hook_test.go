@@ -42,7 +42,7 @@ var enqueuePaths = []enqueuePath{
 func TestEnqueueHooksRunOnEveryPath(t *testing.T) {
 	st, c := newMemClient(t)
 	var seen []PendingJob
-	c.OnEnqueue(func(ctx context.Context, job PendingJob) error {
+	must(t, c.OnEnqueue(func(ctx context.Context, job PendingJob) error {
 		seen = append(seen, job)
 		job.Metadata["tenant"] = "acme"
 		job.Metadata["hooks"] = "1"
@@ -51,7 +51,7 @@ func TestEnqueueHooksRunOnEveryPath(t *testing.T) {
 		job.Metadata["hooks"] += ",2"
 		delete(job.Metadata, "drop")
 		return nil
-	})
+	}))
 	for _, p := range enqueuePaths {
 		must(t, p.run(c, st))
 	}
@@ -85,12 +85,12 @@ func TestEnqueueHookRefusalWritesNothing(t *testing.T) {
 	st, c := newMemClient(t)
 	noTenant := errors.New("no tenant in context")
 	calls := 0
-	c.OnEnqueue(func(ctx context.Context, job PendingJob) error {
+	must(t, c.OnEnqueue(func(ctx context.Context, job PendingJob) error {
 		if calls++; calls%2 == 0 { // the second job of a batch, to show the first is not written either
 			return noTenant
 		}
 		return nil
-	})
+	}))
 	for _, p := range enqueuePaths {
 		calls = 1 // refuse the first job of each path
 		if err := p.run(c, st); !errors.Is(err, noTenant) || !strings.Contains(err.Error(), "enqueue hook refused payload 0") {
@@ -111,5 +111,21 @@ func TestEnqueueHookRefusalWritesNothing(t *testing.T) {
 	}
 	if rows := listJobs(t, st, store.JobFilter{}); len(rows) != 0 {
 		t.Fatalf("a refused enqueue wrote %d jobs: %+v", len(rows), rows)
+	}
+}
+
+func TestNilHooksAndMiddlewareAreRefused(t *testing.T) {
+	_, c := newMemClient(t)
+	ok := func(context.Context, PendingJob) error { return nil }
+	if err := c.OnEnqueue(ok, nil); err == nil || err.Error() != "worker: enqueue hook 1 of 2 is nil" {
+		t.Errorf("OnEnqueue with a nil hook: %v, want an error naming it", err)
+	}
+	if len(c.enqueueHooks()) != 0 {
+		t.Error("OnEnqueue added hooks despite the error")
+	}
+	w := newInlineWorker(t, func(ctx context.Context, job RawJob, next func(context.Context) error) error { return next(ctx) })
+	err := Handle(w, "q", func(context.Context, Job[struct{}]) error { return nil }, WithMiddleware(nil))
+	if err == nil || !strings.Contains(err.Error(), `handler for queue "q": middleware 1 of 2 (the worker's first, then the handler's) is nil`) {
+		t.Errorf("Handle with a nil middleware: %v, want an error naming it", err)
 	}
 }

@@ -43,7 +43,9 @@ func BenchmarkEnqueueHooks(b *testing.B) {
 		b.Run(map[int]string{0: "no hooks", 2: "2 hooks"}[hooks], func(b *testing.B) {
 			c := NewClient(mem.New(func() time.Time { return epoch }), clockrng.NewRand(1))
 			for range hooks {
-				c.OnEnqueue(tenant)
+				if err := c.OnEnqueue(tenant); err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.ReportAllocs()
 			for b.Loop() {
