@@ -50,10 +50,14 @@ func (k *Kit) WorkOne() Attempt {
 // times, and jobs the handlers enqueue run too. It returns the attempts in
 // the order they ran. More than Options.MaxDrainAttempts runs fail the
 // test, so a handler that always enqueues another job cannot make it run
-// forever. Jobs on queues without a handler are left waiting.
+// forever. Jobs on queues without a handler are left waiting; with no
+// handler at all, Drain fails the test.
 func (k *Kit) Drain() []Attempt {
 	k.tb.Helper()
 	ctx := k.context()
+	if len(k.w.HandledQueues()) == 0 {
+		k.tb.Fatalf("tickworktest: Drain: %v", errNoHandler)
+	}
 	var attempts []Attempt
 	for {
 		next, found, err := k.nextWaiting(ctx)
@@ -79,6 +83,8 @@ func (k *Kit) Drain() []Attempt {
 	}
 }
 
+var errNoHandler = errors.New("no handler is registered: register the application's handlers on Kit.Worker() with worker.Handle")
+
 // workOne runs the next due job with a core of its own, as a worker that
 // starts, takes one job, runs it and shuts down gracefully would: its
 // reservation, its result and the retry are written by the worker's code.
@@ -86,13 +92,14 @@ func (k *Kit) Drain() []Attempt {
 func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	queues := k.w.HandledQueues()
 	if len(queues) == 0 {
-		return Attempt{}, false, errors.New("no handler is registered: register the application's handlers on Kit.Worker() with worker.Handle")
+		return Attempt{}, false, errNoHandler
 	}
 	cfg := k.cfg
 	cfg.Queues, cfg.Schedules = queues, nil
 	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
-	// Every tick is a leader pass, so the second promotes what the first
-	// could not reserve (the core reserves before its leader duties).
+	// Every tick is a leader pass. The core reserves before its duties, so
+	// a scheduled job whose time came is promoted by the first tick's
+	// duties and reserved by the second.
 	cfg.LeaderInterval = time.Nanosecond
 	k.cores++
 	core, err := worker.NewCore(k.st, cfg, k.rand.ChildN("core", k.cores), nil)

@@ -105,7 +105,8 @@ func TestWorkOneRunsOldestDueFirstAndPromotesScheduledJobs(t *testing.T) {
 func TestWorkOneFailsWhenNothingIsDue(t *testing.T) {
 	f := &fakeTB{}
 	kit := tickworktest.New(f, tickworktest.Options{})
-	wantFailure(t, f, func() { kit.WorkOne() }, "no handler is registered", "worker.Handle")
+	wantFailure(t, f, func() { kit.WorkOne() }, "WorkOne: no handler is registered", "worker.Handle")
+	wantFailure(t, f, func() { kit.Drain() }, "Drain: no handler is registered")
 
 	handle(t, kit, "q", func(ctx context.Context, job worker.Job[step]) error { return nil })
 	enqueue(t, kit, "q", step{N: 1}, worker.At(kit.Now().Add(time.Hour)))
