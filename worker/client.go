@@ -24,9 +24,10 @@ type Queuer interface {
 // Client enqueues jobs. It is safe for concurrent use.
 type Client struct {
 	st     store.Store
-	mu     sync.Mutex // guards rnd and queues
+	mu     sync.Mutex // guards rnd, queues and hooks
 	rnd    *clockrng.Rand
 	queues map[reflect.Type]string
+	hooks  []EnqueueHook
 }
 
 // NewClient returns a client writing to st. Job ids draw their randomness
@@ -126,13 +127,12 @@ func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []Enqueue
 	for _, opt := range opts {
 		opt(&o)
 	}
-	var meta json.RawMessage
-	if entries := withTraceContext(ctx, o.meta); len(entries) > 0 {
-		var err error
-		if meta, err = json.Marshal(entries); err != nil {
-			return nil, fmt.Errorf("worker: encode job metadata: %w", err)
-		}
+	entries := withTraceContext(ctx, o.meta)
+	meta, err := encodeMetadata(entries)
+	if err != nil {
+		return nil, err
 	}
+	hooks := c.enqueueHooks()
 	jobs := make([]store.NewJob, len(payloads))
 	for i, p := range payloads {
 		queue, err := c.queueOf(p, o.queue)
@@ -144,6 +144,12 @@ func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []Enqueue
 			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
 		}
 		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at}
+		if len(hooks) > 0 {
+			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}
+			if jobs[i].Metadata, err = runHooks(ctx, hooks, i, pending, entries); err != nil {
+				return nil, err
+			}
+		}
 		if err := store.ValidateNewJob(jobs[i]); err != nil {
 			return nil, fmt.Errorf("worker: payload %d (%T): %w", i, p, err)
 		}

@@ -96,3 +96,21 @@ func callHandler(ctx context.Context, h *handler, job store.Job) (panicked bool,
 	}()
 	return false, h.run(ctx, job)
 }
+
+// Execute runs one attempt of job inline, with the handler registered for
+// its queue, exactly as Run does: middleware, the handler's timeout on the
+// worker's clock, panic recovery, logs and telemetry. It writes nothing to
+// the store; a driver of its own reports the result to a Core (Finished),
+// which records it. tickworktest runs users' handlers in their tests with
+// it. A queue without a handler fails the job, as Run would.
+func (w *Worker) Execute(ctx context.Context, job store.Job) Result {
+	w.mu.Lock()
+	h, ok := w.handlers[job.Queue]
+	w.mu.Unlock()
+	if !ok {
+		h = &handler{queue: job.Queue, run: func(context.Context, store.Job) error {
+			return FailJob(fmt.Errorf("no handler for queue %q on this worker", job.Queue))
+		}}
+	}
+	return w.execute(ctx, h, job)
+}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -44,8 +46,9 @@ type handler struct {
 	queue      string
 	timeout    time.Duration
 	deprecated bool
-	run        func(ctx context.Context, job store.Job) error
-	span       string // the name of its jobs' spans, built once; see spanName
+	run        func(ctx context.Context, job store.Job) error // with its middleware, once registered
+	middleware []Middleware                                   // its own, inside the worker's
+	span       string                                         // the name of its jobs' spans, built once; see spanName
 
 	// byQueue and succeeded are the metric attributes of its jobs, and of
 	// its successful attempts, built once: looking them up per job cost
@@ -102,8 +105,7 @@ func Handle[T any](w *Worker, queue string, fn func(ctx context.Context, job Job
 	}
 	skipEmpty := emptyObjectIsZero[T]()
 	h := &handler{queue: queue, run: func(ctx context.Context, j store.Job) error {
-		job := Job[T]{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Metadata: j.Metadata,
-			CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, ScheduleName: j.ScheduleName}
+		job := jobView[T](j)
 		if skipEmpty && string(j.Payload) == "{}" {
 			return fn(ctx, job)
 		}
@@ -119,10 +121,18 @@ func Handle[T any](w *Worker, queue string, fn func(ctx context.Context, job Job
 }
 
 // HandleDeprecated registers queue as deprecated: its jobs are taken and
-// completed at once, doing nothing, with a warning in the log. Use it for a
-// queue whose producers are gone but whose jobs may still be stored.
+// completed at once, doing nothing (no middleware runs), with a warning in
+// the log. Use it for a queue whose producers are gone but whose jobs may
+// still be stored.
 func (w *Worker) HandleDeprecated(queue string) error {
 	return w.addHandler(&handler{queue: queue, deprecated: true, run: func(context.Context, store.Job) error { return nil }})
+}
+
+// HandledQueues returns the queues that have a handler, sorted.
+func (w *Worker) HandledQueues() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Sorted(maps.Keys(w.handlers))
 }
 
 func (w *Worker) addHandler(h *handler) error {
@@ -133,6 +143,13 @@ func (w *Worker) addHandler(h *handler) error {
 		return fmt.Errorf("worker: handler for queue %q: timeout %v must not be negative", h.queue, h.timeout)
 	}
 	h.span = h.spanName()
+	if !h.deprecated {
+		mws := slices.Concat(w.middleware, h.middleware)
+		if i := slices.IndexFunc(mws, func(m Middleware) bool { return m == nil }); i >= 0 {
+			return fmt.Errorf("worker: handler for queue %q: middleware %d of %d (the worker's first, then the handler's) is nil", h.queue, i, len(mws))
+		}
+		h.run = wrap(mws, h.run)
+	}
 	h.byQueue = w.inst.attrs("queue", h.queue)
 	h.succeeded = w.inst.attrs("queue", h.queue, "result", outcomeSuccess, "decision", Succeed.String())
 	w.mu.Lock()

@@ -3,6 +3,7 @@ package worker
 import (
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"go.opentelemetry.io/otel"
@@ -34,6 +35,9 @@ type Options struct {
 	// Observer, if set, also receives every core event, on the loop's
 	// goroutine (it must not block for long).
 	Observer Observer
+	// Middleware wraps every handler's calls, the first listed outermost,
+	// around the handler's own (WithMiddleware).
+	Middleware []Middleware
 }
 
 // Worker is the production runner: it drives a Core with real waiting and
@@ -48,6 +52,8 @@ type Worker struct {
 	tracer trace.Tracer
 	inst   *instruments
 	obs    Observer
+
+	middleware []Middleware // Options.Middleware, wrapped around each handler at Handle
 
 	mu       sync.Mutex
 	handlers map[string]*handler
@@ -68,6 +74,7 @@ func New(st store.Store, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, log: opts.Logger, obs: opts.Observer, handlers: map[string]*handler{}}
+	w.middleware = slices.Clone(opts.Middleware)
 	if w.clock == nil {
 		w.clock = clockrng.Real()
 	}

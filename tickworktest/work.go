@@ -1,0 +1,155 @@
+package tickworktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// Attempt is one run of a job's handler by WorkOne or Drain, as recorded.
+type Attempt struct {
+	// Job is the row after its result was recorded: completed, or failed
+	// with Reason.
+	Job      store.Job
+	Decision worker.Decision
+	Reason   string // why it failed: the handler's error, its panic, its timeout
+	// Retry is the next attempt's row (scheduled at the backoff delay) when
+	// the decision was Retry and attempts remain, else nil.
+	Retry *store.Job
+}
+
+// WorkOne runs the handler of the next job due now on the queues that have
+// handlers — the job a worker would reserve next — inline, and records its
+// result as a worker does. It fails the test when no job is due; it does
+// not move the clock (Advance or Drain do). Like a worker, it takes the
+// job with the lowest id: jobs enqueued within the same millisecond of
+// store time by separate calls get ids in no particular order (seeded,
+// so the same on every run), while one EnqueueMany keeps its order.
+func (k *Kit) WorkOne() Attempt {
+	k.tb.Helper()
+	a, ok, err := k.workOne(k.context())
+	if err != nil {
+		k.tb.Fatalf("tickworktest: WorkOne: %v", err)
+	}
+	if !ok {
+		k.tb.Fatalf("tickworktest: WorkOne: no job is due at %s on the queues with handlers %q; %s",
+			stamp(k.Now()), k.w.HandledQueues(), k.waitingSummary(k.context()))
+	}
+	return a
+}
+
+// Drain runs every job due on the queues that have handlers, in the order a
+// worker would, moving the clock to each scheduled time when nothing is due
+// now, until no job waits on those queues: retries run at their backoff
+// times, and jobs the handlers enqueue run too. It returns the attempts in
+// the order they ran. More than Options.MaxDrainAttempts runs fail the
+// test, so a handler that always enqueues another job cannot make it run
+// forever. Jobs on queues without a handler are left waiting; with no
+// handler at all, Drain fails the test.
+func (k *Kit) Drain() []Attempt {
+	k.tb.Helper()
+	ctx := k.context()
+	if len(k.w.HandledQueues()) == 0 {
+		k.tb.Fatalf("tickworktest: Drain: %v", errNoHandler)
+	}
+	var attempts []Attempt
+	for {
+		next, found, err := k.nextWaiting(ctx)
+		if err != nil {
+			k.tb.Fatalf("tickworktest: Drain: %v", err)
+		}
+		if !found {
+			return attempts
+		}
+		if len(attempts) == k.max {
+			k.tb.Fatalf("tickworktest: Drain ran %d attempts, its bound (Options.MaxDrainAttempts), and jobs still wait: %s",
+				k.max, k.waitingSummary(ctx))
+		}
+		k.clock.set(next) // no change when a job is due already
+		a, ok, err := k.workOne(ctx)
+		if err != nil {
+			k.tb.Fatalf("tickworktest: Drain, after %d attempts: %v", len(attempts), err)
+		}
+		if !ok { // due but not run: the kit's own bug, not the test's
+			k.tb.Fatalf("tickworktest: Drain: a job scheduled at %s is due at %s and did not run; %s", stamp(next), stamp(k.Now()), k.waitingSummary(ctx))
+		}
+		attempts = append(attempts, a)
+	}
+}
+
+var errNoHandler = errors.New("no handler is registered: register the application's handlers on Kit.Worker() with worker.Handle")
+
+// workOne runs the next due job with a core of its own, as a worker that
+// starts, takes one job, runs it and shuts down gracefully would: its
+// reservation, its result and the retry are written by the worker's code.
+// It reports false when no job is due.
+func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
+	queues := k.w.HandledQueues()
+	if len(queues) == 0 {
+		return Attempt{}, false, errNoHandler
+	}
+	cfg := k.cfg
+	cfg.Queues, cfg.Schedules = queues, nil
+	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
+	// Every tick is a leader pass. The core reserves before its duties, so
+	// a scheduled job whose time came is promoted by the first tick's
+	// duties and reserved by the second.
+	cfg.LeaderInterval = time.Nanosecond
+	k.cores++
+	core, err := worker.NewCore(k.st, cfg, k.rand.ChildN("core", k.cores), nil)
+	if err != nil {
+		return Attempt{}, false, err
+	}
+	var job *store.Job
+	for tick := range 2 {
+		res, err := core.Tick(ctx, k.Now().Add(time.Duration(tick)*cfg.LeaderInterval))
+		if err != nil {
+			return Attempt{}, false, fmt.Errorf("reserve a job: %w", err)
+		}
+		if len(res.Start) > 0 {
+			job = &res.Start[0]
+			break
+		}
+	}
+	var r worker.Result
+	if job != nil {
+		r = k.w.Execute(ctx, *job)
+		core.Finished(r)
+	}
+	if err := core.Shutdown(ctx); err != nil {
+		return Attempt{}, false, fmt.Errorf("record the result: %w", err)
+	}
+	if job == nil {
+		return Attempt{}, false, nil
+	}
+	a, err := k.recorded(ctx, job.ID)
+	a.Decision, a.Reason = r.Decision, r.Reason
+	return a, err == nil, err
+}
+
+// recorded reads back the row of job id and its retry.
+func (k *Kit) recorded(ctx context.Context, id ulid.ULID) (Attempt, error) {
+	var a Attempt
+	err := k.st.InTx(ctx, func(tx store.Tx) error {
+		var err error
+		if a.Job, err = tx.GetJob(ctx, id); err != nil {
+			return err
+		}
+		if a.Job.NextAttemptID.IsZero() {
+			return nil
+		}
+		next, err := tx.GetJob(ctx, a.Job.NextAttemptID)
+		a.Retry = &next
+		return err
+	})
+	if err != nil {
+		return Attempt{}, fmt.Errorf("read back job %s: %w", id, err)
+	}
+	return a, nil
+}
