@@ -52,3 +52,7 @@ func WriteLease(ctx context.Context, s *Store, worker ulid.ULID, ttl time.Durati
 	tag, err := s.pool.Exec(ctx, s.sql(query), nil, idArg(worker), durationArg(ttl))
 	return tag.RowsAffected(), err
 }
+
+// IndexScansOnlySQL is the statement sent before the statements that must
+// be planned with index scans only.
+const IndexScansOnlySQL = indexScansOnlySQL

@@ -60,20 +60,25 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 	return store.Truncate(now), live, err
 }
 
-// queueReserveRows adds the reservation. Callers queue it only when limit
-// and queues allow one: PostgreSQL rejects LIMIT with a negative count.
+// queueReserveRows adds the reservation, planned with index scans only (see
+// queueIndexScansOnly). Callers queue it only when limit and queues allow
+// one: PostgreSQL rejects LIMIT with a negative count.
 func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
-	b.Queue(s.sql(reserveSQL), now, idArg(worker), queues, limit)
+	queueIndexScansOnly(b, s.sql(reserveSQL), now, idArg(worker), queues, limit)
 }
 
 // readReserved reads the reserved rows.
 func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	return collectJobs(rows, limit)
+	var jobs []store.Job
+	err := readIndexScansOnly(br, func() error {
+		rows, err := br.Query()
+		if err == nil {
+			jobs, err = collectJobs(rows, limit)
+		}
+		return err
+	})
+	return jobs, err
 }
 
 // reserveSQL picks, for each queue, its oldest available rows that no
@@ -86,6 +91,11 @@ func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
 // (queue, id) order; rows a scan locked but the merge dropped stay locked
 // until commit, at most (queues − 1) × limit of them, which other workers
 // skip meanwhile.
+//
+// With the planner limited to index scans, reading jobs_available_idx in
+// (queue, id) order under the LIMIT costs no more than any other plan
+// whatever the statistics say, so it is the plan: about limit entries per
+// queue, with a backlog of a million rows as with ten.
 //
 // The queue is matched with >= and <= rather than = on purpose: with an
 // equality the planner treats ORDER BY queue, id as ORDER BY id, which the
