@@ -15,19 +15,24 @@ import "github.com/jackc/pgx/v5"
 // entries its conditions bound, in index order, and marks the dead ones so
 // that later scans skip their rows. With seqscan and bitmapscan off it is
 // the only plan left that is not penalized, whatever the estimates; sorts
-// stay allowed (an index scan plus a small sort is fine), and the costs of
-// the chosen plans stay real, so JIT compilation is not triggered.
+// stay allowed (an index scan plus a small sort is fine). JIT is off too:
+// a small table with no usable index (workers) is still read sequentially,
+// at a penalized cost far above jit_above_cost, and compiling the plan
+// would then cost more than running it.
 const indexScansOnlySQL = `SELECT
 	set_config('tickwork.enable_seqscan', current_setting('enable_seqscan'), true),
 	set_config('tickwork.enable_bitmapscan', current_setting('enable_bitmapscan'), true),
+	set_config('tickwork.jit', current_setting('jit'), true),
 	set_config('enable_seqscan', 'off', true),
-	set_config('enable_bitmapscan', 'off', true)`
+	set_config('enable_bitmapscan', 'off', true),
+	set_config('jit', 'off', true)`
 
 // restorePlannerSQL restores what indexScansOnlySQL changed, so that the
 // rest of the transaction (a caller's, with InPgxTx) plans as before.
 const restorePlannerSQL = `SELECT
 	set_config('enable_seqscan', current_setting('tickwork.enable_seqscan'), true),
-	set_config('enable_bitmapscan', current_setting('tickwork.enable_bitmapscan'), true)`
+	set_config('enable_bitmapscan', current_setting('tickwork.enable_bitmapscan'), true),
+	set_config('jit', current_setting('tickwork.jit'), true)`
 
 // queueIndexScansOnly adds query, planned with index scans only, between
 // the statements that change and restore the planner's settings. The three
