@@ -77,11 +77,7 @@ func BenchmarkReserveComplete(b *testing.B) {
 		b.Run(fmt.Sprintf("path=%s/batch=%d", c.path, c.batch), func(b *testing.B) {
 			batch, tick := c.batch, c.tick
 			s := pgtest.OpenDurable(b, pg.Options{})
-			ctx := context.Background()
-			worker := ulid.Make()
-			if err := s.InTx(ctx, func(tx store.Tx) error { return tx.RegisterWorker(ctx, worker) }); err != nil {
-				b.Fatal(err)
-			}
+			worker := registerBenchWorker(b, s)
 			rnd := clockrng.NewRand(2)
 			fill(b, s, rnd, 2*batch) // warm up: prepared statements, caches
 			tick(b, s, worker, tick(b, s, worker, nil, 2*batch), batch)

@@ -68,3 +68,6 @@ func PromoteSQL(s *Store) string { return s.sql(promoteSQL) }
 
 // DeleteOldJobsSQL is DeleteOldJobs's statement with the store's schema.
 func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
+
+// RunningJobsSQL is RunningJobs's statement with the store's schema.
+func RunningJobsSQL(s *Store) string { return s.sql(runningJobsSQL) }

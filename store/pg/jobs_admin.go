@@ -21,11 +21,8 @@ func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	b := &pgx.Batch{}
-	queueIndexScansOnly(b, t.s.sql(promoteSQL), t.nowArg(), t.s.chAvailable)
-	br := t.db.SendBatch(ctx, b)
 	total := 0
-	err := readIndexScansOnly(br, func() error {
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
 			return err
@@ -37,10 +34,7 @@ func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
 			return nil
 		})
 		return err
-	})
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	}, t.s.sql(promoteSQL), t.nowArg(), t.s.chAvailable)
 	if err != nil {
 		return 0, t.fail(err, "promote scheduled jobs")
 	}
@@ -142,18 +136,12 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 	if limit < 1 {
 		return 0, nil
 	}
-	b := &pgx.Batch{}
-	queueIndexScansOnly(b, t.s.sql(deleteOldJobsSQL), t.nowArg(), durationArg(age), limit)
-	br := t.db.SendBatch(ctx, b)
 	var n int
-	err := readIndexScansOnly(br, func() error {
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
 		tag, err := br.Exec()
 		n = int(tag.RowsAffected())
 		return err
-	})
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	}, t.s.sql(deleteOldJobsSQL), t.nowArg(), durationArg(age), limit)
 	if err != nil {
 		return 0, t.fail(err, "delete up to %d jobs ended more than %v ago", limit, age)
 	}

@@ -75,12 +75,9 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	b := &pgx.Batch{}
-	queueIndexScansOnly(b, t.s.sql(findLostSQL), t.nowArg())
-	br := t.db.SendBatch(ctx, b)
 	var ids []pgtype.UUID
 	var reasons []string
-	err := readIndexScansOnly(br, func() error {
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
 			return err
@@ -92,30 +89,21 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 			return nil
 		})
 		return err
-	})
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	}, t.s.sql(findLostSQL), t.nowArg())
 	if err != nil {
 		return nil, t.fail(err, "find lost jobs")
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	b = &pgx.Batch{}
-	queueIndexScansOnly(b, t.s.sql(markLostSQL), t.nowArg(), ids, reasons)
-	br = t.db.SendBatch(ctx, b)
 	var jobs []store.Job
-	err = readIndexScansOnly(br, func() error {
+	err = t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err == nil {
 			jobs, err = collectJobs(rows, len(ids))
 		}
 		return err
-	})
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	}, t.s.sql(markLostSQL), t.nowArg(), ids, reasons)
 	if err != nil {
 		return nil, t.fail(err, "mark %d jobs lost", len(ids))
 	}

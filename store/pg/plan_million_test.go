@@ -162,6 +162,10 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
+		name: "running jobs of a worker", sql: pg.RunningJobsSQL, guarded: true, args: liveWorker,
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_running_idx") },
+	},
+	{
 		name: "find lost jobs", sql: pg.FindLostSQL, guarded: true, args: "NULL",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_running_idx", "jobs_pkey") },
 	},

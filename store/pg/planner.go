@@ -1,6 +1,10 @@
 package pg
 
-import "github.com/jackc/pgx/v5"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
 
 // indexScansOnlySQL turns sequential and bitmap scans off for the rest of
 // the transaction, keeping their settings to restore. The statements it
@@ -53,5 +57,18 @@ func readIndexScansOnly(br pgx.BatchResults, read func() error) error {
 		return err
 	}
 	_, err := br.Exec()
+	return err
+}
+
+// indexScansOnly runs query planned with index scans only, in one round
+// trip, and calls read to read its answer.
+func (t *tx) indexScansOnly(ctx context.Context, read func(pgx.BatchResults) error, query string, args ...any) error {
+	b := &pgx.Batch{}
+	queueIndexScansOnly(b, query, args...)
+	br := t.db.SendBatch(ctx, b)
+	err := readIndexScansOnly(br, func() error { return read(br) })
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }

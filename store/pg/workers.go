@@ -126,14 +126,9 @@ func (t *tx) DeleteOldWorkers(ctx context.Context, age time.Duration) (int, erro
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	b := &pgx.Batch{}
-	queueIndexScansOnly(b, t.s.sql(deleteOldWorkersSQL), t.nowArg(), durationArg(age))
-	br := t.db.SendBatch(ctx, b)
 	var n int
-	err := readIndexScansOnly(br, func() error { return br.QueryRow().Scan(&n) })
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&n) },
+		t.s.sql(deleteOldWorkersSQL), t.nowArg(), durationArg(age))
 	if err != nil {
 		return 0, t.fail(err, "delete workers shut down more than %v ago", age)
 	}
