@@ -51,7 +51,8 @@ type Workers interface {
 	// ListWorkers returns every worker row in id order.
 	ListWorkers(ctx context.Context) ([]Worker, error)
 	// DeleteOldWorkers deletes workers shut down before now − age and
-	// returns how many.
+	// returns how many. Their running jobs get started_by NULL (zero);
+	// finished jobs keep the id of the worker that ran them.
 	DeleteOldWorkers(ctx context.Context, age time.Duration) (int, error)
 }
 
@@ -123,10 +124,12 @@ type Jobs interface {
 	// job's result will then be fenced off). ErrConflict for a terminal
 	// job, ErrNotFound for an unknown one.
 	CancelJob(ctx context.Context, id ulid.ULID) (Job, error)
-	// DeleteOldJobs deletes terminal jobs that ended (completed, failed or
-	// cancelled) before now − age and returns how many. Links to deleted
-	// rows (next_attempt_id, schedules) become NULL.
-	DeleteOldJobs(ctx context.Context, age time.Duration) (int, error)
+	// DeleteOldJobs deletes up to limit terminal jobs that ended
+	// (completed, failed or cancelled) before now − age, those that ended
+	// first (then by id), and returns how many; limit < 1 deletes none.
+	// Links to deleted rows (next_attempt_id, schedules) become NULL. The
+	// limit bounds a transaction however much history is due at once.
+	DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (int, error)
 }
 
 // Schedules manages the schedules table.

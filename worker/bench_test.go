@@ -58,7 +58,7 @@ func BenchmarkThroughput(b *testing.B) {
 }
 
 func runThroughput(b *testing.B, workers, jobs int) {
-	st := pgtest.Open(b, nil)
+	st := pgtest.OpenDurable(b, pg.Options{})
 	enqueueNoops(b, st, jobs)
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -143,7 +143,7 @@ func span(b *testing.B, st *pg.Store) (first, last time.Time) {
 // job's created_at) to start (started_at), both database time.
 func BenchmarkEnqueueToStart(b *testing.B) {
 	const samples = 500
-	st := pgtest.Open(b, nil)
+	st := pgtest.OpenDurable(b, pg.Options{})
 	cfg := DefaultConfig()
 	w, err := New(st, Options{Config: cfg, Rand: clockrng.NewRand(1), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // LockLeaderDuties confirmed in that same transaction that our lease is
 // held and unexpired: a worker whose lease lapsed does nothing.
 func (c *Core) duties(ctx context.Context) error {
-	held := false
+	held, more := false, false
 	cleanup := due(c.now, c.lastCleanup, c.cfg.CleanupInterval)
 	err := c.inTx(ctx, "duties", func(tx store.Tx, now time.Time) error {
 		var err error
@@ -42,15 +42,15 @@ func (c *Core) duties(ctx context.Context) error {
 			c.note(Event{Kind: EventJobsPromoted, Worker: c.id, StoreTime: now, Count: n})
 		}
 		if cleanup {
-			return c.deleteOldRows(ctx, tx, now)
+			more, err = c.deleteOldRows(ctx, tx, now)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	c.leader = held
-	if held && cleanup {
+	if held && cleanup && !more {
 		c.lastCleanup = c.now
 	}
 	return nil
@@ -83,21 +83,28 @@ func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time
 	return nil
 }
 
-// deleteOldRows applies the retention periods.
-func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) error {
-	jobs, err := tx.DeleteOldJobs(ctx, c.cfg.JobRetention)
+// cleanupBatch is how many old jobs one leader pass deletes at most, so that
+// a sweep through a backlog of history (a first deployment of retention, a
+// month of a busy queue) is many short transactions, not one long one.
+const cleanupBatch = 2000
+
+// deleteOldRows applies the retention periods. more reports a full batch of
+// jobs deleted: the next leader pass goes on, without waiting for the
+// cleanup interval.
+func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (more bool, err error) {
+	jobs, err := tx.DeleteOldJobs(ctx, c.cfg.JobRetention, cleanupBatch)
 	if err != nil {
-		return fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
+		return false, fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
 	}
 	if jobs > 0 {
 		c.note(Event{Kind: EventJobsDeleted, Worker: c.id, StoreTime: now, Count: jobs})
 	}
 	workers, err := tx.DeleteOldWorkers(ctx, c.cfg.WorkerRetention)
 	if err != nil {
-		return fmt.Errorf("delete workers shut down before %v: %w", c.cfg.WorkerRetention, err)
+		return false, fmt.Errorf("delete workers shut down before %v: %w", c.cfg.WorkerRetention, err)
 	}
 	if workers > 0 {
 		c.note(Event{Kind: EventWorkersDeleted, Worker: c.id, StoreTime: now, Count: workers})
 	}
-	return nil
+	return jobs == cleanupBatch, nil
 }

@@ -414,6 +414,40 @@ func TestRetentionDeletesOldRows(t *testing.T) {
 	}
 }
 
+// A sweep through more old jobs than one batch goes on at the next leader
+// pass rather than after the cleanup interval, one bounded transaction at
+// a time.
+func TestRetentionSweepsInBatches(t *testing.T) {
+	e := newEnv(t)
+	old := e.enqueue("q", cleanupBatch+500)
+	e.inTx(func(tx store.Tx) error {
+		w := ulid.Make()
+		if err := tx.RegisterWorker(e.ctx, w); err != nil {
+			return err
+		}
+		if _, err := tx.Reserve(e.ctx, w, []string{"q"}, len(old)); err != nil {
+			return err
+		}
+		_, err := tx.CompleteJobs(e.ctx, w, old)
+		return err
+	})
+	e.advance(31 * 24 * time.Hour)
+	cfg := testConfig()
+	a, rec := e.core(cfg, 1)
+	e.tick(a)
+	e.tick(a) // within LeaderInterval: no duties
+	e.advance(cfg.LeaderInterval)
+	e.tick(a)
+	var counts []int
+	for _, ev := range rec.of(EventJobsDeleted) {
+		counts = append(counts, ev.Count)
+	}
+	if !slices.Equal(counts, []int{cleanupBatch, 500}) || cfg.LeaderInterval >= cfg.CleanupInterval {
+		t.Fatalf("deleted %v jobs in successive passes %v apart (cleanup interval %v), want %d then 500",
+			counts, cfg.LeaderInterval, cfg.CleanupInterval, cleanupBatch)
+	}
+}
+
 // Fix 4: the store is the only time authority; a worker whose local clock
 // is years off still leases, schedules and stamps rows in store time.
 func TestLocalClockNeverReachesTheStore(t *testing.T) {

@@ -128,7 +128,7 @@ func BenchmarkLeaderPass(b *testing.B) {
 			if _, err := tx.PromoteScheduledJobs(ctx); err != nil {
 				return err
 			}
-			if _, err := tx.DeleteOldJobs(ctx, 30*24*time.Hour); err != nil {
+			if _, err := tx.DeleteOldJobs(ctx, 30*24*time.Hour, 1000); err != nil {
 				return err
 			}
 			_, err := tx.DeleteOldWorkers(ctx, 7*24*time.Hour)

@@ -104,14 +104,14 @@ func (t *tx) PromoteScheduledJobs(context.Context) (int, error) {
 // DeleteOldJobs deletes in (end time, id) order, then applies ON DELETE SET
 // NULL: next_attempt_id of surviving rows in id order, then schedules in
 // name order.
-func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration) (int, error) {
+func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
 	gone := map[ulid.ULID]bool{}
 	var prev []ulid.ULID
-	for {
+	for len(gone) < limit {
 		e, ok := t.s.ended.top(t.s.validEnded)
 		if !ok || !e.at.Before(cutoff) {
 			break

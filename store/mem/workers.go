@@ -105,18 +105,18 @@ func (t *tx) ListWorkers(context.Context) ([]store.Worker, error) {
 }
 
 // DeleteOldWorkers deletes the workers shut down before now − age in id
-// order; jobs they started then have started_by NULL (ON DELETE SET NULL),
-// written after the deletions in job id order.
+// order; their running jobs then have started_by NULL, written after the
+// deletions in job id order. Finished jobs keep the id of the worker that
+// ran them, as in store/pg, where finding them would read every job the
+// worker ran.
 func (t *tx) DeleteOldWorkers(_ context.Context, age time.Duration) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
-	gone := map[ulid.ULID]bool{}
 	var ids []ulid.ULID
 	for id, w := range t.s.workers {
 		if !w.ShutdownAt.IsZero() && w.ShutdownAt.Before(cutoff) {
-			gone[id] = true
 			ids = append(ids, id)
 		}
 	}
@@ -127,19 +127,20 @@ func (t *tx) DeleteOldWorkers(_ context.Context, age time.Duration) (int, error)
 	for _, id := range ids {
 		t.setWorker(t.s.workers[id], nil)
 	}
-	t.clearStartedBy(gone)
+	t.clearStartedBy(ids)
 	return len(ids), nil
 }
 
-// clearStartedBy sets started_by to NULL on every job started by one of the
-// deleted workers. It scans all jobs: workers are deleted rarely, and an
-// index of every job by worker would cost every reservation a map write.
-func (t *tx) clearStartedBy(gone map[ulid.ULID]bool) {
-	for _, id := range t.s.ids {
-		j, ok := t.s.jobs[id]
-		if !ok || !gone[j.StartedBy] {
-			continue
-		}
+// clearStartedBy sets started_by to NULL on the running jobs of the
+// deleted workers, found through the index of running jobs by worker.
+func (t *tx) clearStartedBy(gone []ulid.ULID) {
+	var ids []ulid.ULID
+	for _, w := range gone {
+		ids = append(ids, t.s.running[w]...)
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	for _, id := range ids {
+		j := t.s.jobs[id]
 		after := *j
 		after.StartedBy = ulid.ULID{}
 		t.setJob(j, &after)

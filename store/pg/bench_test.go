@@ -39,7 +39,7 @@ func reportJobsPerSecond(b *testing.B, jobs int) {
 func BenchmarkBulkEnqueue(b *testing.B) {
 	for _, batch := range []int{1000, 50000} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
-			s := pgtest.Open(b, nil)
+			s := pgtest.OpenDurable(b, pg.Options{})
 			rnd := clockrng.NewRand(1)
 			ctx := context.Background()
 			fill(b, s, rnd, batch) // warm up: prepared statements, COPY's column types, caches
@@ -76,12 +76,8 @@ func BenchmarkReserveComplete(b *testing.B) {
 	}{{"pass", passTick, 5}, {"pass", passTick, 100}, {"tx", txTick, 100}} {
 		b.Run(fmt.Sprintf("path=%s/batch=%d", c.path, c.batch), func(b *testing.B) {
 			batch, tick := c.batch, c.tick
-			s := pgtest.Open(b, nil)
-			ctx := context.Background()
-			worker := ulid.Make()
-			if err := s.InTx(ctx, func(tx store.Tx) error { return tx.RegisterWorker(ctx, worker) }); err != nil {
-				b.Fatal(err)
-			}
+			s := pgtest.OpenDurable(b, pg.Options{})
+			worker := registerBenchWorker(b, s)
 			rnd := clockrng.NewRand(2)
 			fill(b, s, rnd, 2*batch) // warm up: prepared statements, caches
 			tick(b, s, worker, tick(b, s, worker, nil, 2*batch), batch)

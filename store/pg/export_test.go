@@ -61,3 +61,22 @@ func WriteLease(ctx context.Context, s *Store, worker ulid.ULID, ttl time.Durati
 	tag, err := s.pool.Exec(ctx, s.sql(query), nil, idArg(worker), durationArg(ttl))
 	return tag.RowsAffected(), err
 }
+
+// IndexScansOnlySQL is the statement sent before the statements that must
+// be planned with index scans only.
+const IndexScansOnlySQL = indexScansOnlySQL
+
+// FindLostSQL, MarkLostSQL and DeleteOldWorkersSQL are statements of
+// leader duties with the store's schema.
+func FindLostSQL(s *Store) string         { return s.sql(findLostSQL) }
+func MarkLostSQL(s *Store) string         { return s.sql(markLostSQL) }
+func DeleteOldWorkersSQL(s *Store) string { return s.sql(deleteOldWorkersSQL) }
+
+// PromoteSQL is PromoteScheduledJobs's statement with the store's schema.
+func PromoteSQL(s *Store) string { return s.sql(promoteSQL) }
+
+// DeleteOldJobsSQL is DeleteOldJobs's statement with the store's schema.
+func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
+
+// RunningJobsSQL is RunningJobs's statement with the store's schema.
+func RunningJobsSQL(s *Store) string { return s.sql(runningJobsSQL) }

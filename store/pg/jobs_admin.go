@@ -15,34 +15,40 @@ import (
 )
 
 // PromoteScheduledJobs makes due scheduled rows available and notifies each
-// queue that got one, in queue order, in one statement.
+// queue that got one, in queue order, in one statement, planned with index
+// scans only: jobs_promote_idx from its start to now.
 func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		WITH promoted AS (
-			UPDATE {schema}.jobs SET status = 'available'
-			WHERE status = 'scheduled' AND scheduled_at <= coalesce($1::timestamptz, now())
-			RETURNING queue)
-		SELECT q.n, pg_notify($2, q.queue) IS NULL
-		FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) AS q ORDER BY q.queue`),
-		t.nowArg(), t.s.chAvailable)
-	if err != nil {
-		return 0, t.fail(err, "promote scheduled jobs")
-	}
-	var n int64
-	var ignored bool
 	total := 0
-	_, err = pgx.ForEachRow(rows, []any{&n, &ignored}, func() error {
-		total += int(n)
-		return nil
-	})
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		var n int64
+		var ignored bool
+		_, err = pgx.ForEachRow(rows, []any{&n, &ignored}, func() error {
+			total += int(n)
+			return nil
+		})
+		return err
+	}, t.s.sql(promoteSQL), t.nowArg(), t.s.chAvailable)
 	if err != nil {
 		return 0, t.fail(err, "promote scheduled jobs")
 	}
 	return total, nil
 }
+
+// promoteSQL is PromoteScheduledJobs's statement: $1 now, $2 the channel.
+const promoteSQL = `
+	WITH promoted AS (
+		UPDATE {schema}.jobs SET status = 'available'
+		WHERE status = 'scheduled' AND scheduled_at <= coalesce($1::timestamptz, now())
+		RETURNING queue)
+	SELECT q.n, pg_notify($2, q.queue) IS NULL
+	FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) AS q ORDER BY q.queue`
 
 func (t *tx) GetJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	if err := t.check(); err != nil {
@@ -135,19 +141,36 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	return job, nil
 }
 
-// DeleteOldJobs deletes terminal rows that ended before now − age; the
-// foreign keys set links to them (next attempts, schedules) to NULL.
-func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration) (int, error) {
+// DeleteOldJobs deletes up to limit terminal rows that ended before
+// now − age, those that ended first; the foreign keys set links to them
+// (next attempts, schedules) to NULL.
+func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	tag, err := t.db.Exec(ctx, t.s.sql(`
-		DELETE FROM {schema}.jobs
-		WHERE status IN ('completed', 'failed', 'lost', 'cancelled')
-		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval`),
-		t.nowArg(), durationArg(age))
-	if err != nil {
-		return 0, t.fail(err, "delete jobs ended more than %v ago", age)
+	if limit < 1 {
+		return 0, nil
 	}
-	return int(tag.RowsAffected()), nil
+	var n int
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		n = int(tag.RowsAffected())
+		return err
+	}, t.s.sql(deleteOldJobsSQL), t.nowArg(), durationArg(age), limit)
+	if err != nil {
+		return 0, t.fail(err, "delete up to %d jobs ended more than %v ago", limit, age)
+	}
+	return n, nil
 }
+
+// deleteOldJobsSQL is DeleteOldJobs's statement: $1 now, $2 the age, $3 the
+// limit. It reads jobs_ended_idx in end-time order from its start and
+// sorts only rows that ended at the same time (an incremental sort), so
+// that it reads about limit entries, whatever the history.
+const deleteOldJobsSQL = `
+	DELETE FROM {schema}.jobs WHERE id = ANY (ARRAY(
+		SELECT id FROM {schema}.jobs
+		WHERE status IN ('completed', 'failed', 'lost', 'cancelled')
+		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval
+		ORDER BY coalesce(completed_at, failed_at, cancelled_at), id
+		LIMIT $3))`

@@ -68,48 +68,75 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	return job, nil
 }
 
-// RescueLostJobs first locks the running rows whose worker is shut down (or
-// deleted), then marks them lost with a reason naming the worker
-// (store.LostReason).
+// RescueLostJobs first locks the running rows of workers shut down since
+// the last rescue, and those whose worker was deleted (started_by NULL),
+// then marks them lost with a reason naming the worker (store.LostReason).
 func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		SELECT j.id, j.started_by FROM {schema}.jobs AS j
-		LEFT JOIN {schema}.workers AS w ON w.id = j.started_by
-		WHERE j.status = 'running' AND (j.started_by IS NULL OR w.shutdown_at IS NOT NULL)
-		ORDER BY j.id
-		FOR UPDATE OF j`))
-	if err != nil {
-		return nil, t.fail(err, "find lost jobs")
-	}
-	var id, by pgtype.UUID
 	var ids []pgtype.UUID
 	var reasons []string
-	_, err = pgx.ForEachRow(rows, []any{&id, &by}, func() error {
-		ids = append(ids, id)
-		reasons = append(reasons, store.LostReason(toULID(by)))
-		return nil
-	})
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		var id, by pgtype.UUID
+		_, err = pgx.ForEachRow(rows, []any{&id, &by}, func() error {
+			ids = append(ids, id)
+			reasons = append(reasons, store.LostReason(toULID(by)))
+			return nil
+		})
+		return err
+	}, t.s.sql(findLostSQL), t.nowArg())
 	if err != nil {
 		return nil, t.fail(err, "find lost jobs")
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err = t.db.Query(ctx, t.s.sql(`
-		WITH lost AS (
-			UPDATE {schema}.jobs SET status = 'lost', failed_at = coalesce($1::timestamptz, now()), failed_reason = r.reason
-			FROM unnest($2::uuid[], $3::text[]) AS r(lost_id, reason)
-			WHERE id = r.lost_id AND status = 'running'
-			RETURNING `+jobColumns+`)
-		SELECT `+jobColumns+` FROM lost ORDER BY id`), t.nowArg(), ids, reasons)
-	if err == nil {
-		var jobs []store.Job
-		if jobs, err = collectJobs(rows, 0); err == nil {
-			return jobs, nil
+	var jobs []store.Job
+	err = t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			jobs, err = collectJobs(rows, len(ids))
 		}
+		return err
+	}, t.s.sql(markLostSQL), t.nowArg(), ids, reasons)
+	if err != nil {
+		return nil, t.fail(err, "mark %d jobs lost", len(ids))
 	}
-	return nil, t.fail(err, "mark %d jobs lost", len(ids))
+	return jobs, nil
 }
+
+// findLostSQL marks the workers shut down since the last rescue as rescued
+// and returns, locked in id order, the running rows they started and those
+// whose worker was deleted: index lookups of jobs_running_idx by worker,
+// whatever the history of the table ($1 now). The rows are then locked
+// through the primary key; the status is matched with a range there so that
+// the planner cannot walk all of jobs_running_idx instead (see completeSQL).
+const findLostSQL = `
+	WITH gone AS (
+		UPDATE {schema}.workers SET rescued_at = coalesce($1::timestamptz, now())
+		WHERE shutdown_at IS NOT NULL AND rescued_at IS NULL
+		RETURNING id),
+	found AS (
+		SELECT r.id FROM gone CROSS JOIN LATERAL (
+			` + runningOfGone + `) AS r
+		UNION ALL
+		SELECT id FROM {schema}.jobs WHERE started_by IS NULL AND status = 'running')
+	SELECT id, started_by FROM {schema}.jobs
+	WHERE id = ANY (ARRAY(SELECT id FROM found)) AND status >= 'running' AND status <= 'running'
+	ORDER BY id
+	FOR UPDATE`
+
+// markLostSQL marks the rows findLostSQL locked lost ($1 now, $2 their ids,
+// $3 the reasons).
+const markLostSQL = `
+	WITH lost AS (
+		UPDATE {schema}.jobs SET status = 'lost', failed_at = coalesce($1::timestamptz, now()), failed_reason = r.reason
+		FROM unnest($2::uuid[], $3::text[]) AS r(lost_id, reason)
+		WHERE id = r.lost_id AND status = 'running'
+		RETURNING ` + jobColumns + `)
+	SELECT ` + jobColumns + ` FROM lost ORDER BY id`

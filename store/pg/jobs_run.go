@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -60,20 +61,25 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 	return store.Truncate(now), live, err
 }
 
-// queueReserveRows adds the reservation. Callers queue it only when limit
-// and queues allow one: PostgreSQL rejects LIMIT with a negative count.
+// queueReserveRows adds the reservation, planned with index scans only (see
+// queueIndexScansOnly). Callers queue it only when limit and queues allow
+// one: PostgreSQL rejects LIMIT with a negative count.
 func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
-	b.Queue(s.sql(reserveSQL), now, idArg(worker), queues, limit)
+	queueIndexScansOnly(b, s.sql(reserveSQL), now, idArg(worker), queues, limit)
 }
 
 // readReserved reads the reserved rows.
 func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	return collectJobs(rows, limit)
+	var jobs []store.Job
+	err := readIndexScansOnly(br, func() error {
+		rows, err := br.Query()
+		if err == nil {
+			jobs, err = collectJobs(rows, limit)
+		}
+		return err
+	})
+	return jobs, err
 }
 
 // reserveSQL picks, for each queue, its oldest available rows that no
@@ -86,6 +92,11 @@ func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
 // (queue, id) order; rows a scan locked but the merge dropped stay locked
 // until commit, at most (queues − 1) × limit of them, which other workers
 // skip meanwhile.
+//
+// With the planner limited to index scans, reading jobs_available_idx in
+// (queue, id) order under the LIMIT costs no more than any other plan
+// whatever the statistics say, so it is the plan: about limit entries per
+// queue, with a backlog of a million rows as with ten.
 //
 // The queue is matched with >= and <= rather than = on purpose: with an
 // equality the planner treats ORDER BY queue, id as ORDER BY id, which the
@@ -116,26 +127,34 @@ const reserveSQL = `
 const startedByIs3 = `coalesce(started_by, '00000000-0000-0000-0000-000000000000') = $3`
 
 // RunningJobs picks its WHERE clause in Go rather than with coalesce, so
-// that the usual case can use the started_by index.
+// that the usual case reads the worker's range of jobs_running_idx, planned
+// with index scans only: a bitmap scan would read an entry for every job
+// the worker ran since the last vacuum.
 func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	match := "started_by = $1"
+	query := runningJobsSQL
 	if worker == (ulid.ULID{}) {
-		match = "(started_by = $1 OR started_by IS NULL)" // as startedByIs3
+		query = strings.Replace(query, "started_by = $1", "(started_by = $1 OR started_by IS NULL)", 1) // as startedByIs3
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		SELECT `+jobColumns+` FROM {schema}.jobs
-		WHERE `+match+` AND status = 'running' ORDER BY id`), idArg(worker))
-	if err == nil {
-		var jobs []store.Job
-		if jobs, err = collectJobs(rows, 0); err == nil {
-			return jobs, nil
+	var jobs []store.Job
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			jobs, err = collectJobs(rows, 0)
 		}
+		return err
+	}, t.s.sql(query), idArg(worker))
+	if err != nil {
+		return nil, t.fail(err, "list running jobs of worker %s", worker)
 	}
-	return nil, t.fail(err, "list running jobs of worker %s", worker)
+	return jobs, nil
 }
+
+// runningJobsSQL is RunningJobs's statement for worker $1.
+const runningJobsSQL = `SELECT ` + jobColumns + ` FROM {schema}.jobs
+	WHERE started_by = $1 AND status = 'running' ORDER BY id`
 
 // CompleteJobs completes in one statement the rows still running under
 // worker; the others are fenced. Fencing is decided on the rows as they

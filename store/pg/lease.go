@@ -120,24 +120,32 @@ func (t *tx) GetLease(ctx context.Context) (store.Lease, error) {
 
 // LockLeaderDuties waits for the schema's duty lock, held until the
 // transaction ends, and only then reads the lease, in a statement of its
-// own so that it sees what committed while it waited. With the database's
-// clock the check uses clock_timestamp(), the time after the wait, not
-// now(), the transaction's start: a lease that lapsed during the wait must
-// not count.
+// own so that it sees what committed while it waited. The two go in one
+// round trip: PostgreSQL runs the second after the first has returned, and
+// takes its snapshot then. With the database's clock the check uses
+// clock_timestamp(), the time after the wait, not now(), the transaction's
+// start: a lease that lapsed during the wait must not count.
 func (t *tx) LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, error) {
 	if err := t.check(); err != nil {
 		return false, err
 	}
-	if _, err := t.db.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", t.s.dutyKey); err != nil {
-		return false, t.fail(err, "lock leader duties for worker %s", worker)
-	}
-	var held bool
-	err := t.db.QueryRow(ctx, t.s.sql(`
+	b := &pgx.Batch{}
+	b.Queue("SELECT pg_advisory_xact_lock($1)", t.s.dutyKey)
+	b.Queue(t.s.sql(`
 		SELECT EXISTS (SELECT 1 FROM {schema}.leader
 		               WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, clock_timestamp()))`),
-		t.nowArg(), idArg(worker)).Scan(&held)
+		t.nowArg(), idArg(worker))
+	br := t.db.SendBatch(ctx, b)
+	var held bool
+	_, err := br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&held)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return false, t.fail(err, "check the lease of worker %s", worker)
+		return false, t.fail(err, "lock leader duties and check the lease of worker %s", worker)
 	}
 	return held, nil
 }

@@ -117,26 +117,40 @@ func (t *tx) ListWorkers(ctx context.Context) ([]store.Worker, error) {
 	return workers, nil
 }
 
+// DeleteOldWorkers deletes the workers and, as ON DELETE SET NULL would
+// but only where it matters, sets started_by to NULL on the running jobs
+// they left (rescued then as jobs of a deleted worker), in one statement.
+// Finished jobs keep the id of the worker that ran them: finding them
+// would read every job the worker ran, or cost every job an index entry.
 func (t *tx) DeleteOldWorkers(ctx context.Context, age time.Duration) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		DELETE FROM {schema}.workers WHERE shutdown_at < coalesce($1::timestamptz, now()) - $2::interval
-		RETURNING id`), t.nowArg(), durationArg(age))
-	var gone []pgtype.UUID
-	if err == nil {
-		gone, err = pgx.CollectRows(rows, pgx.RowTo[pgtype.UUID])
-	}
-	if err == nil && len(gone) > 0 {
-		// What ON DELETE SET NULL would do (jobs.started_by has no foreign
-		// key, see the migration). Without an index on started_by this
-		// scans the jobs table, but only when a worker was deleted.
-		_, err = t.db.Exec(ctx, t.s.sql(`
-			UPDATE {schema}.jobs SET started_by = NULL WHERE started_by = ANY($1::uuid[])`), gone)
-	}
+	var n int
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&n) },
+		t.s.sql(deleteOldWorkersSQL), t.nowArg(), durationArg(age))
 	if err != nil {
 		return 0, t.fail(err, "delete workers shut down more than %v ago", age)
 	}
-	return len(gone), nil
+	return n, nil
 }
+
+// deleteOldWorkersSQL is DeleteOldWorkers's statement: $1 now, $2 the age.
+// It finds the running jobs through jobs_running_idx, by worker.
+const deleteOldWorkersSQL = `
+	WITH gone AS (
+		DELETE FROM {schema}.workers WHERE shutdown_at < coalesce($1::timestamptz, now()) - $2::interval
+		RETURNING id),
+	orphaned AS (
+		UPDATE {schema}.jobs SET started_by = NULL
+		WHERE id = ANY (ARRAY(SELECT r.id FROM gone CROSS JOIN LATERAL (` + runningOfGone + `) AS r))
+		  AND status >= 'running' AND status <= 'running')
+	SELECT count(*) FROM gone`
+
+// runningOfGone selects the ids of the running jobs of worker gone.id
+// through jobs_running_idx. OFFSET 0 keeps it a subquery run for each
+// worker: pulled up into a join, the planner may hash-join the workers
+// with all of the index, whose entries include one for every job any
+// worker ran since the last vacuum. The rows are then updated through the
+// primary key, the status matched with a range (see completeSQL).
+const runningOfGone = `SELECT id FROM {schema}.jobs WHERE started_by = gone.id AND status = 'running' OFFSET 0`

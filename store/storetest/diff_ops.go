@@ -243,8 +243,9 @@ func drawList(rt *rapid.T, d *diff) op {
 
 func drawDeleteOldJobs(rt *rapid.T, _ *diff) op {
 	age := duration(rt, "job age", 0, 10*time.Minute)
-	return op{fmt.Sprintf("deleteOldJobs %v", age), func(ctx context.Context, tx store.Tx) (string, error) {
-		n, err := tx.DeleteOldJobs(ctx, age)
+	limit := rapid.SampledFrom([]int{0, 1, 2, 3, 1000}).Draw(rt, "limit")
+	return op{fmt.Sprintf("deleteOldJobs %v limit %d", age, limit), func(ctx context.Context, tx store.Tx) (string, error) {
+		n, err := tx.DeleteOldJobs(ctx, age, limit)
 		return fmt.Sprint(n), err
 	}}
 }

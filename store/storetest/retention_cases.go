@@ -9,15 +9,40 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// deleteOldJobs runs DeleteOldJobs and returns its count.
+// deleteOldJobs runs DeleteOldJobs with a limit above every case's rows
+// and returns its count.
 func (h *harness) deleteOldJobs(age time.Duration) int {
 	h.t.Helper()
 	var n int
-	h.do(func(tx store.Tx) (err error) { n, err = tx.DeleteOldJobs(h.ctx, age); return err })
+	h.do(func(tx store.Tx) (err error) { n, err = tx.DeleteOldJobs(h.ctx, age, 1000); return err })
 	return n
 }
 
 var retentionCases = []testCase{
+	{"AtMostLimitEarliestEndFirst", func(h *harness) {
+		w := h.worker()
+		for range 4 {
+			h.insert("q", time.Time{})
+		}
+		got := ids(h.reserve(w, 4, "q")) // in id order
+		a, b, c, d := got[0], got[1], got[2], got[3]
+		h.complete(w, c)
+		h.clock.Advance(time.Second)
+		h.complete(w, a, b, d) // one end time: ties go by id
+		h.clock.Advance(time.Hour)
+		var n int
+		h.do(func(tx store.Tx) (err error) { n, err = tx.DeleteOldJobs(h.ctx, time.Minute, 0); return err })
+		if n != 0 || len(h.state().Jobs) != 4 {
+			h.t.Fatalf("limit 0 deleted %d rows", n)
+		}
+		h.do(func(tx store.Tx) (err error) { n, err = tx.DeleteOldJobs(h.ctx, time.Minute, 2); return err })
+		if left := ids(h.state().Jobs); n != 2 || !slices.Equal(left, []ulid.ULID{b, d}) {
+			h.t.Fatalf("limit 2 deleted %d rows and left %v, want the first to end (%s) and the lowest id of the rest (%s) gone", n, left, c, a)
+		}
+		if n := h.deleteOldJobs(time.Minute); n != 2 {
+			h.t.Fatalf("the next call deleted %d rows, want the 2 left", n)
+		}
+	}},
 	{"TerminalRowsOlderThanAge", func(h *harness) {
 		done, failed, cancelled, lost := h.terminalJobs()
 		h.clock.Advance(time.Second)
@@ -55,7 +80,7 @@ var retentionCases = []testCase{
 		h.clock.Advance(time.Hour)
 		keep := h.insert("q", time.Time{})
 		err := h.tx(func(tx store.Tx) error {
-			if n, err := tx.DeleteOldJobs(h.ctx, time.Minute); n != 250 || err != nil {
+			if n, err := tx.DeleteOldJobs(h.ctx, time.Minute, 1000); n != 250 || err != nil {
 				h.t.Errorf("DeleteOldJobs inside the aborted transaction = %d, %v; want 250", n, err)
 			}
 			return errAbort

@@ -37,7 +37,7 @@ var txCases = []testCase{
 				func() error { _, err := tx.ExpireLease(h.ctx); return err },
 				func() error { _, err := tx.TryAcquireLease(h.ctx, other, time.Minute); return err },
 				func() error { return tx.ShutdownWorker(h.ctx, w) },
-				func() error { _, err := tx.DeleteOldJobs(h.ctx, 0); return err },
+				func() error { _, err := tx.DeleteOldJobs(h.ctx, 0, 10); return err },
 				func() error { _, err := tx.DeleteOldWorkers(h.ctx, -time.Hour); return err },
 			}
 			for i, step := range steps {

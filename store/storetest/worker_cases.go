@@ -101,7 +101,7 @@ var workerCases = []testCase{
 			h.t.Fatalf("ListWorkers ids = %v, want %v", got, want)
 		}
 	}},
-	{"DeleteOldWorkersNullsStartedBy", func(h *harness) {
+	{"DeleteOldWorkersNullsStartedByOfRunningJobs", func(h *harness) {
 		w, keep := h.worker(), h.worker()
 		run := h.running(w, "q")
 		done := h.running(w, "q")
@@ -123,10 +123,11 @@ var workerCases = []testCase{
 		if len(s.Workers) != 1 || s.Workers[0].ID != keep {
 			h.t.Fatalf("workers left = %+v, want only the live %s", s.Workers, keep)
 		}
-		for _, id := range []ulid.ULID{run, done} {
-			if j := h.job(id); j.StartedBy != (ulid.ULID{}) || j.StartedAt.IsZero() {
-				h.t.Errorf("job %s of the deleted worker: %s", id, FormatJob(j))
-			}
+		if j := h.job(run); j.StartedBy != (ulid.ULID{}) || j.StartedAt.IsZero() {
+			h.t.Errorf("running job of the deleted worker kept its worker: %s", FormatJob(j))
+		}
+		if j := h.job(done); j.StartedBy != w {
+			h.t.Errorf("finished job of the deleted worker lost the worker that ran it: %s", FormatJob(j))
 		}
 		if h.job(mine).StartedBy != keep {
 			h.t.Errorf("job of the live worker lost its worker: %s", FormatJob(h.job(mine)))

@@ -126,10 +126,32 @@ func Open(t testing.TB, now func() time.Time) *pg.Store {
 // schema.
 func OpenWith(t testing.TB, opts pg.Options) *pg.Store {
 	t.Helper()
+	return open(t, opts, withoutDurability)
+}
+
+// OpenDurable is OpenWith for benchmarks: its connections keep the
+// server's synchronous_commit, so that every commit waits for what it
+// waits for in production, and it logs that setting, which the figures
+// depend on.
+func OpenDurable(b testing.TB, opts pg.Options) *pg.Store {
+	b.Helper()
+	s := open(b, opts, func(url string) string { return url })
+	var setting string
+	if err := s.Pool().QueryRow(context.Background(), "SHOW synchronous_commit").Scan(&setting); err != nil {
+		b.Fatalf("pgtest: read synchronous_commit: %v", err)
+	}
+	b.Logf("durable commits: synchronous_commit=%s (the server's setting)", setting)
+	return s
+}
+
+// open opens a store on a fresh, migrated schema at the URL that conn
+// makes of the test database's.
+func open(t testing.TB, opts pg.Options, conn func(url string) string) *pg.Store {
+	t.Helper()
 	url := URL(t)
 	opts.Schema = Schema(t)
 	ctx := context.Background()
-	s, err := pg.Open(ctx, withoutDurability(url), opts)
+	s, err := pg.Open(ctx, conn(url), opts)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}

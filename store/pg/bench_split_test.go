@@ -1,0 +1,128 @@
+package pg_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
+)
+
+// splitBatch is the jobs in flight of the worker benchmark's figure: each
+// job pass completes the previous 100 and reserves the next 100.
+const splitBatch = 100
+
+// BenchmarkTickSplit splits the job pass of a worker with 100 jobs in
+// flight into what it waits for (issue 14, section 5):
+//
+//   - roundtrip: one SELECT 1, the floor of any pass;
+//   - pass/durable: the pass as production runs it (the server's
+//     synchronous_commit); pass/async: the same with synchronous_commit
+//     off, so the difference is the commit's wait for the WAL flush;
+//   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
+//     reserving and for completing 100 jobs, per job.
+//
+// What is left of pass/async after the round trip and the server's
+// execution is planning, protocol and the client's encoding and decoding.
+func BenchmarkTickSplit(b *testing.B) {
+	durable := pgtest.OpenDurable(b, pg.Options{})
+	b.Run("roundtrip", func(b *testing.B) {
+		ctx := context.Background()
+		var one int
+		for b.Loop() {
+			if err := durable.Pool().QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pass/durable", func(b *testing.B) { benchPasses(b, durable) })
+	b.Run("pass/async", func(b *testing.B) { benchPasses(b, pgtest.OpenWith(b, pg.Options{})) })
+	b.Run("server", func(b *testing.B) { benchServerTime(b, durable) })
+}
+
+// benchPasses runs job passes of splitBatch jobs, refilling the queue
+// outside the timer, and reports the time per pass and per job.
+func benchPasses(b *testing.B, s *pg.Store) {
+	worker := registerBenchWorker(b, s)
+	rnd := clockrng.NewRand(3)
+	fill(b, s, rnd, 10*splitBatch)
+	running := passTick(b, s, worker, nil, splitBatch) // warm up
+	passes := 0
+	for b.Loop() {
+		if len(running) < splitBatch {
+			b.StopTimer()
+			fill(b, s, rnd, 100*splitBatch)
+			b.StartTimer()
+		}
+		running = passTick(b, s, worker, running, splitBatch)
+		passes++
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(passes)/splitBatch, "µs/job")
+}
+
+// benchServerTime explains, analyzed, the reservation and the completion
+// of splitBatch jobs in a transaction rolled back afterwards, and reports
+// the execution times PostgreSQL measured, per job.
+func benchServerTime(b *testing.B, s *pg.Store) {
+	ctx := context.Background()
+	worker := registerBenchWorker(b, s)
+	fill(b, s, clockrng.NewRand(4), 10*splitBatch)
+	var reserve, complete time.Duration
+	n := 0
+	for b.Loop() {
+		tx, err := s.Pool().Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, pg.IndexScansOnlySQL); err != nil {
+			b.Fatal(err)
+		}
+		reserve += executionTime(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+		var ids []string
+		rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+" WHERE status = 'running'")
+		if err == nil {
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		if err != nil || len(ids) != splitBatch {
+			b.Fatalf("reserved %d jobs, want %d: %v", len(ids), splitBatch, err)
+		}
+		complete += executionTime(b, tx, pg.CompleteSQL(s), nil, ids, idText(worker))
+		if err := tx.Rollback(ctx); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(float64(reserve.Microseconds())/float64(n)/splitBatch, "reserve-µs/job")
+	b.ReportMetric(float64(complete.Microseconds())/float64(n)/splitBatch, "complete-µs/job")
+}
+
+// executionTime runs query with args under EXPLAIN ANALYZE and returns the
+// execution time PostgreSQL reports (planning not included).
+func executionTime(b *testing.B, tx pgx.Tx, query string, args ...any) time.Duration {
+	b.Helper()
+	var out []struct {
+		Execution float64 `json:"Execution Time"` // milliseconds
+	}
+	if err := tx.QueryRow(context.Background(), "EXPLAIN (ANALYZE, FORMAT JSON) "+query, args...).Scan(&out); err != nil || len(out) != 1 {
+		b.Fatalf("explain analyze: %v", err)
+	}
+	return time.Duration(out[0].Execution * float64(time.Millisecond))
+}
+
+func idText(id ulid.ULID) string { return fmt.Sprintf("%x", id[:]) }
+
+func registerBenchWorker(b *testing.B, s *pg.Store) ulid.ULID {
+	ctx := context.Background()
+	worker := ulid.Make()
+	if err := s.InTx(ctx, func(tx store.Tx) error { return tx.RegisterWorker(ctx, worker) }); err != nil {
+		b.Fatal(err)
+	}
+	return worker
+}

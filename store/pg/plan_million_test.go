@@ -1,0 +1,191 @@
+package pg_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/pgtest"
+)
+
+// Fixed ids of the million-row fixture: a live worker, one shut down an
+// hour ago whose running jobs nobody rescued yet, and one shut down ten
+// days ago (past the default worker retention).
+const (
+	liveWorker = "'00000000-0000-0000-0000-00000000000a'"
+	deadWorker = "'00000000-0000-0000-0000-00000000000b'"
+	oldWorker  = "'00000000-0000-0000-0000-00000000000c'"
+	waiting    = 1_000_000 // available jobs of queue q
+	history    = 1_000_000 // finished jobs, half past the default job retention
+)
+
+// millionRows returns a store whose jobs table holds a backlog of a million
+// available jobs after a million finished ones, a few running and scheduled
+// jobs, and nothing analyzed: the state of issue 14, built with
+// generate_series in a few seconds rather than through the store.
+func millionRows(t *testing.T) *pg.Store {
+	s := pgtest.Open(t, nil)
+	id := func(n string) string {
+		return "('00000000-0000-0000-0000-' || lpad(to_hex(" + n + "), 12, '0'))::uuid"
+	}
+	start := time.Now()
+	for _, q := range []string{
+		// Unlogged, to build fast: the planner treats them alike.
+		`ALTER TABLE {schema}.schedules SET UNLOGGED`,
+		`ALTER TABLE {schema}.jobs SET UNLOGGED`,
+		`INSERT INTO {schema}.workers (id, registered_at, last_seen_at, shutdown_at) VALUES
+			(` + liveWorker + `, now(), now(), NULL),
+			(` + deadWorker + `, now() - interval '2 hours', now() - interval '1 hour', now() - interval '1 hour'),
+			(` + oldWorker + `, now() - interval '40 days', now() - interval '10 days', now() - interval '10 days')`,
+		// History: finished by the three workers over the last 58 days.
+		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
+			started_at, started_by, completed_at)
+		SELECT ` + id("1000 + g") + `, 'q', '{}', '{}', 'completed', 0, now() - interval '60 days', now() - interval '60 days',
+			now() - interval '60 days', (ARRAY[` + liveWorker + `, ` + deadWorker + `, ` + oldWorker + `]::uuid[])[1 + g % 3],
+			now() - g * interval '5 seconds'
+		FROM generate_series(1, ` + fmt.Sprint(history) + `) AS g`,
+		// Running under the live and the dead worker; scheduled, half due.
+		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by)
+		SELECT ` + id("g") + `, 'q', '{}', '{}', 'running', 0, now(), now(), now(),
+			CASE WHEN g % 2 = 0 THEN ` + liveWorker + `::uuid ELSE ` + deadWorker + `::uuid END
+		FROM generate_series(1, 200) AS g`,
+		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
+		SELECT ` + id("200 + g") + `, 'q', '{}', '{}', 'scheduled', 0, now(), now() + (g - 400) * interval '1 second'
+		FROM generate_series(1, 800) AS g`,
+		// The backlog.
+		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
+		SELECT ` + id(fmt.Sprint(1000+history)+" + g") + `, 'q', '{}', '{}', 'available', 0, now(), now() - interval '1 minute'
+		FROM generate_series(1, ` + fmt.Sprint(waiting) + `) AS g`,
+	} {
+		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
+			t.Fatalf("build the million-row fixture: %v\n%s", err, q)
+		}
+	}
+	t.Logf("built %d waiting and %d finished jobs in %v", waiting, history, time.Since(start).Round(time.Millisecond))
+	return s
+}
+
+// analyze gathers the statistics the planner had none of.
+func analyze(t *testing.T, s *pg.Store) {
+	t.Helper()
+	for _, table := range []string{"jobs", "workers", "schedules"} {
+		if _, err := s.Pool().Exec(t.Context(), "ANALYZE "+pgx.Identifier{s.Schema(), table}.Sanitize()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// planCase is one statement of the job path or of leader duties, with the
+// arguments to explain it with and what its plan must look like.
+type planCase struct {
+	name    string
+	sql     func(*pg.Store) string
+	args    string
+	guarded bool // sent with pg.IndexScansOnlySQL before it
+	check   func(plan planNode) []string
+}
+
+// TestPlansStayBoundedWithAMillionRows explains every statement of the job
+// path and of leader duties, generic and custom, with no statistics and
+// then with fresh ones, over a million waiting and a million finished jobs,
+// and requires each to read jobs only through index scans bounded by a
+// condition. The reservation is also run: it must read about limit index
+// entries, where the plan of issue 14 sorted the whole backlog.
+func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
+	t.Parallel()
+	s := millionRows(t)
+	for _, stats := range []string{"no statistics", "fresh statistics"} {
+		if stats == "fresh statistics" {
+			analyze(t, s)
+		}
+		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+			for _, c := range planCases {
+				o := planOptions{mode: mode, guarded: c.guarded}
+				plan := explainPlan(t, s, o, c.sql(s), c.args)
+				if bad := c.check(plan); len(bad) > 0 {
+					t.Errorf("%s, %s, %s: %s\n%s", c.name, stats, mode, strings.Join(bad, "; "), plan)
+				}
+			}
+			o := planOptions{mode: mode, guarded: true, analyze: true}
+			plan := explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+			if read := entriesRead(plan, "jobs_available_idx"); read > 200 {
+				t.Errorf("reserving 100 of %d waiting jobs, %s, %s: read %.0f index entries\n%s", waiting, stats, mode, read, plan)
+			}
+		}
+	}
+}
+
+// entriesRead is how many rows the scans of index returned or filtered out.
+func entriesRead(plan planNode, index string) float64 {
+	read := 0.0
+	plan.walk(nil, func(n planNode, _ []planNode) {
+		if n.Index == index {
+			read += (n.ActualRows + n.Removed) * n.Loops
+		}
+	})
+	return read
+}
+
+// notSortedBeforeLimit complains when a scan of index reaches the Limit
+// above it through a Sort: the scan then reads every row its condition
+// matches to return the first few.
+func notSortedBeforeLimit(plan planNode, index string) []string {
+	var bad []string
+	plan.walk(nil, func(n planNode, above []planNode) {
+		if n.Index != index {
+			return
+		}
+		for i := len(above) - 1; i >= 0 && above[i].NodeType != "Limit"; i-- {
+			if above[i].NodeType == "Sort" { // an Incremental Sort reads only ties
+				bad = append(bad, fmt.Sprintf("%s sorted before its limit", index))
+			}
+		}
+	})
+	return bad
+}
+
+var planCases = []planCase{
+	{
+		name: "reserve", sql: pg.ReserveSQL, guarded: true,
+		args: "NULL, " + liveWorker + ", '{q}', 100",
+		check: func(p planNode) []string {
+			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_available_idx")...)
+		},
+	},
+	{
+		name: "complete", sql: pg.CompleteSQL,
+		args:  "NULL, '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}', " + liveWorker,
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "running jobs of a worker", sql: pg.RunningJobsSQL, guarded: true, args: liveWorker,
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_running_idx") },
+	},
+	{
+		name: "find lost jobs", sql: pg.FindLostSQL, guarded: true, args: "NULL",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_running_idx", "jobs_pkey") },
+	},
+	{
+		name: "mark lost jobs", sql: pg.MarkLostSQL, guarded: true,
+		args:  "NULL, '{00000000-0000-0000-0000-000000000001,00000000-0000-0000-0000-000000000003}', '{a,b}'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "promote scheduled jobs", sql: pg.PromoteSQL, guarded: true, args: "NULL, 'channel'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_promote_idx") },
+	},
+	{
+		name: "delete old jobs", sql: pg.DeleteOldJobsSQL, guarded: true, args: "NULL, '30 days', 2000",
+		check: func(p planNode) []string {
+			return append(boundedJobScans(p, "jobs_ended_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_ended_idx")...)
+		},
+	},
+	{
+		name: "delete old workers", sql: pg.DeleteOldWorkersSQL, guarded: true, args: "NULL, '7 days'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_running_idx", "jobs_pkey") },
+	},
+}

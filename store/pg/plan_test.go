@@ -1,0 +1,133 @@
+package pg_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/store/pg"
+)
+
+// planNode is a node of EXPLAIN (FORMAT JSON).
+type planNode struct {
+	NodeType   string     `json:"Node Type"`
+	Relation   string     `json:"Relation Name"`
+	Index      string     `json:"Index Name"`
+	IndexCond  string     `json:"Index Cond"`
+	Filter     string     `json:"Filter"`
+	ActualRows float64    `json:"Actual Rows"`
+	Loops      float64    `json:"Actual Loops"`
+	Removed    float64    `json:"Rows Removed by Filter"`
+	Plans      []planNode `json:"Plans"`
+}
+
+// planOptions say how a statement is explained.
+type planOptions struct {
+	mode    string // plan_cache_mode: force_generic_plan or force_custom_plan
+	guarded bool   // the store plans it with index scans only
+	analyze bool   // run it (in a transaction rolled back afterwards)
+}
+
+// explainPlan returns the plan of query, prepared, for EXECUTE with args,
+// as the store runs it.
+func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) planNode {
+	t.Helper()
+	ctx := t.Context()
+	// A connection of its own: the prepared statement dies with it.
+	conn, err := pgx.ConnectConfig(ctx, s.Pool().Config().ConnConfig.Copy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	setup := []string{"SET LOCAL plan_cache_mode = " + o.mode, "PREPARE tw_plan AS " + query}
+	if o.guarded {
+		setup = append(setup, pg.IndexScansOnlySQL)
+	}
+	for _, q := range setup {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	explain := "EXPLAIN (FORMAT JSON) "
+	if o.analyze {
+		explain = "EXPLAIN (ANALYZE, FORMAT JSON) "
+	}
+	var out []struct {
+		Plan planNode `json:"Plan"`
+	}
+	var text string
+	if err := tx.QueryRow(ctx, explain+"EXECUTE tw_plan("+args+")", pgx.QueryExecModeSimpleProtocol).Scan(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(text), &out); err != nil || len(out) != 1 {
+		t.Fatalf("EXPLAIN output %q: %v", text, err)
+	}
+	return out[0].Plan
+}
+
+// walk calls fn for every node of the plan with the nodes above it,
+// nearest last.
+func (n planNode) walk(above []planNode, fn func(n planNode, above []planNode)) {
+	fn(n, above)
+	for _, c := range n.Plans {
+		c.walk(append(above[:len(above):len(above)], n), fn)
+	}
+}
+
+// String prints the plan one node a line, for failure messages.
+func (n planNode) String() string {
+	var b strings.Builder
+	n.walk(nil, func(n planNode, above []planNode) {
+		fmt.Fprintf(&b, "%s%s", strings.Repeat("  ", len(above)), n.NodeType)
+		if n.Relation != "" {
+			fmt.Fprintf(&b, " on %s", n.Relation)
+		}
+		if n.Index != "" {
+			fmt.Fprintf(&b, " using %s", n.Index)
+		}
+		if n.IndexCond != "" {
+			fmt.Fprintf(&b, " cond %s", n.IndexCond)
+		}
+		if n.Filter != "" {
+			fmt.Fprintf(&b, " filter %s", n.Filter)
+		}
+		if n.Loops > 0 {
+			fmt.Fprintf(&b, " (rows %.0f x %.0f loops, %.0f removed)", n.ActualRows, n.Loops, n.Removed)
+		}
+		b.WriteByte('\n')
+	})
+	return b.String()
+}
+
+// boundedJobScans returns a complaint for every read of the jobs table
+// that is not an index scan of one of the indexes allowed, bounded by an
+// index condition: a sequential scan, a bitmap scan (which reads every
+// entry its condition matches, dead or alive, and sorts or rechecks them
+// all) or a walk of a whole index grows with the table.
+func boundedJobScans(plan planNode, allowed ...string) []string {
+	var bad []string
+	plan.walk(nil, func(n planNode, _ []planNode) {
+		if n.Relation != "jobs" || n.NodeType == "ModifyTable" {
+			return
+		}
+		switch {
+		case n.NodeType != "Index Scan" && n.NodeType != "Index Only Scan":
+			bad = append(bad, fmt.Sprintf("%s on jobs", n.NodeType))
+		case !slices.Contains(allowed, n.Index):
+			bad = append(bad, fmt.Sprintf("index scan of %s, want one of %v", n.Index, allowed))
+		case n.IndexCond == "":
+			bad = append(bad, fmt.Sprintf("index scan of all of %s", n.Index))
+		}
+	})
+	return bad
+}
