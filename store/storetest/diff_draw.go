@@ -105,7 +105,7 @@ func (d *diff) pickRow(rt *rapid.T, s store.Status) *store.Job {
 func fmtJobs(jobs []store.Job) string {
 	lines := make([]string, len(jobs))
 	for i, j := range jobs {
-		lines[i] = FormatJob(j)
+		lines[i] = store.FormatJob(j)
 	}
 	return "[" + strings.Join(lines, "; ") + "]"
 }

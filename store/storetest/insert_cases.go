@@ -39,7 +39,7 @@ var insertCases = []testCase{
 		}{{f, store.Scheduled, future}, {p, store.Available, past}, {n, store.Available, h.clock.Now()}} {
 			j := h.job(c.id)
 			if j.Status != c.status || !j.ScheduledAt.Equal(c.at.Truncate(time.Microsecond)) || !j.CreatedAt.Equal(h.now()) {
-				h.t.Errorf("want %s at %s: %s", c.status, ts(c.at), FormatJob(j))
+				h.t.Errorf("want %s at %s: %s", c.status, ts(c.at), store.FormatJob(j))
 			}
 		}
 	}},
@@ -98,7 +98,7 @@ var insertCases = []testCase{
 		}
 		for i, j := range s.Jobs {
 			if j.ID != jobs[i].ID || string(j.Payload) != string(jobs[i].Payload) || j.Queue != jobs[i].Queue {
-				h.t.Fatalf("row %d = %s, want id %s", i, FormatJob(j), jobs[i].ID)
+				h.t.Fatalf("row %d = %s, want id %s", i, store.FormatJob(j), jobs[i].ID)
 			}
 		}
 	}},

@@ -125,11 +125,11 @@ var workerCases = []testCase{
 		}
 		for _, id := range []ulid.ULID{run, done} {
 			if j := h.job(id); j.StartedBy != (ulid.ULID{}) || j.StartedAt.IsZero() {
-				h.t.Errorf("job %s of the deleted worker: %s", id, FormatJob(j))
+				h.t.Errorf("job %s of the deleted worker: %s", id, store.FormatJob(j))
 			}
 		}
 		if h.job(mine).StartedBy != keep {
-			h.t.Errorf("job of the live worker lost its worker: %s", FormatJob(h.job(mine)))
+			h.t.Errorf("job of the live worker lost its worker: %s", store.FormatJob(h.job(mine)))
 		}
 	}},
 }
