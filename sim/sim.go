@@ -129,7 +129,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if opt.TailLines == 0 {
 		opt.TailLines = 30
 	}
-	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
+	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed), rows: rowBook{maxRetries: sc.MaxRetries}}
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines)
 	s.client = s.master.Child("client")
