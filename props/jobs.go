@@ -83,6 +83,7 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 			c.report(SingleExecution, fmt.Sprintf("worker %s recorded a result for job %s, which runs under %s (not fenced)",
 				e.Worker, a.ID, b.StartedBy), withJobs(*b, *a))
 		}
+		c.released(e, b, a)
 	case b.Status == Running && a.Status == Lost:
 		c.rescued(b, a, sc)
 	default:

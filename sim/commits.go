@@ -237,13 +237,8 @@ func (s *sim) deliver(notes []store.Notification) {
 				delay = p.rnd[NotifyDelay].DurationBetween(10*time.Millisecond, 2*time.Second)
 			}
 		}
-		s.after(delay, &event{kind: evNotify, w: p.idx, inc: p.inc})
-	}
-}
-
-// notified: a notification reached p; it ticks unless it is backing off.
-func (s *sim) notified(p *proc) {
-	if p.core != nil {
-		s.wakeNow(p)
+		for _, n := range notes {
+			s.after(delay, &event{kind: evNotify, w: p.idx, inc: p.inc, note: n})
+		}
 	}
 }

@@ -31,7 +31,6 @@ type Scenario struct {
 	LeaderInterval  Dur     `json:"leader_interval"`
 	DeadThreshold   Dur     `json:"dead_threshold"`
 	DrainTimeout    Dur     `json:"drain_timeout"`
-	CancelGrace     Dur     `json:"cancel_grace"`
 	CleanupInterval Dur     `json:"cleanup_interval"`
 	JobRetention    Dur     `json:"job_retention"`
 	WorkerRetention Dur     `json:"worker_retention"`
@@ -87,7 +86,9 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	s.LeaderInterval = Dur(s.LeaseTTL.D() / time.Duration(3+r.IntN(3))).truncMs()
 	s.Heartbeat = pick(time.Second, 3*time.Second)
 	s.DeadThreshold = Dur(s.Heartbeat.D() * time.Duration(2+r.IntN(3)))
-	s.CancelGrace = pick(50*time.Millisecond, 500*time.Millisecond)
+	// Once the cancel grace; the runner's policy now derives it from the
+	// drain timeout. The draw stays so that every seed keeps its scenario.
+	_ = pick(50*time.Millisecond, 500*time.Millisecond)
 	s.CleanupInterval = pick(2*time.Second, 10*time.Second)
 	s.JobRetention = Dur(30 * 24 * time.Hour)
 	s.WorkerRetention = Dur(7 * 24 * time.Hour)
@@ -249,7 +250,7 @@ func (s *Scenario) settleBound() time.Duration {
 // that ignores its cancellation), on a local clock up to a quarter slow
 // (drift is at most 20%).
 func (s *Scenario) attemptBound() time.Duration {
-	run := s.JobMax.D() + s.JobTimeout.D() + s.CancelGrace.D()
+	run := s.JobMax.D() + s.JobTimeout.D() + min(s.DrainTimeout.D()/10, time.Second)
 	return run*5/4 + 2*s.PollInterval.D() + s.LeaderInterval.D() + s.LeaseTTL.D()
 }
 
@@ -316,7 +317,7 @@ func (s *Scenario) Lines() []string {
 	add("seed %d workers %d queues %d jobs %d delayed %.1f burst-size %d", s.Seed, s.Workers, s.Queues, s.Jobs, s.DelayedFrac, s.BurstSize)
 	add("max-concurrent %d max-fetch %d max-retries %d", s.MaxConcurrent, s.MaxFetch, s.MaxRetries)
 	add("poll %v jitter %.2f heartbeat %v lease-ttl %v leader-interval %v dead-threshold %v", s.PollInterval, s.PollJitter, s.Heartbeat, s.LeaseTTL, s.LeaderInterval, s.DeadThreshold)
-	add("drain %v cancel-grace %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CancelGrace, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
+	add("drain %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
 	add("backoff base %v factor %.1f jitter %.2f", s.BackoffBase, s.BackoffFactor, s.BackoffJitter)
 	add("job-max %v job-timeout %v chaos %v quiescence-bound %v", s.JobMax, s.JobTimeout, s.Chaos, s.Quiescence)
 	for _, c := range s.Crons {
