@@ -110,24 +110,19 @@ const reserveSQL = `
 		RETURNING ` + jobColumns + `)
 	SELECT ` + jobColumns + ` FROM reserved ORDER BY id`
 
-// startedByIs3 matches rows started by worker $3 the way store/mem does,
-// where the zero ULID stands for NULL: worker zero also matches rows whose
-// worker was deleted (started_by set to NULL).
-const startedByIs3 = `coalesce(started_by, '00000000-0000-0000-0000-000000000000') = $3`
+// startedByIs3 matches rows started by worker $3. A row whose worker was
+// deleted (started_by NULL) belongs to no worker, the zero id included.
+const startedByIs3 = `started_by = $3`
 
-// RunningJobs picks its WHERE clause in Go rather than with coalesce, so
-// that the usual case can use the started_by index.
+// RunningJobs lists the rows running under worker; a row whose worker was
+// deleted (started_by NULL) is nobody's.
 func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	match := "started_by = $1"
-	if worker == (ulid.ULID{}) {
-		match = "(started_by = $1 OR started_by IS NULL)" // as startedByIs3
-	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		SELECT `+jobColumns+` FROM {schema}.jobs
-		WHERE `+match+` AND status = 'running' ORDER BY id`), idArg(worker))
+		WHERE started_by = $1 AND status = 'running' ORDER BY id`), idArg(worker))
 	if err == nil {
 		var jobs []store.Job
 		if jobs, err = collectJobs(rows, 0); err == nil {
