@@ -18,6 +18,7 @@ var testOnly = []string{
 	"pgregory.net/rapid",
 	"github.com/tickwork/tickwork/store/storetest",
 	"github.com/tickwork/tickwork/store/pg/pgtest",
+	"github.com/tickwork/tickwork/internal/testpanic",
 }
 
 // TestBinariesLinkNoTestCode fails when a binary, built with or without

@@ -97,11 +97,7 @@ func Run(sc Scenario, opt Options) Result {
 		return Result{Scenario: sc, Err: err}
 	}
 	defer s.stopCoroutines()
-	s.start()
-	s.runUntil(time.Duration(1 << 62))
-	if !s.stopped {
-		s.finish()
-	}
+	s.simulate()
 	// Calls still parked on store latency unwind now; the run is over and
 	// what they do is not part of it.
 	s.tr.closed = true
@@ -117,6 +113,24 @@ func Run(sc Scenario, opt Options) Result {
 		s.res.Err = fmt.Errorf("writing the trace: %w", s.tr.err)
 	}
 	return s.res
+}
+
+// simulate runs the events to the end. A broken invariant of the worker
+// or the store panics; it ends the run as a failure with the state the
+// panic names, and the trace up to it.
+func (s *sim) simulate() {
+	defer func() {
+		if r := recover(); r != nil {
+			s.tr.printf(s.now, "sim", "PANIC %v", r)
+			s.tr.closed = true
+			s.stop(nil, fmt.Errorf("seed %d: %v", s.sc.Seed, r))
+		}
+	}()
+	s.start()
+	s.runUntil(time.Duration(1 << 62))
+	if !s.stopped {
+		s.finish()
+	}
 }
 
 func newSim(sc Scenario, opt Options) (*sim, error) {

@@ -158,11 +158,19 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 }
 
 // Step feeds one input to the policy and returns what to do, in order. An
-// ActCall is always the last action.
+// ActCall is always the last action. It panics if the policy's or the
+// core's invariants break (see checkInvariants).
 func (p *Policy) Step(in Input) []Action {
 	if p.phase == exited {
 		return nil
 	}
+	acts := p.step(in)
+	p.checkInvariants(in, acts)
+	p.core.checkInvariants("runner step")
+	return acts
+}
+
+func (p *Policy) step(in Input) []Action {
 	if p.calling != (in.Kind == InCallReturned) {
 		panic(fmt.Sprintf("worker: runner policy stepped with input %d while a store call is out: %v", in.Kind, p.calling))
 	}

@@ -60,7 +60,9 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	errs = append(errs, err)
 	c.dutiesDue = leaderPass && c.leader && !c.shuttingDown
-	return TickResult{Start: start}, c.tickFailed(errors.Join(errs...))
+	err = c.tickFailed(errors.Join(errs...))
+	c.checkInvariants("Tick")
+	return TickResult{Start: start}, err
 }
 
 // DutiesDue reports whether the last Tick's lease pass found this worker
@@ -79,6 +81,7 @@ func (c *Core) Duties(ctx context.Context) error {
 	if err != nil && c.failures == 0 {
 		c.failures = 1 // the tick itself succeeded: this is its one failure
 	}
+	c.checkInvariants("Duties")
 	return err
 }
 
@@ -302,6 +305,9 @@ func (c *Core) hand(recovered, reserved []store.Job) []store.Job {
 // handOut counts jobs as executing under the id that reserved them.
 func (c *Core) handOut(jobs []store.Job, reason string) {
 	for _, j := range jobs {
+		if j.StartedBy.IsZero() || j.Status != store.Running {
+			panic(fmt.Sprintf("worker: invariant broken: handed out job %s is %s under worker %s, want running under a worker", j.ID, j.Status, j.StartedBy))
+		}
 		c.executing[j.ID] = j
 		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: j, Reason: reason})
 	}

@@ -43,6 +43,7 @@ func (t *tx) Now(context.Context) (time.Time, error) {
 }
 
 func (t *tx) commit() {
+	t.checkCommit()
 	if len(t.notes) > 0 {
 		t.s.listeners.send(t.notes)
 	}
