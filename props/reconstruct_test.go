@@ -72,7 +72,7 @@ func TestReconstructFindsViolations(t *testing.T) {
 			b.duties(w1, b.promote(2))
 			b.run(2, w1, Succeed, 0)
 		}},
-		{"retry missing", NoLostJobs, func(b *builder) {
+		{"retry missing", RetryBounds, func(b *builder) {
 			failedOnce(b)
 			b.commit(w1, b.fail(1, "again"))
 		}},

@@ -80,7 +80,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	case fails:
 		ex.decision, ex.reason = worker.Fail, "handler failed"
 	case panics:
-		ex.decision, ex.reason = worker.Retry, "panic: simulated handler panic"
+		ex.decision, ex.reason = worker.Retry, props.PanicReason+"simulated"
 	case overruns:
 		run += s.sc.JobTimeout.D()
 		ex.decision, ex.reason = worker.Retry, "handler returned after its timeout"

@@ -24,6 +24,7 @@ var Names = []string{
 	RunnerShutdownNoRetry,
 	RunnerNoCancel,
 	RunnerDropResults,
+	FailRetried,
 }
 
 // The planted bugs.
@@ -59,6 +60,8 @@ const (
 	// RunnerDropResults: the runner drops results of jobs that finish while
 	// it backs off after a failed tick.
 	RunnerDropResults = "runner-drop-results"
+	// FailRetried retries a job whose handler decided to fail it.
+	FailRetried = "fail-retried"
 )
 
 // Known reports whether name is one of Names.
