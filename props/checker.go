@@ -61,9 +61,10 @@ type chainState struct {
 
 // execution is one handler run in progress.
 type execution struct {
-	start Event
-	proc  string      // key of the process running it
-	chain *chainState // its job's chain, nil if unknown
+	start     Event
+	proc      string      // key of the process running it
+	chain     *chainState // its job's chain, nil if unknown
+	cancelled bool        // its context was cancelled (ExecsCancelled)
 }
 
 // New returns a Checker for a run with params. It fails if the backoff
@@ -119,7 +120,15 @@ func (c *Checker) Step(e Event) *Violation {
 	case Restarted:
 		c.restarted(&e)
 	case ShutdownBegan:
-		c.proc(&e).shuttingDown = true
+		p := c.proc(&e)
+		p.shuttingDown, p.shutdownAt = true, e.Time
+	case ShutdownAbandoned:
+		c.shutdownAbandoned(&e)
+	case ExecsCancelled:
+		p := c.proc(&e)
+		for _, x := range p.open {
+			x.cancelled = true
+		}
 	case ShutdownCompleted:
 		c.shutdownCompleted(&e)
 	case DeclaredDead:

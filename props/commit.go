@@ -14,6 +14,7 @@ type commitScope struct {
 	leaderOf   string      // and to what
 	inserted   []ulid.ULID // job rows inserted, in the order given
 	links      []link      // next_attempt_id set on a row
+	failed     []ulid.ULID // running rows their worker failed
 }
 
 // link is a retry: Prev's next_attempt_id was set to Next.
@@ -66,6 +67,9 @@ func (c *Checker) commit(e *Event) {
 	}
 	c.checkScheduleRuns(e, &sc)
 	c.checkOrphanAttempts(&sc)
+	for _, id := range sc.failed {
+		c.decisionHonoured(id)
+	}
 	for _, ch := range e.Schedules {
 		var b, a ScheduleRow
 		c.scheduleChange(norm(ch.Before, &b, normSchedule), norm(ch.After, &a, normSchedule), &sc)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -102,8 +103,32 @@ func (c *Checker) execEnded(e *Event) {
 	default:
 		c.report(WellFormed, fmt.Sprintf("job %s ended with unknown decision %q", e.Job, e.Decision))
 	}
+	c.checkDecision(e)
 	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
 		st.decided = e.Decision
+	}
+}
+
+// PanicReason and UndecodableReason begin the reason a worker records for a
+// handler that panicked and for a payload that did not decode.
+const (
+	PanicReason       = "handler panicked: "
+	UndecodableReason = "payload did not decode"
+)
+
+// checkDecision checks that a handler's outcome got the decision SPEC 4
+// gives it (property 2): a panic is retried, an undecodable payload fails
+// at once.
+func (c *Checker) checkDecision(e *Event) {
+	want := Decision("")
+	switch {
+	case strings.HasPrefix(e.Reason, PanicReason):
+		want = Retry
+	case strings.HasPrefix(e.Reason, UndecodableReason):
+		want = Fail
+	}
+	if want != "" && e.Decision != want {
+		c.report(RetryBounds, fmt.Sprintf("job %s ended with %q and decision %s, want %s", e.Job, e.Reason, e.Decision, want))
 	}
 }
 

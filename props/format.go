@@ -71,6 +71,9 @@ func (e Event) String() string {
 	if e.Reason != "" {
 		fmt.Fprintf(&b, " reason=%q", e.Reason)
 	}
+	if e.Kind == ShutdownAbandoned {
+		fmt.Fprintf(&b, " failures=%d", e.Failures)
+	}
 	if e.Kind == ShutdownCompleted {
 		fmt.Fprintf(&b, " running=%v lease_holder=%s", e.Running, formatID(e.LeaseHolder))
 	}

@@ -27,6 +27,14 @@ type Params struct {
 	LeaseTTL      time.Duration    // leader lease time to live (store time)
 	DeadThreshold time.Duration    // a worker unseen this long is declared dead
 	Schedules     []ScheduleSpec   // the cron schedules the workers run
+	// ShutdownAttempts is how many failed tries of the shutdown
+	// transaction a runner makes before giving it up (0: not checked).
+	ShutdownAttempts int
+	// DrainTimeout is the runners' drain timeout, for histories whose
+	// ShutdownBegan and ExecsCancelled events are exact (a simulator's);
+	// 0 turns the checks of releases at shutdown off (a live log stamps
+	// ShutdownBegan at the next transaction, not at the signal).
+	DrainTimeout time.Duration
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds
@@ -68,6 +76,13 @@ const (
 	// driver read from the store at that moment: the jobs running with
 	// started_by = Worker (in id order) and the lease holder (zero: none).
 	ShutdownCompleted Kind = "shutdown_completed"
+	// ShutdownAbandoned: Process gave its graceful shutdown up as Worker
+	// after Failures failed shutdown transactions in a row, and exits; its
+	// executions stop, and a leader rescues what the worker still owns.
+	ShutdownAbandoned Kind = "shutdown_abandoned"
+	// ExecsCancelled: Process cancelled the contexts of all its running
+	// handlers (the drain deadline of a graceful shutdown).
+	ExecsCancelled Kind = "execs_cancelled"
 	// DeclaredDead: Process learned that Worker was declared dead (its
 	// heartbeat found no live row) and will register again.
 	DeclaredDead Kind = "declared_dead"
@@ -118,6 +133,9 @@ type Event struct {
 	// ExecEnded
 	Decision Decision `json:",omitzero"`
 	Reason   string   `json:",omitzero"`
+
+	// ShutdownAbandoned
+	Failures int `json:",omitzero"`
 
 	// ShutdownCompleted
 	Running     []ulid.ULID `json:",omitempty"`

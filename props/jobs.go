@@ -83,6 +83,10 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 			c.report(SingleExecution, fmt.Sprintf("worker %s recorded a result for job %s, which runs under %s (not fenced)",
 				e.Worker, a.ID, b.StartedBy), withJobs(*b, *a))
 		}
+		c.released(e, b, a)
+		if a.Status == Failed {
+			sc.failed = append(sc.failed, a.ID)
+		}
 	case b.Status == Running && a.Status == Lost:
 		c.rescued(b, a, sc)
 	default:
@@ -172,4 +176,20 @@ func (c *Checker) forgetStarter(id ulid.ULID, st *jobState) {
 		delete(p.started, id)
 	}
 	st.proc = ""
+}
+
+// decisionHonoured checks, at the end of the commit in which its worker
+// failed it, a row whose handler's decision reached the history (property
+// 2): a Retry below MaxRetries got its next attempt in that transaction. (A
+// Fail that gets one is caught by retryLink.) A release at shutdown is not
+// the handler's decision.
+func (c *Checker) decisionHonoured(id ulid.ULID) {
+	st := c.jobs[id]
+	if st == nil || st.row.Status != Failed || st.row.FailedReason == ReleaseReason {
+		return
+	}
+	if r := st.row; st.decided == Retry && r.NextAttemptID.IsZero() && r.Attempt < c.params.MaxRetries {
+		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s failed with a Retry decision and retries left, but got no next attempt in that transaction",
+			r.Attempt, id), withJobs(r))
+	}
 }

@@ -3,6 +3,7 @@ package props
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -15,6 +16,7 @@ type procState struct {
 	open         map[ulid.ULID]*execution // executions in progress, by job
 	started      map[ulid.ULID]struct{}   // jobs it started whose rows have not ended
 	shuttingDown bool
+	shutdownAt   time.Time // when the graceful shutdown began
 }
 
 // procKey names the process an event is about: its Process, else the
@@ -121,6 +123,45 @@ func (c *Checker) shutdownCompleted(e *Event) {
 	}
 	c.stop(p)
 }
+
+// shutdownAbandoned checks a graceful shutdown given up (property 3): only
+// after the runner's full count of failed tries. The process then exits
+// like a crash; a leader rescues what its worker still owns.
+func (c *Checker) shutdownAbandoned(e *Event) {
+	if n := c.params.ShutdownAttempts; e.Failures < n {
+		c.report(ShutdownDraining, fmt.Sprintf("process %s gave its graceful shutdown as %s up after %d failed tries, fewer than the %d it must make",
+			c.procKey(e), e.Worker, e.Failures, n))
+	}
+	c.crashed(e)
+}
+
+// released checks a running job a process in graceful shutdown released
+// (failed with ReleaseReason) while its handler still ran (property 3):
+// the drain timeout had passed since the shutdown began, less the 20% a
+// drifting local clock may run fast, and the handler's context had been
+// cancelled. Histories with inexact shutdown times (DrainTimeout 0) skip it.
+func (c *Checker) released(e *Event, b, a *JobRow) {
+	p := c.procOf(b.StartedBy)
+	if c.params.DrainTimeout <= 0 || a.FailedReason != ReleaseReason || p == nil || !p.shuttingDown {
+		return
+	}
+	x := p.open[a.ID]
+	if x == nil {
+		return // its handler had returned, or never ran here (an unseen reservation)
+	}
+	if waited, least := e.Time.Sub(p.shutdownAt), c.params.DrainTimeout*4/5; waited < least {
+		c.report(ShutdownDraining, fmt.Sprintf("process %s released job %s %v after its graceful shutdown began, before the drain timeout %v",
+			p.name, a.ID, waited, c.params.DrainTimeout), withJobs(*b, *a), withEvents(x.start))
+	}
+	if !x.cancelled {
+		c.report(ShutdownDraining, fmt.Sprintf("process %s released job %s without cancelling its handler's context first", p.name, a.ID),
+			withJobs(*b, *a), withEvents(x.start))
+	}
+}
+
+// ReleaseReason is the failed_reason of a job released at a graceful
+// shutdown (SPEC 5).
+const ReleaseReason = "worker shut down"
 
 // unfinishedOf returns, in id order, the rows running under w and the rows
 // process p started that have not ended.

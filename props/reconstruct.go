@@ -113,7 +113,8 @@ const (
 	rankExecEnded
 	rankWorkerShutdown
 	rankFinish
-	rankScheduleRun // a leader enqueues a run once the previous one ended
+	rankScheduleRun   // a leader enqueues a run once the previous one ended
+	rankScheduleFired // and logs it after the insert it made
 	rankDutiesEnded
 	rankShutdownCompleted
 )
@@ -129,6 +130,8 @@ func logRank(k Kind) int {
 		return rankExecStarted
 	case ExecEnded:
 		return rankExecEnded
+	case ScheduleFired:
+		return rankScheduleFired
 	case DutiesEnded:
 		return rankDutiesEnded
 	case ShutdownCompleted:

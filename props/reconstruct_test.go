@@ -38,6 +38,7 @@ func liveRecord(b *builder) (jobs []JobRow, workers []WorkerRow, log []Event) {
 func TestReconstructGoodHistories(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun, "late start": lateStartRun,
+		"schedule fired": scheduleFiredRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()
@@ -72,7 +73,7 @@ func TestReconstructFindsViolations(t *testing.T) {
 			b.duties(w1, b.promote(2))
 			b.run(2, w1, Succeed, 0)
 		}},
-		{"retry missing", NoLostJobs, func(b *builder) {
+		{"retry missing", RetryBounds, func(b *builder) {
 			failedOnce(b)
 			b.commit(w1, b.fail(1, "again"))
 		}},
@@ -100,4 +101,17 @@ func TestReconstructFindsViolations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scheduleFiredRun is a leader's duty that enqueues a schedule's run and
+// logs it, as a live worker's -history-log does: the logged ScheduleFired
+// shares the insert's store time and must come after it.
+func scheduleFiredRun(b *builder) {
+	setup(b)
+	b.event(DutiesStarted, w1, nil)
+	b.commit(w1, b.scheduleRun(100))
+	b.event(ScheduleFired, w1, func(e *Event) {
+		e.Job, e.Schedule, e.CronTime = job(100), "tick", b.jobs[job(100)].ScheduledAt
+	})
+	b.event(DutiesEnded, w1, nil)
 }

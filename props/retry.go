@@ -36,6 +36,8 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	switch {
 	case p.Status != Failed && p.Status != Lost:
 		c.report(RetryBounds, fmt.Sprintf("job %s got a next attempt while %s", p.ID, p.Status), withJobs(p, n))
+	case p.Status == Failed && prev.decided == Fail && p.FailedReason != ReleaseReason:
+		c.report(RetryBounds, fmt.Sprintf("job %s was retried although its handler failed it for good", p.ID), withJobs(p, n))
 	case p.Attempt >= c.params.MaxRetries:
 		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s was retried, but MaxRetries is %d", p.Attempt, p.ID, c.params.MaxRetries), withJobs(p, n))
 	case n.Attempt != p.Attempt+1:

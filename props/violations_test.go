@@ -156,11 +156,37 @@ var retryCases = []violationCase{
 		failedOnce(b)
 		return atNext(b, func() { b.commit(w1, b.fail(1, "again"), b.retry(1, 2, 6*time.Second)) })
 	}},
-	{"retry scheduled in a later transaction", RetryBounds, "outside the policy", func(b *builder) int {
+	{"retry scheduled in a later transaction", RetryBounds, "no next attempt in that transaction", func(b *builder) int {
 		failedOnce(b)
+		i := atNext(b, func() { b.commit(w1, b.fail(1, "again")) })
+		b.after(time.Second)
+		b.commit(w1, b.retry(1, 2, 5*time.Second))
+		return i
+	}},
+	{"retry without a logged decision delayed wrong", RetryBounds, "outside the policy", func(b *builder) int {
+		setup(b)
+		b.commit(none, b.enqueue(1))
+		b.commit(w1, b.reserve(1, w1))
 		b.commit(w1, b.fail(1, "again"))
 		b.after(time.Second)
 		return atNext(b, func() { b.commit(w1, b.retry(1, 2, 5*time.Second)) })
+	}},
+	{"Fail decision retried", RetryBounds, "failed it for good", func(b *builder) int {
+		setup(b)
+		b.commit(none, b.enqueue(1))
+		b.commit(w1, b.reserve(1, w1))
+		b.start(1, w1)
+		b.end(1, w1, Fail)
+		return atNext(b, func() { b.commit(w1, b.fail(1, "no"), b.retry(1, 2, 5*time.Second)) })
+	}},
+	{"panic not retried", RetryBounds, "want retry", func(b *builder) int {
+		setup(b)
+		b.commit(none, b.enqueue(1))
+		b.commit(w1, b.reserve(1, w1))
+		b.start(1, w1)
+		return atNext(b, func() {
+			b.event(ExecEnded, w1, func(e *Event) { e.Job, e.Decision, e.Reason = job(1), Fail, PanicReason+"boom" })
+		})
 	}},
 	{"retry numbered wrong", RetryBounds, "is numbered 2", func(b *builder) int {
 		failedOnce(b)
@@ -237,10 +263,9 @@ var livenessCases = []violationCase{
 		failedOnce(b)
 		return atEnd(b)
 	}},
-	{"retry decision without retry", NoLostJobs, "handler decision: retry", func(b *builder) int {
+	{"retry decision without retry", RetryBounds, "no next attempt in that transaction", func(b *builder) int {
 		failedOnce(b)
-		b.commit(w1, b.fail(1, "again"))
-		return atEnd(b)
+		return atNext(b, func() { b.commit(w1, b.fail(1, "again")) })
 	}},
 	{"lost without retry", NoLostJobs, "ended lost", func(b *builder) int {
 		setup(b)

@@ -22,7 +22,7 @@ type Backend interface {
 	// TakeCommits returns the transactions committed since the previous
 	// call, in commit order, and forgets them. The slice is only valid until
 	// the next transaction starts.
-	TakeCommits() []mem.Commit
+	TakeCommits() []store.Commit
 }
 
 // NewBackend makes a fresh, empty store whose clock is now.
@@ -31,7 +31,7 @@ type NewBackend func(now func() time.Time) (Backend, error)
 // memBackend is the in-memory store with its commit hook buffered.
 type memBackend struct {
 	*mem.Store
-	commits []mem.Commit
+	commits []store.Commit
 }
 
 // MemBackend returns the in-memory store (store/mem) as a Backend.
@@ -39,11 +39,11 @@ func MemBackend(now func() time.Time) (Backend, error) {
 	b := &memBackend{Store: mem.New(now)}
 	// The hook runs inside the store's lock; it only buffers, and the
 	// simulator reads the buffer once the transaction has returned.
-	b.SetCommitHook(func(c mem.Commit) { b.commits = append(b.commits, c) })
+	b.SetCommitHook(func(c store.Commit) { b.commits = append(b.commits, c) })
 	return b, nil
 }
 
-func (b *memBackend) TakeCommits() []mem.Commit {
+func (b *memBackend) TakeCommits() []store.Commit {
 	out := b.commits
 	b.commits = out[:0] // reused: the caller is done with out before the next commit
 	return out

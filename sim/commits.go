@@ -9,7 +9,6 @@ import (
 
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
-	"github.com/tickwork/tickwork/store/mem"
 )
 
 // takeCommits turns the transactions that committed since the last call
@@ -24,7 +23,7 @@ func (s *sim) takeCommits(p *proc) {
 	}
 }
 
-func (s *sim) commit(p *proc, c *mem.Commit) {
+func (s *sim) commit(p *proc, c *store.Commit) {
 	e := props.Event{Kind: props.Commit, Time: c.Now}
 	if p != nil {
 		e.Process = p.name
@@ -56,8 +55,8 @@ func (s *sim) commit(p *proc, c *mem.Commit) {
 }
 
 // jobChanges converts a transaction's job writes (see canonical).
-func (s *sim) jobChanges(actor string, writes []mem.JobChange) []props.JobChange {
-	ids, folded := canonical(writes, mem.JobChange.ID, func(w mem.JobChange) (*store.Job, *store.Job) { return w.Before, w.After },
+func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChange {
+	ids, folded := canonical(writes, store.JobChange.ID, func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After },
 		sameJob, ulid.ULID.Compare)
 	out := make([]props.JobChange, len(folded))
 	for i, ch := range folded {
@@ -134,8 +133,8 @@ func stamp(t time.Time) string {
 	return string(appendStamp(nil, t.Sub(Epoch)))
 }
 
-func (s *sim) workerChanges(actor string, writes []mem.WorkerChange) []props.WorkerChange {
-	ids, folded := canonical(writes, mem.WorkerChange.ID, func(w mem.WorkerChange) (*store.Worker, *store.Worker) { return w.Before, w.After },
+func (s *sim) workerChanges(actor string, writes []store.WorkerChange) []props.WorkerChange {
+	ids, folded := canonical(writes, store.WorkerChange.ID, func(w store.WorkerChange) (*store.Worker, *store.Worker) { return w.Before, w.After },
 		sameWorker, ulid.ULID.Compare)
 	out := make([]props.WorkerChange, len(folded))
 	for i, ch := range folded {
@@ -173,7 +172,7 @@ func WorkerRow(w *store.Worker) *props.WorkerRow {
 // expired lease deleted and a new term inserted in one transaction into a
 // single change; it stays folded, as a live history has it: the checker
 // reads a new ElectedAt as a new term, not a renewal of the expired lease.
-func (s *sim) leaseChanges(actor string, l *mem.LeaseChange) []props.LeaseChange {
+func (s *sim) leaseChanges(actor string, l *store.LeaseChange) []props.LeaseChange {
 	if a := l.After; a != nil {
 		s.tr.printf(s.now, actor, "lease %s until %s", s.names.worker(a.WorkerID), stamp(a.ExpiresAt))
 		if a.WorkerID != s.lastHolder {
@@ -195,8 +194,8 @@ func leaseRow(l *store.Lease) *props.LeaseRow {
 	return &props.LeaseRow{Holder: l.WorkerID, ElectedAt: l.ElectedAt, ExpiresAt: l.ExpiresAt}
 }
 
-func (s *sim) scheduleChanges(actor string, writes []mem.ScheduleChange) []props.ScheduleChange {
-	names, folded := canonical(writes, mem.ScheduleChange.Name, func(w mem.ScheduleChange) (*store.Schedule, *store.Schedule) { return w.Before, w.After },
+func (s *sim) scheduleChanges(actor string, writes []store.ScheduleChange) []props.ScheduleChange {
+	names, folded := canonical(writes, store.ScheduleChange.Name, func(w store.ScheduleChange) (*store.Schedule, *store.Schedule) { return w.Before, w.After },
 		sameSchedule, strings.Compare)
 	out := make([]props.ScheduleChange, len(folded))
 	for i, ch := range folded {
@@ -238,13 +237,8 @@ func (s *sim) deliver(notes []store.Notification) {
 				delay = p.rnd[NotifyDelay].DurationBetween(10*time.Millisecond, 2*time.Second)
 			}
 		}
-		s.after(delay, &event{kind: evNotify, w: p.idx, inc: p.inc})
-	}
-}
-
-// notified: a notification reached p; it ticks unless it is backing off.
-func (s *sim) notified(p *proc) {
-	if p.core != nil {
-		s.wakeNow(p)
+		for _, n := range notes {
+			s.after(delay, &event{kind: evNotify, w: p.idx, inc: p.inc, note: n})
+		}
 	}
 }

@@ -18,6 +18,10 @@ const (
 	MarkDrainDeadline                    // a drain deadline passed with jobs running
 	MarkRecovered                        // a worker recovered jobs from an unseen reserve
 	MarkReregistered                     // a worker declared dead registered again
+	MarkShutdownGaveUp                   // the runner gave a failed shutdown up; a leader rescues
+	MarkNotifyIgnoredFull                // the runner ignored a notification: every slot busy
+	MarkGraceExpired                     // the cancel grace ended with a handler still running
+	MarkLingerExpired                    // results were recorded after the linger ran out
 	numMarks
 )
 
@@ -34,6 +38,10 @@ var markNames = [numMarks]string{
 	"drain deadline reached",
 	"reservation recovered after ambiguous commit",
 	"declared-dead worker re-registered",
+	"shutdown given up, jobs left to a leader",
+	"notification ignored by a full worker",
+	"cancel grace expired, handler still running",
+	"results recorded after the linger",
 }
 
 // String returns the mark's description.

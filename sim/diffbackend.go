@@ -11,8 +11,6 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
-	"github.com/tickwork/tickwork/store/mem"
-	"github.com/tickwork/tickwork/store/storetest"
 )
 
 // DiffBackend makes a Backend of any store, such as store/pg with its
@@ -26,11 +24,11 @@ func DiffBackend(st store.Store) Backend { return &diffBackend{Store: st} }
 
 type diffBackend struct {
 	store.Store
-	prev    storetest.State
-	commits []mem.Commit
+	prev    store.State
+	commits []store.Commit
 }
 
-func (b *diffBackend) TakeCommits() []mem.Commit {
+func (b *diffBackend) TakeCommits() []store.Commit {
 	out := b.commits
 	b.commits = nil
 	return out
@@ -53,7 +51,7 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	})
 	// Read back even after an error: a transaction may commit and still
 	// report one.
-	next, rerr := storetest.Snapshot(ctx, b.Store)
+	next, rerr := store.Snapshot(ctx, b.Store)
 	if rerr != nil {
 		return errors.Join(err, fmt.Errorf("diff backend: read the rows back: %w", rerr))
 	}
@@ -83,22 +81,22 @@ func (r *releaseRecorder) ReleaseLease(ctx context.Context, w ulid.ULID) (bool, 
 }
 
 // diff lists the rows that differ between the previous snapshot and next.
-func (b *diffBackend) diff(next storetest.State) mem.Commit {
-	var c mem.Commit
+func (b *diffBackend) diff(next store.State) store.Commit {
+	var c store.Commit
 	for _, ch := range diffRows(b.prev.Jobs, next.Jobs, func(j store.Job) ulid.ULID { return j.ID }, ulid.ULID.Compare, sameJob) {
-		c.Jobs = append(c.Jobs, mem.JobChange(ch))
+		c.Jobs = append(c.Jobs, store.JobChange(ch))
 		if a := ch.After; a != nil && a.Status == store.Available && (ch.Before == nil || ch.Before.Status != store.Available) {
 			c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelAvailable, Queue: a.Queue})
 		}
 	}
 	for _, ch := range diffRows(b.prev.Workers, next.Workers, func(w store.Worker) ulid.ULID { return w.ID }, ulid.ULID.Compare, sameWorker) {
-		c.Workers = append(c.Workers, mem.WorkerChange(ch))
+		c.Workers = append(c.Workers, store.WorkerChange(ch))
 	}
 	if !sameLease(b.prev.Lease, next.Lease) {
-		c.Lease = &mem.LeaseChange{Before: b.prev.Lease, After: next.Lease}
+		c.Lease = &store.LeaseChange{Before: b.prev.Lease, After: next.Lease}
 	}
 	for _, ch := range diffRows(b.prev.Schedules, next.Schedules, func(s store.Schedule) string { return s.Name }, strings.Compare, sameSchedule) {
-		c.Schedules = append(c.Schedules, mem.ScheduleChange(ch))
+		c.Schedules = append(c.Schedules, store.ScheduleChange(ch))
 	}
 	slices.SortFunc(c.Notifications, func(a, b store.Notification) int { return strings.Compare(a.Queue, b.Queue) })
 	c.Notifications = slices.Compact(c.Notifications)

@@ -1,6 +1,8 @@
 // Package sim is tickwork's deterministic simulator (SPEC 10). It drives the
-// real worker core (worker.Core) against a real store (store/mem by
-// default; any Backend whose clock it supplies) through crashes, stalls,
+// production runner's policy (worker.Policy) and the real worker core
+// beneath it against a real store (store/mem by default; any Backend whose
+// clock it supplies), carrying out the policy's actions on its event queue
+// where worker.Run uses goroutines and timers, through crashes, stalls,
 // clock drift and jumps, store errors before, at and after the commit,
 // outages, lost and late notifications, graceful shutdowns and misbehaving
 // handlers, and checks the queue's promises (props) after every step and,

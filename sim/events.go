@@ -2,33 +2,32 @@ package sim
 
 import (
 	"time"
+
+	"github.com/tickwork/tickwork/worker"
 )
 
 // eventKind says what an event does when it comes due.
 type eventKind uint8
 
 const (
-	evWake            eventKind = iota // gen: poll timer generation, 0 for a wake-up by a job or notification
-	evResume                           // a core call parked on store latency goes on
-	evJobDone                          // gen: execution id
-	evJobTimeout                       // gen: execution id; the handler's context is cancelled
-	evNotify                           // a notification reaches the worker
-	evStart                            // the process starts (first time or after a crash or shutdown)
-	evCrash                            // fault timer: the process dies
-	evStall                            // fault timer: the process pauses
-	evStallEnd                         // the pause ends
-	evJump                             // fault timer: the local clock jumps
-	evShutdown                         // fault timer: graceful shutdown begins (maybe at the next job start)
-	evShutdownNow                      // graceful shutdown begins
-	evDrainDeadline                    // the drain timeout passed
-	evReleaseDeadline                  // the grace after cancelling passed: release what is left
-	evShutdownRetry                    // a failed release or shutdown is tried again
-	evBurst                            // fault timer: a burst of enqueues
-	evCancel                           // fault timer: an operator cancels a job
-	evOutage                           // an outage window opens (for the trace)
-	evQuiesce                          // chaos ends
-	evSettleCheck                      // quiescence: is everything settled?
-	evEnd                              // the quiescence bound
+	evTimer       eventKind = iota // a runner timer: timer, gen its generation
+	evResume                       // a core call parked on store latency goes on
+	evJobDone                      // gen: execution id
+	evJobTimeout                   // gen: execution id; the handler's context is cancelled
+	evNotify                       // note reaches the worker
+	evStart                        // the process starts (first time or after a crash or shutdown)
+	evCrash                        // fault timer: the process dies
+	evStall                        // fault timer: the process pauses
+	evStallEnd                     // the pause ends
+	evJump                         // fault timer: the local clock jumps
+	evShutdown                     // fault timer: graceful shutdown begins (maybe at the next job start)
+	evShutdownNow                  // graceful shutdown begins
+	evBurst                        // fault timer: a burst of enqueues
+	evCancel                       // fault timer: an operator cancels a job
+	evOutage                       // an outage window opens (for the trace)
+	evQuiesce                      // chaos ends
+	evSettleCheck                  // quiescence: is everything settled?
+	evEnd                          // the quiescence bound
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
@@ -89,14 +88,14 @@ func (s *sim) dispatch(e *event) {
 
 func (s *sim) dispatchProc(p *proc, e *event) {
 	switch e.kind {
-	case evWake:
-		s.wake(p, e.gen)
+	case evTimer:
+		s.timerFired(p, e)
 	case evJobDone:
 		s.jobDone(p, e.gen)
 	case evJobTimeout:
 		s.jobTimeout(p, e.gen)
 	case evNotify:
-		s.notified(p)
+		s.step(p, worker.Input{Kind: worker.InNotification, Note: e.note})
 	case evStart:
 		s.startProc(p, e.inc)
 	case evCrash:
@@ -111,12 +110,6 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 		s.shutdownTimer(p)
 	case evShutdownNow:
 		s.beginShutdown(p)
-	case evDrainDeadline:
-		s.drainDeadline(p)
-	case evReleaseDeadline:
-		s.releaseLeft(p)
-	case evShutdownRetry:
-		s.retryShutdown(p)
 	}
 }
 

@@ -80,7 +80,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	case fails:
 		ex.decision, ex.reason = worker.Fail, "handler failed"
 	case panics:
-		ex.decision, ex.reason = worker.Retry, "panic: simulated handler panic"
+		ex.decision, ex.reason = worker.Retry, props.PanicReason+"simulated"
 	case overruns:
 		run += s.sc.JobTimeout.D()
 		ex.decision, ex.reason = worker.Retry, "handler returned after its timeout"
@@ -95,6 +95,9 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	s.record(props.Event{Kind: props.ExecStarted, Process: p.name, Worker: j.StartedBy, Job: j.ID})
 	if p.shutdownDue {
 		defer s.after(0, &event{kind: evShutdownNow, w: p.idx, inc: p.inc})
+	}
+	if p.cancelled { // recovered after the drain deadline: its context is done
+		defer s.cancelAll(p)
 	}
 	if run < s.sc.JobTimeout.D() {
 		ex.endQueued = true
@@ -141,7 +144,8 @@ func (s *sim) cancelExec(p *proc, ex *execution, why string) {
 	s.after(p.clock.trueDelay(time.Millisecond), &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})
 }
 
-// jobDone: the handler returned; the core records its result next tick.
+// jobDone: the handler returned; the runner policy decides when its
+// result is recorded.
 func (s *sim) jobDone(p *proc, id uint64) {
 	i, ex := p.exec(id)
 	if ex == nil {
@@ -151,10 +155,5 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
 	s.record(props.Event{Kind: props.ExecEnded, Process: p.name, Worker: ex.worker, Job: ex.job,
 		Decision: props.Decision(ex.decision.String()), Reason: ex.reason}) // worker spells decisions as props does
-	p.core.Finished(worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason})
-	if p.draining && len(p.execs) == 0 {
-		s.finishShutdown(p)
-		return
-	}
-	s.wakeNow(p)
+	s.step(p, worker.Input{Kind: worker.InJobFinished, Result: worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason}})
 }

@@ -21,8 +21,18 @@ func (s *sim) observe(p *proc, e worker.Event) {
 		}
 		return
 	}
+	if e.Kind == worker.EventNotificationIgnored {
+		s.res.Marks.set(MarkNotifyIgnoredFull)
+		return
+	}
 	s.traceObserved(p, e)
 	switch e.Kind {
+	case worker.EventStoreError:
+		if e.Reason == "shutdown" {
+			p.shutdownFailures++
+		}
+	case worker.EventDrainDeadline:
+		s.res.Marks.set(MarkDrainDeadline)
 	case worker.EventLeaseAcquired, worker.EventLeaseRenewed:
 		p.leaseUntil = e.LeaseExpires
 	case worker.EventLeaseLost, worker.EventLeaseReleased:

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,10 +19,11 @@ type proc struct {
 	inc  int    // incarnation; bumped when the process dies or exits
 	regs int    // worker rows registered so far (for names)
 
-	core  *worker.Core // nil while the process is down
-	store *faultStore
-	clock localClock
-	rnd   [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
+	core   *worker.Core   // nil while the process is down
+	policy *worker.Policy // the runner's policy over core
+	store  *faultStore
+	clock  localClock
+	rnd    [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
 
 	busy         bool // inside a core call (maybe parked on store latency)
 	inCall       bool // the coroutine is running a call's body
@@ -34,15 +34,15 @@ type proc struct {
 	stalledUntil time.Duration
 	deferred     []*event
 
-	pollGen    uint64 // the live poll timer's generation
-	wakeQueued bool   // an immediate wake is already queued
-	execs      []*execution
+	timerGen [worker.NumTimers]uint64 // each runner timer's live generation
+	execs    []*execution
 
-	shutdownDue bool // a shutdown waits for the next job to start, so it has one in flight
-	draining    bool // graceful shutdown in progress
-	shutdownTry int
-	leaseUntil  time.Time // the lease expiry this incarnation believes in
-	dutyWorker  ulid.ULID // set from DutiesStarted until the core call ends
+	shutdownDue      bool      // a shutdown waits for the next job to start, so it has one in flight
+	draining         bool      // graceful shutdown in progress
+	cancelled        bool      // the runner cancelled its job context: handlers start cancelled
+	shutdownFailures int       // failed shutdown transactions of this incarnation
+	leaseUntil       time.Time // the lease expiry this incarnation believes in
+	dutyWorker       ulid.ULID // set from DutiesStarted until the core call ends
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
@@ -128,22 +128,22 @@ func (s *sim) startProc(p *proc, inc int) {
 		s.stop(nil, fmt.Errorf("seed %d: %s: new core: %w", s.sc.Seed, p.name, err))
 		return
 	}
-	p.core = core
-	p.draining, p.shutdownTry, p.shutdownDue = false, 0, false
+	p.core, p.policy = core, worker.NewPolicy(core)
+	p.draining, p.shutdownFailures, p.shutdownDue, p.cancelled = false, 0, false, false
 	p.leaseUntil = time.Time{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
 		s.record(props.Event{Kind: props.Restarted, Process: p.name})
 	}
-	s.wakeNow(p)
+	s.step(p, worker.Input{Kind: worker.InStarted})
 }
 
 // down ends p's incarnation: every event it scheduled goes stale.
 func (s *sim) down(p *proc, restartAfter time.Duration) {
 	p.execs = nil
-	p.core = nil
+	p.core, p.policy = nil, nil
 	p.inc++
-	p.draining, p.wakeQueued, p.shutdownDue = false, false, false
+	p.draining, p.shutdownDue = false, false
 	if s.phase == quiescence {
 		restartAfter = min(restartAfter, s.sc.PollInterval.D())
 	}
@@ -213,62 +213,6 @@ func (s *sim) jump(p *proc) {
 	s.count(ClockJump)
 	p.clock.jump(s.now, by)
 	s.tr.printf(s.now, p.name, "clock jumps %v", by)
-}
-
-// wakeNow asks for a tick as soon as possible (a job ended, a notification
-// came, the process started).
-func (s *sim) wakeNow(p *proc) {
-	if p.wakeQueued {
-		return
-	}
-	p.wakeQueued = true
-	s.after(0, &event{kind: evWake, w: p.idx, inc: p.inc})
-}
-
-// armPoll restarts p's poll timer with the core's next interval.
-func (s *sim) armPoll(p *proc) {
-	p.pollGen++
-	s.after(p.clock.trueDelay(p.core.NextPoll()), &event{kind: evWake, w: p.idx, inc: p.inc, gen: p.pollGen})
-}
-
-// wake handles a poll timer (gen != 0) or an immediate wake-up.
-func (s *sim) wake(p *proc, gen uint64) {
-	if gen == 0 {
-		p.wakeQueued = false
-	} else if gen != p.pollGen {
-		return // a timer replaced by a later one
-	}
-	if p.core == nil {
-		return
-	}
-	if gen == 0 && p.core.Failing() {
-		return // backing off after a failed tick: only the poll timer wakes it
-	}
-	s.tick(p)
-}
-
-// tick runs one loop iteration of p's core at its local time.
-func (s *sim) tick(p *proc) {
-	s.call(p, func() {
-		local := p.clock.read(s.now)
-		res, err := p.core.Tick(s.ctx, local)
-		s.endDuties(p)
-		ids := make([]string, len(res.Start))
-		for i, j := range res.Start {
-			ids[i] = s.names.job(j.ID)
-		}
-		if err != nil {
-			s.tr.printf(s.now, p.name, "tick local %s start %v err %s", stamp(local), ids, s.errText(err))
-		} else {
-			s.tr.printf(s.now, p.name, "tick local %s start %v", stamp(local), ids)
-		}
-		for _, j := range res.Start {
-			s.startExec(p, j)
-		}
-		if !errors.Is(err, worker.ErrShutDown) && p.core != nil {
-			s.armPoll(p)
-		}
-	})
 }
 
 // errText shortens an error for the trace: ULIDs are replaced by names.

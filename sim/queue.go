@@ -3,6 +3,9 @@ package sim
 import (
 	"container/heap"
 	"time"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
 )
 
 // event is one thing that happens at a virtual time. seq breaks ties in
@@ -14,7 +17,10 @@ type event struct {
 	kind eventKind
 	w    int    // worker index, or -1
 	inc  int    // worker incarnation the event belongs to
-	gen  uint64 // timer generation (poll timers) or execution id
+	gen  uint64 // timer generation (runner timers) or execution id
+	// timer is the runner timer an evTimer fires.
+	timer worker.Timer
+	note  store.Notification // evNotify
 }
 
 // eventQueue is a min-heap of events ordered by (at, seq).

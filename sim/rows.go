@@ -4,9 +4,12 @@ import "github.com/tickwork/tickwork/props"
 
 // rowBook counts the job rows quiescence is waiting for: running,
 // available, and scheduled rows other than a schedule's next cron run
-// (which is always there while a schedule exists).
+// (which is always there while a schedule exists). attempts is how many
+// attempts those rows may still take, retries included: the work
+// quiescence must leave time for.
 type rowBook struct {
-	running, available, waiting int
+	maxRetries                            int
+	running, available, waiting, attempts int
 }
 
 func (b *rowBook) change(before, after *props.JobRow) {
@@ -24,10 +27,14 @@ func (b *rowBook) add(r *props.JobRow, n int) {
 	case props.Available:
 		b.available += n
 	case props.Scheduled:
-		if r.ScheduleName == "" || r.Attempt > 0 {
-			b.waiting += n
+		if r.ScheduleName != "" && r.Attempt == 0 {
+			return
 		}
+		b.waiting += n
+	default:
+		return
 	}
+	b.attempts += n * (b.maxRetries - r.Attempt + 1)
 }
 
 // settled reports whether no job row is left to run.

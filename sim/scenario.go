@@ -31,7 +31,6 @@ type Scenario struct {
 	LeaderInterval  Dur     `json:"leader_interval"`
 	DeadThreshold   Dur     `json:"dead_threshold"`
 	DrainTimeout    Dur     `json:"drain_timeout"`
-	CancelGrace     Dur     `json:"cancel_grace"`
 	CleanupInterval Dur     `json:"cleanup_interval"`
 	JobRetention    Dur     `json:"job_retention"`
 	WorkerRetention Dur     `json:"worker_retention"`
@@ -87,7 +86,9 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	s.LeaderInterval = Dur(s.LeaseTTL.D() / time.Duration(3+r.IntN(3))).truncMs()
 	s.Heartbeat = pick(time.Second, 3*time.Second)
 	s.DeadThreshold = Dur(s.Heartbeat.D() * time.Duration(2+r.IntN(3)))
-	s.CancelGrace = pick(50*time.Millisecond, 500*time.Millisecond)
+	// Once the cancel grace; the runner's policy now derives it from the
+	// drain timeout. The draw stays so that every seed keeps its scenario.
+	_ = pick(50*time.Millisecond, 500*time.Millisecond)
 	s.CleanupInterval = pick(2*time.Second, 10*time.Second)
 	s.JobRetention = Dur(30 * 24 * time.Hour)
 	s.WorkerRetention = Dur(7 * 24 * time.Hour)
@@ -228,18 +229,41 @@ func (s *Scenario) Backoff() clockrng.Backoff {
 	return clockrng.Backoff{Base: s.BackoffBase.D(), Factor: s.BackoffFactor, Jitter: s.BackoffJitter}
 }
 
-// settleBound is how long quiescence may take at most: a dead worker is
-// noticed, then every attempt of the longest retry chain waits its backoff,
-// gets promoted, reserved and run to its timeout.
+// settleBound is how long quiescence may take at most for one job: a dead
+// worker is noticed, then every attempt of the longest retry chain waits
+// its backoff, gets promoted, reserved and run. A run with more work left
+// when the faults stop gets longer (see quiescenceBound).
 func (s *Scenario) settleBound() time.Duration {
 	b := s.Backoff()
-	perAttempt := s.JobTimeout.D()*3 + s.CancelGrace.D() + 2*s.PollInterval.D() + s.LeaderInterval.D() + s.LeaseTTL.D()
+	perAttempt := s.attemptBound()
 	total := s.DeadThreshold.D() + s.Heartbeat.D() + 2*s.LeaseTTL.D() + s.DrainTimeout.D() + perAttempt
 	for a := 0; a < s.MaxRetries; a++ {
 		_, hi := b.Bounds(a)
 		total += hi + perAttempt
 	}
 	return (total + 20*time.Second).Truncate(time.Millisecond)
+}
+
+// attemptBound bounds how long one attempt holds a worker's slot once the
+// slot is free: the worker notices within two polls or a leader pass and a
+// lease, and the handler runs at most JobMax plus the timeout (an overrun
+// that ignores its cancellation), on a local clock up to a quarter slow
+// (drift is at most 20%).
+func (s *Scenario) attemptBound() time.Duration {
+	run := s.JobMax.D() + s.JobTimeout.D() + min(s.DrainTimeout.D()/10, time.Second)
+	return run*5/4 + 2*s.PollInterval.D() + s.LeaderInterval.D() + s.LeaseTTL.D()
+}
+
+// quiescenceBound is how long quiescence may take when attempts attempts
+// are left: the critical path of one retry chain (settleBound) plus the
+// attempts spread over every slot of every worker. A work-conserving
+// queue finishes within that (Graham's bound for list scheduling:
+// makespan <= work/slots + longest chain), so a run still busy after it is
+// stuck, not slow.
+func (s *Scenario) quiescenceBound(attempts int) time.Duration {
+	slots := s.Workers * s.MaxConcurrent
+	rounds := (attempts + len(s.Crons)*(s.MaxRetries+1) + slots - 1) / slots
+	return s.Quiescence.D() + time.Duration(rounds)*s.attemptBound()
 }
 
 // Validate reports a scenario that cannot be run.
@@ -293,7 +317,7 @@ func (s *Scenario) Lines() []string {
 	add("seed %d workers %d queues %d jobs %d delayed %.1f burst-size %d", s.Seed, s.Workers, s.Queues, s.Jobs, s.DelayedFrac, s.BurstSize)
 	add("max-concurrent %d max-fetch %d max-retries %d", s.MaxConcurrent, s.MaxFetch, s.MaxRetries)
 	add("poll %v jitter %.2f heartbeat %v lease-ttl %v leader-interval %v dead-threshold %v", s.PollInterval, s.PollJitter, s.Heartbeat, s.LeaseTTL, s.LeaderInterval, s.DeadThreshold)
-	add("drain %v cancel-grace %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CancelGrace, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
+	add("drain %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
 	add("backoff base %v factor %.1f jitter %.2f", s.BackoffBase, s.BackoffFactor, s.BackoffJitter)
 	add("job-max %v job-timeout %v chaos %v quiescence-bound %v", s.JobMax, s.JobTimeout, s.Chaos, s.Quiescence)
 	for _, c := range s.Crons {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
 )
 
 // shutdownTimer is the shutdown fault's timer. Most shutdowns wait for the
@@ -23,9 +24,8 @@ func (s *sim) shutdownTimer(p *proc) {
 	s.beginShutdown(p)
 }
 
-// beginShutdown starts a graceful shutdown of p: stop reserving, let the
-// running jobs finish until the drain deadline, then cancel them, release
-// what still runs, and shut the worker down.
+// beginShutdown asks p's runner for a graceful shutdown; its policy
+// drains, cancels, releases and records the shutdown from there.
 func (s *sim) beginShutdown(p *proc) {
 	p.shutdownDue = false
 	if p.core == nil || p.draining || s.phase != chaos {
@@ -36,90 +36,24 @@ func (s *sim) beginShutdown(p *proc) {
 		s.res.Marks.set(MarkShutdownInFlight)
 	}
 	p.draining = true
-	p.core.BeginShutdown()
 	s.tr.printf(s.now, p.name, "SHUTDOWN begins with %d jobs running", len(p.execs))
 	s.record(props.Event{Kind: props.ShutdownBegan, Process: p.name, Worker: p.core.ID()})
-	if len(p.execs) == 0 {
-		s.finishShutdown(p)
-		return
-	}
-	s.after(p.clock.trueDelay(s.sc.DrainTimeout.D()), &event{kind: evDrainDeadline, w: p.idx, inc: p.inc})
+	s.outageAtShutdown()
+	s.step(p, worker.Input{Kind: worker.InStop})
 }
 
-// drainDeadline cancels the handlers still running; those that honour
-// cancellation return shortly, the others are released after a grace.
-func (s *sim) drainDeadline(p *proc) {
-	if !p.draining || len(p.execs) == 0 {
+// outageAtShutdown sometimes takes the database down as a shutdown begins,
+// for up to the drain and every try of the release and the shutdown, so
+// that runners give the shutdown up and leave their jobs to a leader.
+func (s *sim) outageAtShutdown() {
+	r := s.clientRand(Outage)
+	if !s.sc.On(Outage) || !r.Chance(0.2) {
 		return
 	}
-	s.res.Marks.set(MarkDrainDeadline)
-	s.tr.printf(s.now, p.name, "drain deadline: cancelling %d jobs", len(p.execs))
-	for _, ex := range p.execs {
-		s.cancelExec(p, ex, "context canceled")
-	}
-	s.after(p.clock.trueDelay(s.sc.CancelGrace.D()), &event{kind: evReleaseDeadline, w: p.idx, inc: p.inc})
-}
-
-// releaseLeft releases the jobs that ignored cancellation, then shuts down.
-func (s *sim) releaseLeft(p *proc) {
-	if !p.draining {
-		return
-	}
-	s.call(p, func() {
-		if len(p.execs) > 0 {
-			ids := make([]ulid.ULID, len(p.execs))
-			for i, ex := range p.execs {
-				ids[i] = ex.job
-			}
-			if err := p.core.Release(s.ctx, ids); err != nil {
-				s.tr.printf(s.now, p.name, "release %d jobs failed: %s", len(ids), s.errText(err))
-				s.shutdownLater(p)
-				return
-			}
-			s.tr.printf(s.now, p.name, "released %d jobs", len(ids))
-			// The handlers go on, abandoned, until the process exits below;
-			// their results are no longer wanted.
-			p.execs = nil
-		}
-		s.finishShutdown(p)
-	})
-}
-
-// finishShutdown records the last results, marks the worker shut down and
-// gives up the lease; the process then exits and later starts again. Its
-// callers have seen every execution return or released it.
-func (s *sim) finishShutdown(p *proc) {
-	s.call(p, func() {
-		id := p.core.ID()
-		if err := p.core.Shutdown(s.ctx); err != nil {
-			s.tr.printf(s.now, p.name, "shutdown failed: %s", s.errText(err))
-			s.shutdownLater(p)
-			return
-		}
-		ev := props.Event{Kind: props.ShutdownCompleted, Process: p.name, Worker: id}
-		ev.Running, ev.LeaseHolder = s.ownedBy(id)
-		s.tr.printf(s.now, p.name, "SHUTDOWN complete as %s", s.names.worker(id))
-		s.record(ev)
-		s.down(p, p.rnd[Shutdown].DurationBetween(500*time.Millisecond, 10*time.Second))
-	})
-}
-
-// shutdownLater tries a failed release or shutdown again after a pause.
-func (s *sim) shutdownLater(p *proc) {
-	p.shutdownTry++
-	wait := s.sc.PollInterval.D() << min(p.shutdownTry, 5)
-	s.after(p.clock.trueDelay(wait), &event{kind: evShutdownRetry, w: p.idx, inc: p.inc})
-}
-
-func (s *sim) retryShutdown(p *proc) {
-	if !p.draining {
-		return
-	}
-	if len(p.execs) > 0 {
-		s.releaseLeft(p)
-		return
-	}
-	s.finishShutdown(p)
+	length := r.DurationBetween(time.Second, s.sc.DrainTimeout.D()+40*s.sc.PollInterval.D()).Truncate(time.Microsecond)
+	s.outages = append(s.outages, window{s.now, min(s.now+length, s.sc.Chaos.D())})
+	s.count(Outage)
+	s.tr.printf(s.now, "db", "outage for %v", length)
 }
 
 // ownedBy reads, without faults, the jobs running under worker and the

@@ -97,11 +97,7 @@ func Run(sc Scenario, opt Options) Result {
 		return Result{Scenario: sc, Err: err}
 	}
 	defer s.stopCoroutines()
-	s.start()
-	s.runUntil(time.Duration(1 << 62))
-	if !s.stopped {
-		s.finish()
-	}
+	s.simulate()
 	// Calls still parked on store latency unwind now; the run is over and
 	// what they do is not part of it.
 	s.tr.closed = true
@@ -119,6 +115,24 @@ func Run(sc Scenario, opt Options) Result {
 	return s.res
 }
 
+// simulate runs the events to the end. A broken invariant of the worker
+// or the store panics; it ends the run as a failure with the state the
+// panic names, and the trace up to it.
+func (s *sim) simulate() {
+	defer func() {
+		if r := recover(); r != nil {
+			s.tr.printf(s.now, "sim", "PANIC %v", r)
+			s.tr.closed = true
+			s.stop(nil, fmt.Errorf("seed %d: %v", s.sc.Seed, r))
+		}
+	}()
+	s.start()
+	s.runUntil(time.Duration(1 << 62))
+	if !s.stopped {
+		s.finish()
+	}
+}
+
 func newSim(sc Scenario, opt Options) (*sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
@@ -129,7 +143,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if opt.TailLines == 0 {
 		opt.TailLines = 30
 	}
-	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
+	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed), rows: rowBook{maxRetries: sc.MaxRetries}}
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines)
 	s.client = s.master.Child("client")
@@ -175,6 +189,7 @@ func historyParams(sc *Scenario) props.Params {
 	p := props.Params{
 		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
+		ShutdownAttempts: worker.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
 	}
 	for _, c := range sc.Crons {
 		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})

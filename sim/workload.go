@@ -78,7 +78,8 @@ func (s *sim) cancelOne() {
 // that is down starts again, so that every job can settle.
 func (s *sim) quiesce() {
 	s.phase = quiescence
-	s.tr.printf(s.now, "sim", "quiescence: faults off")
+	bound := s.sc.quiescenceBound(s.rows.attempts)
+	s.tr.printf(s.now, "sim", "quiescence: faults off, %d attempts left, bound %v", s.rows.attempts, bound)
 	for _, p := range s.procs {
 		if p.stalledUntil > s.now {
 			p.stalledUntil = s.now
@@ -89,7 +90,7 @@ func (s *sim) quiesce() {
 		}
 	}
 	s.after(time.Second, &event{kind: evSettleCheck, w: -1})
-	s.at(s.sc.Chaos.D()+s.sc.Quiescence.D(), &event{kind: evEnd, w: -1})
+	s.after(bound, &event{kind: evEnd, w: -1})
 }
 
 // settleCheck ends the run once nothing is left to do: no job row waits to

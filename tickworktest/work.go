@@ -97,9 +97,9 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	cfg := k.cfg
 	cfg.Queues, cfg.Schedules = queues, nil
 	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
-	// Every tick is a leader pass. The core reserves before its duties, so
-	// a scheduled job whose time came is promoted by the first tick's
-	// duties and reserved by the second.
+	// Every tick is a leader pass. A tick reserves before the duties that
+	// follow it, so a scheduled job whose time came is promoted by the
+	// first tick's duties and reserved by the second tick.
 	cfg.LeaderInterval = time.Nanosecond
 	k.cores++
 	core, err := worker.NewCore(k.st, cfg, k.rand.ChildN("core", k.cores), nil)
@@ -115,6 +115,9 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 		if len(res.Start) > 0 {
 			job = &res.Start[0]
 			break
+		}
+		if err := core.Duties(ctx); err != nil {
+			return Attempt{}, false, fmt.Errorf("leader duties: %w", err)
 		}
 	}
 	var r worker.Result

@@ -42,6 +42,7 @@ type Core struct {
 
 	id           ulid.ULID // zero until registered, and after being declared dead
 	leader       bool
+	dutiesDue    bool // the last Tick's lease pass found us leading
 	shuttingDown bool
 	closed       bool
 
@@ -139,6 +140,9 @@ func (c *Core) Finished(r Result) {
 	delete(c.executing, r.JobID)
 	c.pending = append(c.pending, pendingResult{Result: r, job: job})
 }
+
+// full reports whether every slot runs a job.
+func (c *Core) full() bool { return len(c.executing) >= c.cfg.MaxConcurrent }
 
 // NextPoll returns how long the driver should wait before the next Tick
 // when nothing wakes it: the poll interval with jitter, or, after a Tick

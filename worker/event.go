@@ -94,6 +94,18 @@ const (
 	// unknown. Reason names the phase (register, lease, jobs, duties,
 	// release, shutdown).
 	EventStoreError
+	// EventNotificationIgnored: the runner ignored a notification because
+	// every slot is busy (Reason "full"); the poll or a finishing job
+	// brings the next tick.
+	EventNotificationIgnored
+	// EventDrainDeadline: the drain timeout passed with Count jobs still
+	// running; their contexts are cancelled and, after a grace, the ones
+	// that did not return are released.
+	EventDrainDeadline
+	// EventShutdownAbandoned: the shutdown step Reason (release, shutdown)
+	// failed Count times with Err, the last time: the runner gives it up
+	// and a leader rescues the worker's jobs once its heartbeat is stale.
+	EventShutdownAbandoned
 )
 
 var eventNames = map[EventKind]string{
@@ -106,6 +118,8 @@ var eventNames = map[EventKind]string{
 	EventRetryAbandoned: "retry-abandoned", EventResultRecorded: "result-recorded",
 	EventResultFenced: "result-fenced", EventJobStarted: "job-started",
 	EventReleasedAtShutdown: "released-at-shutdown", EventShutDown: "shut-down", EventStoreError: "store-error",
+	EventNotificationIgnored: "notification-ignored", EventDrainDeadline: "drain-deadline",
+	EventShutdownAbandoned: "shutdown-abandoned",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".

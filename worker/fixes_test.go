@@ -460,6 +460,9 @@ func TestLocalClockNeverReachesTheStore(t *testing.T) {
 	if _, err := a.Tick(e.ctx, epoch.AddDate(-7, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
+	if err := a.Duties(e.ctx); err != nil {
+		t.Fatal(err)
+	}
 	acq := rec.of(EventLeaseAcquired)
 	if len(acq) != 1 || !acq[0].LeaseExpires.Equal(storeNow.Add(5*time.Second)) {
 		t.Fatalf("lease events %v, want expiry at store now + 5s = %v", acq, storeNow.Add(5*time.Second))

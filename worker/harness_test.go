@@ -94,6 +94,9 @@ func (e *env) tick(c *Core) []store.Job {
 	if err != nil {
 		e.t.Fatalf("Tick: %v", err)
 	}
+	if err := c.Duties(e.ctx); err != nil {
+		e.t.Fatalf("Duties: %v", err)
+	}
 	return res.Start
 }
 

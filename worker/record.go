@@ -128,6 +128,9 @@ func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, w
 	if mutant.On(mutant.RetryAtMax) {
 		exhausted = job.Attempt > c.cfg.MaxRetries
 	}
+	if mutant.On(mutant.FailRetried) {
+		d = Retry
+	}
 	if d != Retry || exhausted {
 		reason := "the handler decided to fail"
 		if d == Retry {

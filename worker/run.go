@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -33,10 +35,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	jobCtx, hardStop := context.WithCancel(context.WithoutCancel(ctx))
-	defer hardStop()
-	l := &loop{w: w, core: core, handlers: handlers, done: make(chan Result, cfg.MaxConcurrent), jobCtx: jobCtx, hardStop: hardStop}
-
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJobs()
+	l := &loop{w: w, policy: NewPolicy(core), handlers: handlers, done: make(chan Result, cfg.MaxConcurrent),
+		jobCtx: jobCtx, cancelJobs: cancelJobs, stop: ctx.Done()}
 	listenCtx, stopListen := context.WithCancel(ctx)
 	defer stopListen()
 	if l.notes, err = w.st.Listen(listenCtx); err != nil {
@@ -44,18 +46,20 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	notes := l.notes
 
-	l.serve(ctx)
+	l.carry(ctx, l.policy.Step(Input{Kind: InStarted}))
+	for !l.policy.Exited() {
+		l.next(ctx, stopListen)
+	}
 	stopListen()
 	if notes != nil {
 		for range notes { // the store closes it once the subscription ended
 		}
 	}
-	l.notes = nil
-	err = l.shutdown(context.WithoutCancel(ctx))
-	for l.outstanding > 0 {
-		l.finished(<-l.done)
+	for l.outstanding > 0 { // handlers released at shutdown, still running
+		<-l.done
+		l.outstanding--
 	}
-	return err
+	return l.exitErr
 }
 
 // start freezes the handler set and works out the queues to reserve from.
@@ -78,37 +82,112 @@ func (w *Worker) start() (Config, map[string]*handler, error) {
 	return cfg, maps.Clone(w.handlers), nil
 }
 
-// loop is Run's state; only Run's goroutine touches it.
+// loop is Run's state: it carries out the policy's actions with
+// goroutines, timers and the store's listener. Only Run's goroutine
+// touches it.
 type loop struct {
 	w           *Worker
-	core        *Core
+	policy      *Policy
 	handlers    map[string]*handler
 	done        chan Result // each job goroutine sends its result once
 	outstanding int         // job goroutines that have not sent yet
 	notes       <-chan store.Notification
+	stop        <-chan struct{} // Run's ctx.Done(), nil once the stop was stepped
+	timers      [NumTimers]*clock.Timer
 	jobCtx      context.Context
-	hardStop    context.CancelFunc
+	cancelJobs  context.CancelFunc
+	exitErr     error
 }
 
-// serve ticks and waits until ctx is done.
-func (l *loop) serve(ctx context.Context) {
-	for ctx.Err() == nil {
-		l.tick(ctx)
-		if reason := l.wait(ctx, l.core.NextPoll(), !l.core.Failing(), nil); reason != "" {
-			l.w.inst.wakeup(ctx, reason)
+// next waits for one input and steps the policy with it.
+func (l *loop) next(ctx context.Context, stopListen context.CancelFunc) {
+	var in Input
+	select {
+	case <-l.stop:
+		l.stop = nil
+		stopListen() // the notes channel closes; nothing listens while shutting down
+		in = Input{Kind: InStop}
+	case <-l.timerC(TimerPoll):
+		in = Input{Kind: InTimer, Timer: TimerPoll}
+	case <-l.timerC(TimerLinger):
+		in = Input{Kind: InTimer, Timer: TimerLinger}
+	case <-l.timerC(TimerDrain):
+		in = Input{Kind: InTimer, Timer: TimerDrain}
+	case <-l.timerC(TimerGrace):
+		in = Input{Kind: InTimer, Timer: TimerGrace}
+	case <-l.timerC(TimerRetry):
+		in = Input{Kind: InTimer, Timer: TimerRetry}
+	case r := <-l.done:
+		l.outstanding--
+		in = Input{Kind: InJobFinished, Result: r}
+	case n, ok := <-l.notes:
+		if !ok {
+			l.notes = nil
+			return
+		}
+		in = Input{Kind: InNotification, Note: n}
+	}
+	if in.Kind == InTimer {
+		l.timers[in.Timer] = nil
+	}
+	l.carry(ctx, l.policy.Step(in))
+}
+
+// timerC is the channel of an armed timer, nil (never ready) otherwise.
+func (l *loop) timerC(t Timer) <-chan time.Time {
+	if l.timers[t] == nil {
+		return nil
+	}
+	return l.timers[t].C
+}
+
+// carry does what the policy asked, in order; a store call's return is
+// stepped at once, so calls run one after another on this goroutine.
+// Ticks and duties run under Run's ctx (a stop interrupts them), the
+// shutdown steps without its cancellation.
+func (l *loop) carry(ctx context.Context, acts []Action) {
+	for len(acts) > 0 {
+		a := acts[0]
+		acts = acts[1:]
+		switch a.Kind {
+		case ActCall:
+			acts = l.policy.Step(l.do(ctx, a)) // ActCall is the last action
+		case ActStart:
+			for i := range a.Jobs {
+				l.startJob(&a.Jobs[i])
+			}
+		case ActArm:
+			if t := l.timers[a.Timer]; t != nil {
+				t.Stop()
+			}
+			l.timers[a.Timer] = l.w.clock.Timer(a.After)
+		case ActCancelRunning:
+			l.cancelJobs()
+		case ActExit:
+			l.exitErr = a.Err
+			for _, t := range l.timers {
+				if t != nil {
+					t.Stop()
+				}
+			}
 		}
 	}
 }
 
-// tick runs one core iteration and starts the jobs it hands out. Its errors
-// reach the logs as EventStoreError; NextPoll backs off after them.
-func (l *loop) tick(ctx context.Context) {
-	start := l.w.clock.Now()
-	res, _ := l.core.Tick(ctx, start)
-	l.w.inst.tickDuration.Record(ctx, float64(l.w.clock.Since(start).Microseconds())/1000)
-	for i := range res.Start {
-		l.startJob(&res.Start[i])
+// do makes one store call, recording the tick metrics.
+func (l *loop) do(ctx context.Context, a Action) Input {
+	if a.Call == CallRelease || a.Call == CallShutdown {
+		ctx = context.WithoutCancel(ctx)
 	}
+	if a.Wake != "" {
+		l.w.inst.wakeup(ctx, a.Wake)
+	}
+	start := l.w.clock.Now()
+	in := l.policy.Do(ctx, a, start)
+	if a.Call == CallTick {
+		l.w.inst.tickDuration.Record(ctx, float64(l.w.clock.Since(start).Microseconds())/1000)
+	}
+	return in
 }
 
 // startJob runs job in a goroutine of its own. job points into the slice
@@ -125,138 +204,4 @@ func (l *loop) startJob(job *store.Job) {
 	go func() {
 		l.done <- l.w.execute(l.jobCtx, h, *job)
 	}()
-}
-
-// wait blocks for up to d and returns why it woke: "sleep" (the timer),
-// "task" (a job finished) or "notification"; "" when ctx is done or until
-// fires. When not interruptible (backing off after errors) only the timer
-// ends the wait, though finished jobs are still collected.
-func (l *loop) wait(ctx context.Context, d time.Duration, interruptible bool, until <-chan time.Time) string {
-	timer := l.w.clock.Timer(d)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ""
-		case <-until:
-			return ""
-		case <-timer.C:
-			return "sleep"
-		case r := <-l.done:
-			l.finished(r)
-			if interruptible {
-				if !l.collect(ctx, until) {
-					return ""
-				}
-				return "task"
-			}
-		case n, ok := <-l.notes:
-			if !ok {
-				l.notes = nil
-			} else if interruptible && l.wants(n) {
-				return "notification"
-			}
-		}
-	}
-}
-
-// wants reports whether a notification gives the next tick something to do.
-func (l *loop) wants(n store.Notification) bool {
-	if n.Channel == store.ChannelStepdown {
-		return true
-	}
-	return len(l.core.executing) < l.core.cfg.MaxConcurrent && slices.Contains(l.core.cfg.Queues, n.Queue)
-}
-
-func (l *loop) finished(r Result) {
-	l.outstanding--
-	l.core.Finished(r)
-}
-
-// resultLinger is how long collect waits, after a job finished, for the
-// other running jobs to finish too before the next tick.
-const resultLinger = time.Millisecond
-
-// collect takes the results of the jobs that finish within resultLinger,
-// so that one tick records them all and refills their slots together: a
-// tick costs far more than short jobs do, and ticking after each result
-// would reserve one job at a time. It returns as soon as no job runs, so
-// short jobs wait for nothing; a long job delays the next tick by at most
-// resultLinger. It blocks on the results rather than yielding in a loop:
-// spinning took half of a busy worker's CPU away from the database on a
-// two-core machine. It reports false if ctx ended or until fired
-// meanwhile, as wait's "" does.
-func (l *loop) collect(ctx context.Context, until <-chan time.Time) bool {
-	if l.outstanding == 0 {
-		return true
-	}
-	linger := l.w.clock.Timer(resultLinger)
-	defer linger.Stop()
-	for l.outstanding > 0 {
-		select {
-		case r := <-l.done:
-			l.finished(r)
-		case <-linger.C:
-			return true
-		case <-until:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
-	return true
-}
-
-// shutdown drains, releases what did not return, and shuts the core down.
-func (l *loop) shutdown(ctx context.Context) error {
-	l.core.BeginShutdown()
-	cfg := l.core.cfg
-	deadline := l.w.clock.Timer(cfg.DrainTimeout)
-	defer deadline.Stop()
-	l.drain(ctx, deadline.C)
-	if len(l.core.executing) > 0 {
-		l.w.log.Warn("drain timeout reached: cancelling running jobs", "jobs", len(l.core.executing), "drain_timeout", cfg.DrainTimeout)
-		l.hardStop()
-		grace := l.w.clock.Timer(min(cfg.DrainTimeout/10, time.Second))
-		l.drain(ctx, grace.C)
-		grace.Stop()
-		if err := l.retry(ctx, func() error { return l.core.Release(ctx, l.core.Running()) }); err != nil {
-			l.w.log.Error("could not release jobs at shutdown; a leader will rescue them", "error", err.Error())
-		}
-	}
-	err := l.retry(ctx, func() error { return l.core.Shutdown(ctx) })
-	l.hardStop()
-	if err != nil {
-		return fmt.Errorf("worker: record the shutdown: %w", err)
-	}
-	return nil
-}
-
-// drain records results as jobs finish, ticking (which also heartbeats)
-// until no job is counted running or until fires.
-func (l *loop) drain(ctx context.Context, until <-chan time.Time) {
-	for len(l.core.executing) > 0 {
-		if l.wait(ctx, l.core.NextPoll(), true, until) == "" {
-			return
-		}
-		l.tick(ctx)
-	}
-}
-
-// shutdownAttempts bounds the retries of the final store writes.
-const shutdownAttempts = 5
-
-// retry runs fn until it succeeds or shutdownAttempts failed, backing off
-// between attempts while still collecting finished jobs.
-func (l *loop) retry(ctx context.Context, fn func() error) error {
-	var err error
-	for i := 1; i <= shutdownAttempts; i++ {
-		if err = fn(); err == nil || errors.Is(err, ErrShutDown) {
-			return err
-		}
-		if i < shutdownAttempts {
-			l.wait(ctx, ErrorBackoff(l.core.cfg.PollInterval, i), false, nil)
-		}
-	}
-	return err
 }

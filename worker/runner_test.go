@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -61,11 +62,12 @@ func TestRunnerHandlerOutcomes(t *testing.T) {
 		expectChain(t, st, first["ok"], cfg, []store.Status{store.Completed}, "")
 		expectChain(t, st, first["old"], cfg, []store.Status{store.Completed}, "")
 		allFailed := []store.Status{store.Failed, store.Failed, store.Failed, store.Failed}
-		expectChain(t, st, first["panic"], cfg, allFailed, "handler panicked: boom")
+		// Spelled as the checker reads them (props.checkDecision).
+		expectChain(t, st, first["panic"], cfg, allFailed, props.PanicReason+"boom")
 		expectChain(t, st, first["slow"], cfg, allFailed, "timed out after 30ms")
 		expectChain(t, st, first["retry"], cfg, allFailed, "try ")
 		expectChain(t, st, first["fail"], cfg, []store.Status{store.Failed}, "bad input")
-		expectChain(t, st, first["typed"], cfg, []store.Status{store.Failed}, "did not decode as worker.payload")
+		expectChain(t, st, first["typed"], cfg, []store.Status{store.Failed}, props.UndecodableReason+" as worker.payload")
 		if n := undecodedCalls.Load(); n != 0 {
 			t.Errorf("the handler ran %d times on a payload that does not decode", n)
 		}

@@ -35,6 +35,7 @@ func (c *Core) Release(ctx context.Context, ids []ulid.ULID) error {
 	for _, j := range jobs {
 		delete(c.executing, j.ID)
 	}
+	c.checkInvariants("Release")
 	return nil
 }
 
@@ -113,8 +114,9 @@ func (c *Core) Shutdown(ctx context.Context) error {
 		return err
 	}
 	clear(c.executing)
-	c.leader = false
+	c.leader, c.dutiesDue = false, false
 	c.closed = true
+	c.checkInvariants("Shutdown")
 	return nil
 }
 

@@ -92,7 +92,9 @@ func (w *Worker) observe(e Event) {
 	}
 	level := slog.LevelDebug
 	switch e.Kind {
-	case EventStoreError, EventResultFenced, EventDeclaredDead, EventReleasedAtShutdown, EventLeaseLost:
+	case EventShutdownAbandoned:
+		level = slog.LevelError
+	case EventStoreError, EventResultFenced, EventDeclaredDead, EventReleasedAtShutdown, EventLeaseLost, EventDrainDeadline:
 		level = slog.LevelWarn
 	case EventRegistered, EventLeaseAcquired, EventShutDown, EventLeaseReleased, EventDeadWorkersShutDown, EventJobRescued:
 		level = slog.LevelInfo

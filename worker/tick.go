@@ -19,8 +19,10 @@ import (
 // passed; failed results and the recovery of reservations whose commit was
 // not seen, in a transaction of their own when there are any; then one
 // store.JobPass that heartbeats when due, records the successes and
-// reserves min(MaxFetch, MaxConcurrent − running) jobs; then leader duties
-// in their own transaction if this worker believes it leads.
+// reserves min(MaxFetch, MaxConcurrent − running) jobs. Leader duties are
+// not part of it: when the lease pass found this worker leading, DutiesDue
+// reports it and the driver calls Duties after starting the jobs, so a
+// slow duty transaction never delays a job start.
 //
 // A failed phase does not stop the later ones: the error is returned
 // (joined) after all ran, and the jobs in Start must be started regardless.
@@ -31,6 +33,7 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		return TickResult{}, ErrShutDown
 	}
 	c.now = now
+	c.dutiesDue = false
 	var errs []error
 	if c.id.IsZero() && !c.shuttingDown {
 		if err := c.register(ctx); err != nil {
@@ -56,10 +59,30 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		}
 	}
 	errs = append(errs, err)
-	if leaderPass && c.leader {
-		errs = append(errs, c.duties(ctx))
+	c.dutiesDue = leaderPass && c.leader && !c.shuttingDown
+	err = c.tickFailed(errors.Join(errs...))
+	c.checkInvariants("Tick")
+	return TickResult{Start: start}, err
+}
+
+// DutiesDue reports whether the last Tick's lease pass found this worker
+// leading, so that Duties should run next.
+func (c *Core) DutiesDue() bool { return c.dutiesDue && !c.closed }
+
+// Duties runs the leader duties the last Tick made due, in their own
+// transaction (see duties); it does nothing when none are due. A failure
+// counts as a failed tick for NextPoll's backoff, once per tick.
+func (c *Core) Duties(ctx context.Context) error {
+	if !c.DutiesDue() {
+		return nil
 	}
-	return TickResult{Start: start}, c.tickFailed(errors.Join(errs...))
+	c.dutiesDue = false
+	err := c.duties(ctx)
+	if err != nil && c.failures == 0 {
+		c.failures = 1 // the tick itself succeeded: this is its one failure
+	}
+	c.checkInvariants("Duties")
+	return err
 }
 
 // tickFailed counts consecutive failed ticks for NextPoll's backoff.
@@ -282,6 +305,9 @@ func (c *Core) hand(recovered, reserved []store.Job) []store.Job {
 // handOut counts jobs as executing under the id that reserved them.
 func (c *Core) handOut(jobs []store.Job, reason string) {
 	for _, j := range jobs {
+		if j.StartedBy.IsZero() || j.Status != store.Running {
+			panic(fmt.Sprintf("worker: invariant broken: handed out job %s is %s under worker %s, want running under a worker", j.ID, j.Status, j.StartedBy))
+		}
 		c.executing[j.ID] = j
 		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: j, Reason: reason})
 	}

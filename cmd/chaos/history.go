@@ -33,20 +33,6 @@ func loadLog(path string) (events []props.Event, cut int, err error) {
 	return events, cut, nil
 }
 
-// withoutScheduleFired drops the ScheduleFired events. props.Reconstruct
-// ranks a logged ScheduleFired before the run's insert at the same store
-// time (it ranks schedule-run inserts last), so the checker would find the
-// run has no row yet. The runs are still checked, from their rows.
-func withoutScheduleFired(events []props.Event) []props.Event {
-	out := events[:0]
-	for _, e := range events {
-		if e.Kind != props.ScheduleFired {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // params are the settings the workers ran with, as the checker needs them.
 func (o options) params() props.Params {
 	return props.Params{
@@ -79,7 +65,7 @@ func (r *run) check(jobs []props.JobRow, workers []props.WorkerRow) (outcome, er
 			if err != nil {
 				return outcome{}, fmt.Errorf("read a history log: %w", err)
 			}
-			log, cut = append(log, withoutScheduleFired(events)...), cut+n
+			log, cut = append(log, events...), cut+n
 		}
 	}
 	h := props.Reconstruct(r.o.params(), jobs, workers, log)

@@ -50,6 +50,18 @@ type config struct {
 	progress         io.Writer     // stderr
 }
 
+// marksExpectedFrom is the run length from which every coverage mark must
+// be reached: a mark no seed reaches means the simulator stopped exercising
+// that path, which must fail the run rather than pass silently.
+const marksExpectedFrom = 1000
+
+// marksMissed reports whether a run of seeds that left gaps fails: from
+// marksExpectedFrom seeds on, unless faults were forced on or off (which
+// may put a mark out of reach).
+func marksMissed(cfg config, seeds int, gaps []string) bool {
+	return len(gaps) > 0 && seeds >= marksExpectedFrom && cfg.faults == ""
+}
+
 func main() {
 	if os.Getenv("GOGC") == "" {
 		// Each run allocates a few hundred kilobytes and keeps none of it;
@@ -96,8 +108,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return 2
 	}
-	sum.print(stdout, cfg)
+	gaps := sum.print(stdout, cfg)
 	if sum.failed > 0 {
+		return 1
+	}
+	if marksMissed(cfg, sum.seeds, gaps) {
+		fmt.Fprintf(stdout, "FAIL: in %d seeds no seed reached %d coverage marks (GAP above); every mark is expected from %d seeds on\n", sum.seeds, len(gaps), marksExpectedFrom)
 		return 1
 	}
 	return 0

@@ -84,3 +84,24 @@ func TestReplayCommandCarriesOverrides(t *testing.T) {
 		t.Fatalf("overrides not applied: workers %d chaos %v crash %v stall %v", sc.Workers, sc.Chaos, sc.On(0), sc.On(1))
 	}
 }
+
+// TestMissedMarksFailLongRuns: a long run that never reached a coverage
+// mark fails, a short one or one with forced faults only reports the gap.
+func TestMissedMarksFailLongRuns(t *testing.T) {
+	gap := []string{"results recorded after the linger"}
+	for _, c := range []struct {
+		seeds  int
+		faults string
+		gaps   []string
+		fail   bool
+	}{
+		{1000, "", gap, true},
+		{999, "", gap, false},
+		{1000, "-shutdown", gap, false},
+		{10000, "", nil, false},
+	} {
+		if got := marksMissed(config{faults: c.faults}, c.seeds, c.gaps); got != c.fail {
+			t.Errorf("%d seeds, -faults %q, gaps %v: fails %v, want %v", c.seeds, c.faults, c.gaps, got, c.fail)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tickwork/tickwork/internal/mutant"
 )
@@ -43,7 +44,7 @@ func runMutants(cfg config, w io.Writer) int {
 		if r := o.result; r.Violation != nil {
 			what = r.Violation.Property.String()
 		} else if r.Err != nil {
-			what = "run error: " + r.Err.Error()
+			what = "run error: " + firstWords(r.Err.Error(), 90)
 		}
 		sample, err := runSeeds(cfg, from, min(to, from+sampleSeeds-1), false)
 		if err != nil {
@@ -54,4 +55,16 @@ func runMutants(cfg config, w io.Writer) int {
 		fmt.Fprintf(w, "%-24s %10d %8d %12s  %s\n", name, o.seed, o.seed-from+1, rate, what)
 	}
 	return status
+}
+
+// firstWords shortens a message to at most n bytes for the table, cutting
+// at a space; the replay prints it whole.
+func firstWords(msg string, n int) string {
+	if len(msg) <= n {
+		return msg
+	}
+	if i := strings.LastIndexByte(msg[:n], ' '); i > 0 {
+		n = i
+	}
+	return msg[:n] + " ..."
 }

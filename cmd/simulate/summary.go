@@ -70,7 +70,8 @@ func (s *summary) lowestFailure() (outcome, bool) {
 	return s.failures[0], true
 }
 
-func (s *summary) print(w io.Writer, cfg config) {
+// print writes the summary and returns the coverage marks no seed reached.
+func (s *summary) print(w io.Writer, cfg config) (gaps []string) {
 	for i := range s.failures {
 		printFailure(w, cfg, &s.failures[i].result, true)
 		if o := s.failures[i]; o.nondeterministic() {
@@ -88,7 +89,6 @@ func (s *summary) print(w io.Writer, cfg config) {
 		fmt.Fprintf(w, "  %-14s %8d %6d\n", k, s.faults[k], s.faultSeeds[k])
 	}
 	fmt.Fprintln(w, "coverage (seeds that reached each rare state):")
-	var gaps []string
 	for _, m := range sim.AllMarks() {
 		fmt.Fprintf(w, "  %-46s %6d\n", m, s.marks[m])
 		if s.marks[m] == 0 {
@@ -98,6 +98,7 @@ func (s *summary) print(w io.Writer, cfg config) {
 	if len(gaps) > 0 {
 		fmt.Fprintf(w, "GAP: no seed reached: %s\n", strings.Join(gaps, "; "))
 	}
+	return gaps
 }
 
 // printFailure reports one failing seed: property, rows, the trace lines

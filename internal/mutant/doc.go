@@ -20,6 +20,11 @@ var Names = []string{
 	NoRescue,
 	ShutdownNoDrain,
 	StartBeforeCommit,
+	RunnerDrainNoWait,
+	RunnerShutdownNoRetry,
+	RunnerNoCancel,
+	RunnerDropResults,
+	FailRetried,
 }
 
 // The planted bugs.
@@ -43,6 +48,20 @@ const (
 	// StartBeforeCommit starts reserved jobs even when their reserving
 	// transaction did not commit.
 	StartBeforeCommit = "start-before-commit"
+	// RunnerDrainNoWait: the runner's drain does not wait for running jobs;
+	// it goes to the drain deadline at once.
+	RunnerDrainNoWait = "runner-drain-no-wait"
+	// RunnerShutdownNoRetry: the runner gives up a failed shutdown step
+	// after one try.
+	RunnerShutdownNoRetry = "runner-shutdown-no-retry"
+	// RunnerNoCancel: the runner does not cancel job contexts at the drain
+	// deadline.
+	RunnerNoCancel = "runner-no-cancel"
+	// RunnerDropResults: the runner drops results of jobs that finish while
+	// it backs off after a failed tick.
+	RunnerDropResults = "runner-drop-results"
+	// FailRetried retries a job whose handler decided to fail it.
+	FailRetried = "fail-retried"
 )
 
 // Known reports whether name is one of Names.

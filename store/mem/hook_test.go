@@ -19,7 +19,7 @@ import (
 // recorder keeps every commit the hook reports, formatted.
 type recorder struct{ commits []string }
 
-func (r *recorder) hook(c mem.Commit) {
+func (r *recorder) hook(c store.Commit) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "at %s:", c.Now.Format("15:04:05.000000"))
 	for _, j := range c.Jobs {

@@ -160,7 +160,10 @@ func (t *tx) RunningJobs(_ context.Context, worker ulid.ULID) ([]store.Job, erro
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	ids := t.s.running[worker]
+	var ids []ulid.ULID
+	if !worker.IsZero() { // the zero key holds rows whose worker was deleted: nobody's
+		ids = t.s.running[worker]
+	}
 	out := make([]store.Job, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, export(t.s.jobs[id]))
@@ -168,10 +171,11 @@ func (t *tx) RunningJobs(_ context.Context, worker ulid.ULID) ([]store.Job, erro
 	return out, nil
 }
 
-// runningUnder returns the row id if it is running under worker.
+// runningUnder returns the row id if it is running under worker. A row
+// whose started_by is NULL (zero) runs under no worker, as in SQL.
 func (s *Store) runningUnder(worker, id ulid.ULID) (*store.Job, bool) {
 	j, ok := s.jobs[id]
-	if !ok || (j.Status != store.Running || j.StartedBy != worker) && !mutant.On(mutant.UnfencedResults) {
+	if !ok || (j.Status != store.Running || j.StartedBy != worker || worker.IsZero()) && !mutant.On(mutant.UnfencedResults) {
 		return nil, false
 	}
 	return j, true

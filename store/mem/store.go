@@ -21,7 +21,7 @@ var ErrTxDone = errors.New("store/mem: transaction used after InTx returned")
 type Store struct {
 	mu   sync.Mutex // serialises transactions and guards everything below
 	now  func() time.Time
-	hook func(Commit)
+	hook func(store.Commit)
 
 	jobs      map[ulid.ULID]*store.Job // rows are immutable: a write stores a new pointer
 	ids       []ulid.ULID              // every job id, sorted; may hold deleted ids (see staleIDs)
@@ -66,7 +66,7 @@ func (s *Store) SetNow(now func() time.Time) {
 // commit order, synchronously and with the store still locked (fn must not
 // start a transaction). A nil fn removes the hook. Rolled-back transactions
 // produce no call.
-func (s *Store) SetCommitHook(fn func(Commit)) {
+func (s *Store) SetCommitHook(fn func(store.Commit)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hook = fn

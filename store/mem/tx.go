@@ -10,16 +10,16 @@ import (
 )
 
 // tx is one transaction. Its change lists are both the undo log (replayed in
-// reverse on rollback) and, on commit, the Commit given to the hook.
+// reverse on rollback) and, on commit, the store.Commit given to the hook.
 type tx struct {
 	s    *Store
 	now  time.Time
 	done atomic.Bool
 
-	jobs      []JobChange
-	workers   []WorkerChange
-	lease     *LeaseChange
-	schedules []ScheduleChange
+	jobs      []store.JobChange
+	workers   []store.WorkerChange
+	lease     *store.LeaseChange
+	schedules []store.ScheduleChange
 	notes     []store.Notification
 }
 
@@ -43,11 +43,12 @@ func (t *tx) Now(context.Context) (time.Time, error) {
 }
 
 func (t *tx) commit() {
+	t.checkCommit()
 	if len(t.notes) > 0 {
 		t.s.listeners.send(t.notes)
 	}
 	if t.s.hook != nil {
-		t.s.hook(Commit{
+		t.s.hook(store.Commit{
 			Now:           t.now,
 			Jobs:          t.jobs,
 			Workers:       t.workers,
@@ -79,14 +80,14 @@ func (t *tx) rollback() {
 
 // setJob records and applies one job row write.
 func (t *tx) setJob(before, after *store.Job) {
-	c := JobChange{Before: before, After: after}
+	c := store.JobChange{Before: before, After: after}
 	t.jobs = append(t.jobs, c)
 	t.s.writeJob(c.ID(), before, after)
 }
 
 // setWorker records and applies one worker row write.
 func (t *tx) setWorker(before, after *store.Worker) {
-	c := WorkerChange{Before: before, After: after}
+	c := store.WorkerChange{Before: before, After: after}
 	t.workers = append(t.workers, c)
 	t.s.writeWorker(c.ID(), after)
 }
@@ -94,7 +95,7 @@ func (t *tx) setWorker(before, after *store.Worker) {
 // setLease records and applies a write of the lease row.
 func (t *tx) setLease(after *store.Lease) {
 	if t.lease == nil {
-		t.lease = &LeaseChange{Before: t.s.lease}
+		t.lease = &store.LeaseChange{Before: t.s.lease}
 	}
 	t.lease.After = after
 	t.s.lease = after
@@ -102,7 +103,7 @@ func (t *tx) setLease(after *store.Lease) {
 
 // setSchedule records and applies one schedule row write.
 func (t *tx) setSchedule(before, after *store.Schedule) {
-	c := ScheduleChange{Before: before, After: after}
+	c := store.ScheduleChange{Before: before, After: after}
 	t.schedules = append(t.schedules, c)
 	t.s.writeSchedule(c.Name(), after)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/mem"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
-	"github.com/tickwork/tickwork/store/storetest"
 )
 
 // oddJobs returns n jobs whose payloads and metadata test byte-for-byte
@@ -91,7 +90,7 @@ func TestBatchInsertMatchesMem(t *testing.T) {
 		}
 	}
 	read := func(st store.Store) string {
-		s, err := storetest.Snapshot(t.Context(), st)
+		s, err := store.Snapshot(t.Context(), st)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -121,22 +120,17 @@ const reserveSQL = `
 		RETURNING ` + jobColumns + `)
 	SELECT ` + jobColumns + ` FROM reserved ORDER BY id`
 
-// startedByIs3 matches rows started by worker $3 the way store/mem does,
-// where the zero ULID stands for NULL: worker zero also matches rows whose
-// worker was deleted (started_by set to NULL).
-const startedByIs3 = `coalesce(started_by, '00000000-0000-0000-0000-000000000000') = $3`
+// startedByIs3 matches rows started by worker $3. A row whose worker was
+// deleted (started_by NULL) belongs to no worker, the zero id included.
+const startedByIs3 = `started_by = $3`
 
-// RunningJobs picks its WHERE clause in Go rather than with coalesce, so
-// that the usual case reads the worker's range of jobs_running_idx, planned
-// with index scans only: a bitmap scan would read an entry for every job
-// the worker ran since the last vacuum.
+// RunningJobs lists the rows running under worker; a row whose worker was
+// deleted (started_by NULL) is nobody's. Its statement reads the worker's
+// range of jobs_running_idx, planned with index scans only: a bitmap scan
+// would read an entry for every job the worker ran since the last vacuum.
 func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
-	}
-	query := runningJobsSQL
-	if worker == (ulid.ULID{}) {
-		query = strings.Replace(query, "started_by = $1", "(started_by = $1 OR started_by IS NULL)", 1) // as startedByIs3
 	}
 	var jobs []store.Job
 	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
@@ -145,7 +139,7 @@ func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, er
 			jobs, err = collectJobs(rows, 0)
 		}
 		return err
-	}, t.s.sql(query), idArg(worker))
+	}, t.s.sql(runningJobsSQL), idArg(worker))
 	if err != nil {
 		return nil, t.fail(err, "list running jobs of worker %s", worker)
 	}

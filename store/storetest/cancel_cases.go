@@ -29,8 +29,8 @@ var cancelCases = []testCase{
 			}
 			want := before
 			want.Status, want.CancelledAt = store.Cancelled, h.now()
-			if FormatJob(got) != FormatJob(want) {
-				h.t.Fatalf("cancelled %s row:\n got  %s\n want %s", before.Status, FormatJob(got), FormatJob(want))
+			if store.FormatJob(got) != store.FormatJob(want) {
+				h.t.Fatalf("cancelled %s row:\n got  %s\n want %s", before.Status, store.FormatJob(got), store.FormatJob(want))
 			}
 			h.wantJob(id, want)
 		}

@@ -37,8 +37,17 @@ func (d *diff) pick(rt *rapid.T, known []ulid.ULID, label string) ulid.ULID {
 	return rapid.SampledFrom(known).Draw(rt, label)
 }
 
-func (d *diff) pickWorker(rt *rapid.T) ulid.ULID { return d.pick(rt, d.workers, "worker") }
-func (d *diff) pickJob(rt *rapid.T) ulid.ULID    { return d.pick(rt, d.jobs, "job") }
+// pickWorker returns a known worker, an unknown one, or now and then the
+// zero id, which must match no row (not even those whose worker was
+// deleted, started_by NULL).
+func (d *diff) pickWorker(rt *rapid.T) ulid.ULID {
+	if rapid.IntRange(0, 19).Draw(rt, "zero worker") == 0 {
+		return ulid.ULID{}
+	}
+	return d.pick(rt, d.workers, "worker")
+}
+
+func (d *diff) pickJob(rt *rapid.T) ulid.ULID { return d.pick(rt, d.jobs, "job") }
 
 // newJobID returns the id for a new row: usually fresh, sometimes one that
 // exists, to exercise conflicts.
@@ -109,7 +118,7 @@ func (d *diff) pickRow(rt *rapid.T, s store.Status) *store.Job {
 func fmtJobs(jobs []store.Job) string {
 	lines := make([]string, len(jobs))
 	for i, j := range jobs {
-		lines[i] = FormatJob(j)
+		lines[i] = store.FormatJob(j)
 	}
 	return "[" + strings.Join(lines, "; ") + "]"
 }

@@ -192,7 +192,7 @@ func drawRetry(rt *rapid.T, d *diff) op {
 	delay := duration(rt, "delay", -time.Second, 2*time.Minute)
 	return op{fmt.Sprintf("scheduleRetry %s %s %v", id, newID, delay), func(ctx context.Context, tx store.Tx) (string, error) {
 		j, err := tx.ScheduleRetry(ctx, id, newID, delay)
-		return FormatJob(j), err
+		return store.FormatJob(j), err
 	}}
 }
 
@@ -215,7 +215,7 @@ func drawJobOp(name string, fn func(store.Tx, context.Context, ulid.ULID) (store
 		id := d.pickJob(rt)
 		return op{name + " " + id.String(), func(ctx context.Context, tx store.Tx) (string, error) {
 			j, err := fn(tx, ctx, id)
-			return FormatJob(j), err
+			return store.FormatJob(j), err
 		}}
 	}
 }

@@ -82,7 +82,7 @@ type diff struct {
 	// stores held then. Every step draws all its inputs before it runs
 	// anything, so last is also the rows at draw time: pickRow aims at
 	// them without reading the store again.
-	last State
+	last store.State
 
 	history []string    // every step so far with its result, for failure reports
 	workers []ulid.ULID // every worker id ever registered (or tried)
@@ -179,8 +179,8 @@ func (d *diff) checkState(rt *rapid.T) {
 	d.last = sa
 }
 
-func (d *diff) read(st store.Store) State {
-	s, err := Snapshot(d.ctx, st)
+func (d *diff) read(st store.Store) store.State {
+	s, err := store.Snapshot(d.ctx, st)
 	if err != nil {
 		d.rt.Fatalf("read state: %v", err)
 	}

@@ -132,9 +132,9 @@ func (h *harness) job(id ulid.ULID) store.Job {
 }
 
 // state reads the whole store.
-func (h *harness) state() State {
+func (h *harness) state() store.State {
 	h.t.Helper()
-	s, err := Snapshot(h.ctx, h.st)
+	s, err := store.Snapshot(h.ctx, h.st)
 	if err != nil {
 		h.t.Fatalf("transaction failed: %v", err)
 	}
@@ -144,8 +144,8 @@ func (h *harness) state() State {
 // wantJob fails the test unless the row id formats as want does.
 func (h *harness) wantJob(id ulid.ULID, want store.Job) {
 	h.t.Helper()
-	if got := h.job(id); FormatJob(got) != FormatJob(want) {
-		h.t.Fatalf("job %s:\n got  %s\n want %s", id, FormatJob(got), FormatJob(want))
+	if got := h.job(id); store.FormatJob(got) != store.FormatJob(want) {
+		h.t.Fatalf("job %s:\n got  %s\n want %s", id, store.FormatJob(got), store.FormatJob(want))
 	}
 }
 

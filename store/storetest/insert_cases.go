@@ -39,7 +39,7 @@ var insertCases = []testCase{
 		}{{f, store.Scheduled, future}, {p, store.Available, past}, {n, store.Available, h.clock.Now()}} {
 			j := h.job(c.id)
 			if j.Status != c.status || !j.ScheduledAt.Equal(c.at.Truncate(time.Microsecond)) || !j.CreatedAt.Equal(h.now()) {
-				h.t.Errorf("want %s at %s: %s", c.status, ts(c.at), FormatJob(j))
+				h.t.Errorf("want %s at %s: %s", c.status, ts(c.at), store.FormatJob(j))
 			}
 		}
 	}},
@@ -79,10 +79,10 @@ var insertCases = []testCase{
 		first, last := store.MinTime.Add(time.Microsecond), store.MaxTime
 		early, late := h.insert("q", first), h.insert("q", last)
 		if j := h.job(early); j.Status != store.Available || !j.ScheduledAt.Equal(first) {
-			h.t.Errorf("job at %s: %s", ts(first), FormatJob(j))
+			h.t.Errorf("job at %s: %s", ts(first), store.FormatJob(j))
 		}
 		if j := h.job(late); j.Status != store.Scheduled || !j.ScheduledAt.Equal(last) {
-			h.t.Errorf("job at %s: %s", ts(last), FormatJob(j))
+			h.t.Errorf("job at %s: %s", ts(last), store.FormatJob(j))
 		}
 	}},
 	{"DuplicateIDWritesNothing", func(h *harness) {
@@ -120,7 +120,7 @@ var insertCases = []testCase{
 		}
 		for i, j := range s.Jobs {
 			if j.ID != jobs[i].ID || string(j.Payload) != string(jobs[i].Payload) || j.Queue != jobs[i].Queue {
-				h.t.Fatalf("row %d = %s, want id %s", i, FormatJob(j), jobs[i].ID)
+				h.t.Fatalf("row %d = %s, want id %s", i, store.FormatJob(j), jobs[i].ID)
 			}
 		}
 	}},

@@ -43,17 +43,17 @@ var jobPassCases = []testCase{
 		}
 		for _, j := range res.Reserved {
 			if j.Status != store.Running || j.StartedBy != w || !j.StartedAt.Equal(h.now()) {
-				h.t.Errorf("reserved row: %s", FormatJob(j))
+				h.t.Errorf("reserved row: %s", store.FormatJob(j))
 			}
 			h.wantJob(j.ID, j)
 		}
 		for _, id := range done {
 			if j := h.job(id); j.Status != store.Completed || !j.CompletedAt.Equal(h.now()) {
-				h.t.Errorf("completed row: %s", FormatJob(j))
+				h.t.Errorf("completed row: %s", store.FormatJob(j))
 			}
 		}
 		if j := h.job(avail[2]); j.Status != store.Available {
-			h.t.Errorf("row beyond the limit: %s", FormatJob(j))
+			h.t.Errorf("row beyond the limit: %s", store.FormatJob(j))
 		}
 		if got := h.state().Workers[0]; !got.LastSeenAt.Equal(h.now()) || got.RegisteredAt != before.Workers[0].RegisteredAt {
 			h.t.Errorf("worker after the heartbeat: %+v", got)
@@ -71,7 +71,7 @@ var jobPassCases = []testCase{
 			h.t.Fatalf("pass: %s; want both completions of %s fenced", FormatPass(res), lostJob)
 		}
 		if h.job(mine).Status != store.Completed || h.job(lostJob).Status != store.Lost {
-			h.t.Fatalf("rows: %s / %s", FormatJob(h.job(mine)), FormatJob(h.job(lostJob)))
+			h.t.Fatalf("rows: %s / %s", store.FormatJob(h.job(mine)), store.FormatJob(h.job(lostJob)))
 		}
 	}},
 	{"DeadWorkerChangesOnlyRows", func(h *harness) {

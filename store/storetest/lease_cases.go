@@ -37,7 +37,7 @@ func fmtLease(l *store.Lease) string {
 	if l == nil {
 		return "none"
 	}
-	return FormatLease(*l)
+	return store.FormatLease(*l)
 }
 
 var leaseCases = []testCase{

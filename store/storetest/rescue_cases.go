@@ -34,10 +34,10 @@ var rescueCases = []testCase{
 		for _, j := range lost {
 			want := h.job(j.ID)
 			if j.Status != store.Lost || !j.FailedAt.Equal(h.now()) || j.FailedReason != "worker "+j.StartedBy.String()+" was declared dead" {
-				h.t.Errorf("lost row: %s", FormatJob(j))
+				h.t.Errorf("lost row: %s", store.FormatJob(j))
 			}
-			if FormatJob(want) != FormatJob(j) {
-				h.t.Errorf("returned %s\nstored   %s", FormatJob(j), FormatJob(want))
+			if store.FormatJob(want) != store.FormatJob(j) {
+				h.t.Errorf("returned %s\nstored   %s", store.FormatJob(j), store.FormatJob(want))
 			}
 		}
 		if h.job(keep).Status != store.Running || h.job(done).Status != store.Completed {
@@ -67,7 +67,7 @@ var rescueCases = []testCase{
 		h.declareDead(w)
 		next := h.retry(id, time.Second)
 		if h.job(id).NextAttemptID != next.ID || next.Attempt != 1 || next.Status != store.Scheduled {
-			h.t.Fatalf("retry of a lost job: %s", FormatJob(next))
+			h.t.Fatalf("retry of a lost job: %s", store.FormatJob(next))
 		}
 	}},
 }
@@ -104,7 +104,7 @@ var promoteCases = []testCase{
 		var n int
 		h.do(func(tx store.Tx) (err error) { n, err = tx.PromoteScheduledJobs(h.ctx); return err })
 		if n != 0 || h.job(id).Status != store.Cancelled {
-			h.t.Fatalf("promoted %d; row %s", n, FormatJob(h.job(id)))
+			h.t.Fatalf("promoted %d; row %s", n, store.FormatJob(h.job(id)))
 		}
 	}},
 }

@@ -23,7 +23,7 @@ var reserveCases = []testCase{
 		}
 		for _, j := range got {
 			if j.Status != store.Running || j.StartedBy != w || !j.StartedAt.Equal(h.now()) {
-				h.t.Errorf("returned row: %s", FormatJob(j))
+				h.t.Errorf("returned row: %s", store.FormatJob(j))
 			}
 			h.wantJob(j.ID, j)
 		}
@@ -66,7 +66,7 @@ var reserveCases = []testCase{
 			}
 		}
 		if s := h.state(); s.Jobs[0].Status != store.Available {
-			h.t.Fatalf("row changed: %s", FormatJob(s.Jobs[0]))
+			h.t.Fatalf("row changed: %s", store.FormatJob(s.Jobs[0]))
 		}
 	}},
 	{"DeadOrUnknownWorkerReservesNothing", func(h *harness) {

@@ -58,17 +58,17 @@ var resultCases = []testCase{
 		unknown := h.newID()
 		before := map[ulid.ULID]string{}
 		for _, id := range []ulid.ULID{theirs, avail, cancelled} {
-			before[id] = FormatJob(h.job(id))
+			before[id] = store.FormatJob(h.job(id))
 		}
 		fenced := h.complete(w, unknown, theirs, mine, cancelled, avail)
 		if want := []ulid.ULID{unknown, theirs, cancelled, avail}; !slices.Equal(fenced, want) {
 			h.t.Fatalf("fenced %v, want %v", fenced, want)
 		}
 		if h.job(mine).Status != store.Completed {
-			h.t.Fatalf("my job: %s", FormatJob(h.job(mine)))
+			h.t.Fatalf("my job: %s", store.FormatJob(h.job(mine)))
 		}
 		for id, row := range before {
-			if got := FormatJob(h.job(id)); got != row {
+			if got := store.FormatJob(h.job(id)); got != row {
 				h.t.Errorf("fenced row changed:\n got  %s\n want %s", got, row)
 			}
 		}

@@ -155,7 +155,7 @@ var retentionCases = []testCase{
 		}
 		want := h.job(first)
 		if want.NextAttemptID != (ulid.ULID{}) || want.Status != store.Failed {
-			h.t.Fatalf("first attempt after its next one was deleted: %s", FormatJob(want))
+			h.t.Fatalf("first attempt after its next one was deleted: %s", store.FormatJob(want))
 		}
 		// With the link gone the failed row may be retried again.
 		h.retry(first, 0)

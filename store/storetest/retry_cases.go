@@ -35,12 +35,12 @@ var retryCases = []testCase{
 		got := h.retry(id, delay)
 		want := store.Job{ID: got.ID, Queue: "q", Payload: payload(3), Metadata: meta, Status: store.Scheduled, Attempt: 1,
 			CreatedAt: h.now(), ScheduledAt: h.now().Add(10*time.Second + time.Microsecond), ScheduleName: "s"}
-		if FormatJob(got) != FormatJob(want) {
-			h.t.Fatalf("retry row:\n got  %s\n want %s", FormatJob(got), FormatJob(want))
+		if store.FormatJob(got) != store.FormatJob(want) {
+			h.t.Fatalf("retry row:\n got  %s\n want %s", store.FormatJob(got), store.FormatJob(want))
 		}
 		h.wantJob(got.ID, want)
 		if old := h.job(id); old.NextAttemptID != got.ID || old.Status != store.Failed {
-			h.t.Fatalf("old row: %s", FormatJob(old))
+			h.t.Fatalf("old row: %s", store.FormatJob(old))
 		}
 	}},
 	{"NoDelayIsAvailable", func(h *harness) {
@@ -50,7 +50,7 @@ var retryCases = []testCase{
 			h.fail(w, id, "x")
 			got := h.retry(id, delay)
 			if got.Status != store.Available || !got.ScheduledAt.Equal(h.now().Add(delay)) {
-				h.t.Fatalf("retry with delay %v: %s", delay, FormatJob(got))
+				h.t.Fatalf("retry with delay %v: %s", delay, store.FormatJob(got))
 			}
 			if r := h.reserve(w, 1, "q"); len(r) != 1 || r[0].ID != got.ID {
 				h.t.Fatalf("reserve after an immediate retry = %v, want [%s]", ids(r), got.ID)
@@ -74,7 +74,7 @@ var retryCases = []testCase{
 		before := h.state()
 		for _, id := range []ulid.ULID{running, done, cancelled, avail, sched, failed} {
 			err := h.tx(func(tx store.Tx) error { _, err := tx.ScheduleRetry(h.ctx, id, h.newID(), 0); return err })
-			h.wantErr(err, store.ErrConflict, "ScheduleRetry of "+FormatJob(h.job(id)))
+			h.wantErr(err, store.ErrConflict, "ScheduleRetry of "+store.FormatJob(h.job(id)))
 		}
 		err := h.tx(func(tx store.Tx) error { _, err := tx.ScheduleRetry(h.ctx, other, avail, 0); return err })
 		h.wantErr(err, store.ErrConflict, "ScheduleRetry to an existing id")
@@ -105,7 +105,7 @@ var retryCases = []testCase{
 		h.complete(w, chain[len(chain)-1])
 		for i, id := range chain[:len(chain)-1] {
 			if j := h.job(id); j.NextAttemptID != chain[i+1] || j.Attempt != i {
-				h.t.Errorf("link %d: %s", i, FormatJob(j))
+				h.t.Errorf("link %d: %s", i, store.FormatJob(j))
 			}
 		}
 	}},
@@ -134,5 +134,5 @@ var retryCases = []testCase{
 }
 
 func sameSchedules(a, b []store.Schedule) bool {
-	return State{Schedules: a}.String() == State{Schedules: b}.String()
+	return store.State{Schedules: a}.String() == store.State{Schedules: b}.String()
 }

@@ -124,13 +124,36 @@ var workerCases = []testCase{
 			h.t.Fatalf("workers left = %+v, want only the live %s", s.Workers, keep)
 		}
 		if j := h.job(run); j.StartedBy != (ulid.ULID{}) || j.StartedAt.IsZero() {
-			h.t.Errorf("running job of the deleted worker kept its worker: %s", FormatJob(j))
+			h.t.Errorf("running job of the deleted worker kept its worker: %s", store.FormatJob(j))
 		}
 		if j := h.job(done); j.StartedBy != w {
-			h.t.Errorf("finished job of the deleted worker lost the worker that ran it: %s", FormatJob(j))
+			h.t.Errorf("finished job of the deleted worker lost the worker that ran it: %s", store.FormatJob(j))
 		}
 		if h.job(mine).StartedBy != keep {
-			h.t.Errorf("job of the live worker lost its worker: %s", FormatJob(h.job(mine)))
+			h.t.Errorf("job of the live worker lost its worker: %s", store.FormatJob(h.job(mine)))
+		}
+	}},
+	{"NullStartedByIsNoWorkersJob", func(h *harness) {
+		w := h.worker()
+		orphan := h.running(w, "q")
+		h.do(func(tx store.Tx) error { return tx.ShutdownWorker(h.ctx, w) })
+		h.clock.Advance(2 * time.Hour)
+		h.do(func(tx store.Tx) error { _, err := tx.DeleteOldWorkers(h.ctx, time.Hour); return err })
+		var zero ulid.ULID
+		var running []store.Job
+		var fenced []ulid.ULID
+		h.do(func(tx store.Tx) (err error) { running, err = tx.RunningJobs(h.ctx, zero); return err })
+		h.do(func(tx store.Tx) (err error) {
+			fenced, err = tx.CompleteJobs(h.ctx, zero, []ulid.ULID{orphan})
+			return err
+		})
+		if len(running) != 0 || len(fenced) != 1 {
+			h.t.Fatalf("a row whose worker was deleted counted as the zero worker's: running %v, fenced %v", running, fenced)
+		}
+		err := h.st.InTx(h.ctx, func(tx store.Tx) error { return tx.FailJob(h.ctx, zero, orphan, "as nobody") })
+		h.wantErr(err, store.ErrFenced, "FailJob as the zero worker")
+		if j := h.job(orphan); j.Status != store.Running {
+			h.t.Fatalf("the orphaned row changed: %s", store.FormatJob(j))
 		}
 	}},
 }

@@ -1,14 +1,13 @@
-package mem
+package store
 
 import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-
-	"github.com/tickwork/tickwork/store"
 )
 
-// Commit describes one committed transaction for the commit hook. Changes
+// Commit describes one committed transaction, as store/mem's commit hook
+// reports it and the simulator diffs it from two snapshots elsewhere. Changes
 // are listed in the order the transaction made them; a row written twice
 // appears twice, the second change's Before being the first one's After.
 // The rows are the store's own immutable values: readers must not modify
@@ -20,12 +19,12 @@ type Commit struct {
 	Workers       []WorkerChange
 	Lease         *LeaseChange // nil when the transaction did not write the lease
 	Schedules     []ScheduleChange
-	Notifications []store.Notification // as delivered to listeners, in order
+	Notifications []Notification // as delivered to listeners, in order
 }
 
 // JobChange is one write of a job row. Before is nil for an insert, After
 // is nil for a delete.
-type JobChange struct{ Before, After *store.Job }
+type JobChange struct{ Before, After *Job }
 
 // ID returns the id of the row that changed.
 func (c JobChange) ID() ulid.ULID {
@@ -36,7 +35,7 @@ func (c JobChange) ID() ulid.ULID {
 }
 
 // WorkerChange is one write of a worker row (nil for absent).
-type WorkerChange struct{ Before, After *store.Worker }
+type WorkerChange struct{ Before, After *Worker }
 
 // ID returns the id of the worker that changed.
 func (c WorkerChange) ID() ulid.ULID {
@@ -48,10 +47,10 @@ func (c WorkerChange) ID() ulid.ULID {
 
 // LeaseChange is the lease before the transaction and after it (nil for no
 // lease). Several lease writes in one transaction are folded into one.
-type LeaseChange struct{ Before, After *store.Lease }
+type LeaseChange struct{ Before, After *Lease }
 
 // ScheduleChange is one write of a schedule row (nil for absent).
-type ScheduleChange struct{ Before, After *store.Schedule }
+type ScheduleChange struct{ Before, After *Schedule }
 
 // Name returns the name of the schedule that changed.
 func (c ScheduleChange) Name() string {

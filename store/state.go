@@ -1,4 +1,4 @@
-package storetest
+package store
 
 import (
 	"bytes"
@@ -10,25 +10,24 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-
-	"github.com/tickwork/tickwork/store"
 )
 
-// State is every row of a store, as the suite compares it.
+// State is every row of a store at one moment: what the conformance suite
+// compares and what the simulator diffs when a store has no commit hook.
 type State struct {
-	Jobs      []store.Job
-	Workers   []store.Worker
-	Lease     *store.Lease // nil: no lease
-	Schedules []store.Schedule
+	Jobs      []Job
+	Workers   []Worker
+	Lease     *Lease // nil: no lease
+	Schedules []Schedule
 }
 
 // ReadState reads every row through tx: all jobs page by page, the
 // workers, the lease and the schedules.
-func ReadState(ctx context.Context, tx store.Tx) (State, error) {
+func ReadState(ctx context.Context, tx Tx) (State, error) {
 	var s State
 	var after ulid.ULID
 	for {
-		page, err := tx.ListJobs(ctx, store.JobFilter{After: after, Limit: 500})
+		page, err := tx.ListJobs(ctx, JobFilter{After: after, Limit: 500})
 		if err != nil {
 			return s, err
 		}
@@ -45,7 +44,7 @@ func ReadState(ctx context.Context, tx store.Tx) (State, error) {
 	switch l, err := tx.GetLease(ctx); {
 	case err == nil:
 		s.Lease = &l
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, ErrNotFound):
 		return s, err
 	}
 	s.Schedules, err = tx.ListSchedules(ctx)
@@ -54,16 +53,16 @@ func ReadState(ctx context.Context, tx store.Tx) (State, error) {
 
 // Snapshot reads every row of st in one transaction of its own, so that
 // the rows it returns were all there at the same moment.
-func Snapshot(ctx context.Context, st store.Store) (State, error) {
+func Snapshot(ctx context.Context, st Store) (State, error) {
 	var s State
-	err := st.InTx(ctx, func(tx store.Tx) (err error) { s, err = ReadState(ctx, tx); return err })
+	err := st.InTx(ctx, func(tx Tx) (err error) { s, err = ReadState(ctx, tx); return err })
 	return s, err
 }
 
 // JobsIn returns the rows in status, in the state's (id) order; nil when
 // there are none.
-func (s State) JobsIn(status store.Status) []store.Job {
-	var out []store.Job
+func (s State) JobsIn(status Status) []Job {
+	var out []Job
 	for _, j := range s.Jobs {
 		if j.Status == status {
 			out = append(out, j)
@@ -84,7 +83,7 @@ func (s State) Equal(o State) bool {
 
 // sameJob compares two rows; == on times also compares locations, which
 // the suite wants (stores return UTC).
-func sameJob(a, b store.Job) bool {
+func sameJob(a, b Job) bool {
 	return bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Metadata, b.Metadata) &&
 		a.ID == b.ID && a.Queue == b.Queue && a.Status == b.Status && a.Attempt == b.Attempt &&
 		a.CreatedAt == b.CreatedAt && a.ScheduledAt == b.ScheduledAt && a.StartedAt == b.StartedAt &&
@@ -101,40 +100,42 @@ func (s State) String() string {
 		fmt.Fprintln(&b, FormatJob(j))
 	}
 	for _, w := range s.Workers {
-		fmt.Fprintf(&b, "worker %s registered=%s seen=%s shutdown=%s\n", w.ID, ts(w.RegisteredAt), ts(w.LastSeenAt), ts(w.ShutdownAt))
+		fmt.Fprintf(&b, "worker %s registered=%s seen=%s shutdown=%s\n", w.ID, FormatTime(w.RegisteredAt), FormatTime(w.LastSeenAt), FormatTime(w.ShutdownAt))
 	}
 	if s.Lease != nil {
 		fmt.Fprintln(&b, FormatLease(*s.Lease))
 	}
 	for _, sc := range s.Schedules {
-		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, ts(sc.LastScheduledAt), id(sc.LastScheduledJobID))
+		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, FormatTime(sc.LastScheduledAt), FormatID(sc.LastScheduledJobID))
 	}
 	return b.String()
 }
 
 // FormatJob formats every column of a row, times with their zone, so that
 // rows compare as text.
-func FormatJob(j store.Job) string {
+func FormatJob(j Job) string {
 	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q",
-		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, ts(j.CreatedAt), ts(j.ScheduledAt),
-		ts(j.StartedAt), id(j.StartedBy), ts(j.CompletedAt), ts(j.FailedAt), j.FailedReason,
-		ts(j.CancelledAt), id(j.NextAttemptID), j.ScheduleName)
+		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, FormatTime(j.CreatedAt), FormatTime(j.ScheduledAt),
+		FormatTime(j.StartedAt), FormatID(j.StartedBy), FormatTime(j.CompletedAt), FormatTime(j.FailedAt), j.FailedReason,
+		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName)
 }
 
 // FormatLease formats the lease row.
-func FormatLease(l store.Lease) string {
-	return fmt.Sprintf("lease worker=%s elected=%s expires=%s", l.WorkerID, ts(l.ElectedAt), ts(l.ExpiresAt))
+func FormatLease(l Lease) string {
+	return fmt.Sprintf("lease worker=%s elected=%s expires=%s", l.WorkerID, FormatTime(l.ElectedAt), FormatTime(l.ExpiresAt))
 }
 
-// ts formats a time with its zone, or "null" for the zero time.
-func ts(t time.Time) string {
+// FormatTime formats a time with its zone, or "null" for the zero time, so
+// that times compare as text including their location.
+func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return "null"
 	}
 	return t.Format(time.RFC3339Nano) + "[" + t.Location().String() + "]"
 }
 
-func id(u ulid.ULID) string {
+// FormatID formats an id, or "null" for the zero id (a NULL column).
+func FormatID(u ulid.ULID) string {
 	if u == (ulid.ULID{}) {
 		return "null"
 	}

@@ -1,0 +1,368 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/store"
+)
+
+// Policy is the runner's every decision as a step function: when to tick,
+// which wake-ups matter, how long finished results linger before they are
+// recorded, how a shutdown drains, cancels, releases and retries. It does
+// no I/O: a driver feeds it Inputs and carries out the Actions Step
+// returns, with goroutines and timers (Worker.Run) or on a virtual event
+// queue (the simulator), so that both run the same policy. Store calls are
+// actions too: the driver makes them with Do and steps the policy with
+// what they returned. The Core beneath it holds the queue logic.
+//
+// A driver makes one store call at a time and steps the policy with
+// nothing else until that call returned; Step is not safe for concurrent
+// use.
+type Policy struct {
+	core    *Core
+	phase   runPhase
+	calling bool // a CallTick/CallDuties/CallRelease/CallShutdown is out
+	// backingOff: the last tick failed, so only the poll timer (the
+	// backoff) starts the next one.
+	backingOff bool
+	lingering  bool // a job finished; collecting others before ticking
+	tries      int  // failed attempts of the current shutdown step
+}
+
+// runPhase is where the runner is in its life.
+type runPhase uint8
+
+const (
+	serving   runPhase = iota // ticking and reserving
+	draining                  // stop requested: waiting for running jobs until the drain deadline
+	grace                     // contexts cancelled: a last wait before releasing
+	releasing                 // releasing the jobs that did not return
+	closing                   // recording the shutdown
+	exited
+)
+
+// ResultLinger is how long the runner waits, after a job finished, for the
+// other running jobs to finish too before the next tick, so that one tick
+// records them all and refills their slots together: a tick costs far more
+// than short jobs do, and ticking after each result would reserve one job
+// at a time. A long job delays the next tick by at most this.
+const ResultLinger = time.Millisecond
+
+// ShutdownAttempts bounds the tries of each final store write (releasing
+// the jobs left at the drain deadline, recording the shutdown).
+const ShutdownAttempts = 5
+
+// InputKind says what happened to the runner.
+type InputKind uint8
+
+// The inputs of Step.
+const (
+	InStarted      InputKind = iota + 1 // the runner begins
+	InTimer                             // Timer fired
+	InJobFinished                       // a handler returned Result
+	InNotification                      // Note arrived from the store
+	InStop                              // a graceful shutdown was requested
+	InCallReturned                      // the store call Call returned Start and Err
+)
+
+// Timer names one of the runner's timers. Arming one replaces the armed
+// timer of the same name.
+type Timer uint8
+
+// The runner's timers.
+const (
+	TimerPoll   Timer = iota // the next tick when nothing else comes (or the error backoff)
+	TimerLinger              // the end of collecting results that finish together
+	TimerDrain               // the drain deadline
+	TimerGrace               // after cancelling: release what has not returned
+	TimerRetry               // the backoff before retrying a failed shutdown step
+	NumTimers
+)
+
+// Call names a store call of the core.
+type Call uint8
+
+// The store calls.
+const (
+	CallTick     Call = iota + 1 // Core.Tick at the driver's local time
+	CallDuties                   // Core.Duties
+	CallRelease                  // Core.Release of every running job
+	CallShutdown                 // Core.Shutdown
+)
+
+// Input is one thing that happened. Kind says which fields are set.
+type Input struct {
+	Kind   InputKind
+	Timer  Timer              // InTimer
+	Result Result             // InJobFinished
+	Note   store.Notification // InNotification
+	Call   Call               // InCallReturned
+	Start  []store.Job        // InCallReturned of CallTick: jobs to start
+	Err    error              // InCallReturned
+}
+
+// ActionKind says what the driver must do.
+type ActionKind uint8
+
+// The actions Step returns.
+const (
+	ActCall          ActionKind = iota + 1 // make store call Call (Do), then Step with its return
+	ActStart                               // start Jobs, each on its own
+	ActArm                                 // arm Timer to fire After from now (local clock)
+	ActCancelRunning                       // cancel the contexts of every running job
+	ActExit                                // the runner is done; Err is what it ends with
+)
+
+// Action is one thing for the driver to do. Kind says which fields are set.
+type Action struct {
+	Kind  ActionKind
+	Call  Call          // ActCall
+	Wake  string        // ActCall of CallTick while serving: why the runner woke (sleep, task, notification)
+	Jobs  []store.Job   // ActStart
+	Timer Timer         // ActArm
+	After time.Duration // ActArm
+	Err   error         // ActExit
+}
+
+// NewPolicy returns the policy of a runner driving core.
+func NewPolicy(core *Core) *Policy { return &Policy{core: core} }
+
+// Core returns the core beneath the policy.
+func (p *Policy) Core() *Core { return p.core }
+
+// Exited reports whether the policy returned ActExit.
+func (p *Policy) Exited() bool { return p.phase == exited }
+
+// Do makes the store call a (an ActCall) at local time now and returns the
+// input that reports its return.
+func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
+	in := Input{Kind: InCallReturned, Call: a.Call}
+	switch a.Call {
+	case CallTick:
+		var res TickResult
+		res, in.Err = p.core.Tick(ctx, now)
+		in.Start = res.Start
+	case CallDuties:
+		in.Err = p.core.Duties(ctx)
+	case CallRelease:
+		in.Err = p.core.Release(ctx, p.core.Running())
+	case CallShutdown:
+		in.Err = p.core.Shutdown(ctx)
+	}
+	return in
+}
+
+// Step feeds one input to the policy and returns what to do, in order. An
+// ActCall is always the last action. It panics if the policy's or the
+// core's invariants break (see checkInvariants).
+func (p *Policy) Step(in Input) []Action {
+	if p.phase == exited {
+		return nil
+	}
+	acts := p.step(in)
+	p.checkInvariants(in, acts)
+	p.core.checkInvariants("runner step")
+	return acts
+}
+
+func (p *Policy) step(in Input) []Action {
+	if p.calling != (in.Kind == InCallReturned) {
+		panic(fmt.Sprintf("worker: runner policy stepped with input %d while a store call is out: %v", in.Kind, p.calling))
+	}
+	switch in.Kind {
+	case InStarted:
+		return []Action{p.tick("")}
+	case InTimer:
+		return p.timer(in.Timer)
+	case InJobFinished:
+		return p.finished(in.Result)
+	case InNotification:
+		if p.phase == serving && !p.backingOff && !p.lingering && p.wants(in.Note) {
+			return []Action{p.tick("notification")}
+		}
+		if p.phase == serving && p.core.full() {
+			p.core.emit(Event{Kind: EventNotificationIgnored, Worker: p.core.id, Reason: "full"})
+		}
+		return nil
+	case InStop:
+		return p.stop()
+	case InCallReturned:
+		p.calling = false
+		return p.returned(in)
+	}
+	panic(fmt.Sprintf("worker: runner policy stepped with unknown input %d", in.Kind))
+}
+
+// wants reports whether a notification gives the next tick something to
+// do: a stepdown (the lease is free), or a job on a queue this worker
+// handles while it has a free slot.
+func (p *Policy) wants(n store.Notification) bool {
+	if n.Channel == store.ChannelStepdown {
+		return true
+	}
+	return !p.core.full() && slices.Contains(p.core.cfg.Queues, n.Queue)
+}
+
+func (p *Policy) call(c Call) Action {
+	p.calling = true
+	return Action{Kind: ActCall, Call: c}
+}
+
+func (p *Policy) tick(wake string) Action {
+	p.lingering = false
+	a := p.call(CallTick)
+	a.Wake = wake
+	return a
+}
+
+func arm(t Timer, after time.Duration) Action { return Action{Kind: ActArm, Timer: t, After: after} }
+
+// timer handles a fired timer. A timer the current phase no longer waits
+// for is ignored.
+func (p *Policy) timer(t Timer) []Action {
+	switch {
+	case t == TimerPoll && p.phase <= grace:
+		if p.phase == serving {
+			return []Action{p.tick("sleep")}
+		}
+		return []Action{p.tick("")}
+	case t == TimerLinger && p.lingering && p.phase == serving:
+		return []Action{p.tick("task")}
+	case t == TimerDrain && p.phase == draining:
+		p.phase = grace
+		cfg := p.core.cfg
+		p.core.emit(Event{Kind: EventDrainDeadline, Worker: p.core.id, Count: len(p.core.executing)})
+		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, min(cfg.DrainTimeout/10, time.Second))}
+		if mutant.On(mutant.RunnerNoCancel) {
+			acts = acts[1:]
+		}
+		return acts
+	case t == TimerGrace && p.phase == grace:
+		return p.release()
+	case t == TimerRetry && p.phase == releasing:
+		return p.release()
+	case t == TimerRetry && p.phase == closing:
+		return []Action{p.call(CallShutdown)}
+	}
+	return nil
+}
+
+// finished hands a result to the core and decides whether to tick now.
+// While serving, the first result starts a linger of ResultLinger, ended
+// early when no job is left running; while backing off results wait for
+// the backoff's tick; while draining, the last one ends the drain.
+func (p *Policy) finished(r Result) []Action {
+	if !(mutant.On(mutant.RunnerDropResults) && p.backingOff) {
+		p.core.Finished(r)
+	}
+	idle := len(p.core.executing) == 0
+	switch {
+	case p.phase == serving && p.backingOff:
+		return nil
+	case p.phase == serving && idle:
+		return []Action{p.tick("task")}
+	case p.phase == serving && !p.lingering:
+		p.lingering = true
+		return []Action{arm(TimerLinger, ResultLinger)}
+	case (p.phase == draining || p.phase == grace) && idle:
+		return p.close()
+	}
+	return nil
+}
+
+// stop begins a graceful shutdown: no more reserving, lease maintenance or
+// duties; running jobs get DrainTimeout to finish, without a transaction
+// held open while they do.
+func (p *Policy) stop() []Action {
+	if p.phase != serving {
+		return nil
+	}
+	p.core.BeginShutdown()
+	p.phase, p.lingering = draining, false
+	if len(p.core.executing) == 0 {
+		return p.close()
+	}
+	if mutant.On(mutant.RunnerDrainNoWait) {
+		return p.timer(TimerDrain)
+	}
+	return []Action{arm(TimerDrain, p.core.cfg.DrainTimeout)}
+}
+
+// returned decides what follows a store call.
+func (p *Policy) returned(in Input) []Action {
+	switch in.Call {
+	case CallTick:
+		var acts []Action
+		if len(in.Start) > 0 {
+			acts = append(acts, Action{Kind: ActStart, Jobs: in.Start})
+		}
+		if p.core.DutiesDue() {
+			return append(acts, p.call(CallDuties))
+		}
+		return append(acts, p.afterTick()...)
+	case CallDuties:
+		return p.afterTick()
+	case CallRelease:
+		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
+			return p.close()
+		}
+		if retry := p.retry(in.Err, "release"); retry != nil {
+			return retry
+		}
+		return p.close() // Shutdown releases them too, or a leader rescues them
+	case CallShutdown:
+		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
+			p.phase = exited
+			return []Action{{Kind: ActExit}}
+		}
+		if retry := p.retry(in.Err, "shutdown"); retry != nil {
+			return retry
+		}
+		p.phase = exited
+		return []Action{{Kind: ActExit, Err: fmt.Errorf("worker: record the shutdown: %w", in.Err)}}
+	}
+	panic(fmt.Sprintf("worker: runner policy got the return of unknown call %d", in.Call))
+}
+
+// afterTick waits for the next tick, or ends a drain that has nothing left.
+func (p *Policy) afterTick() []Action {
+	p.backingOff = p.core.Failing()
+	if p.phase != serving && len(p.core.executing) == 0 {
+		return p.close()
+	}
+	return []Action{arm(TimerPoll, p.core.NextPoll())}
+}
+
+// release gives up the jobs still running after the grace, or goes on to
+// the shutdown when none is left.
+func (p *Policy) release() []Action {
+	if len(p.core.executing) == 0 {
+		return p.close()
+	}
+	p.phase = releasing
+	return []Action{p.call(CallRelease)}
+}
+
+// close records the shutdown.
+func (p *Policy) close() []Action {
+	p.phase, p.tries = closing, 0
+	return []Action{p.call(CallShutdown)}
+}
+
+// retry schedules another try of a failed shutdown step after a backoff,
+// or returns nil after ShutdownAttempts failures, reporting that the step
+// was given up.
+func (p *Policy) retry(err error, step string) []Action {
+	p.tries++
+	if p.tries < ShutdownAttempts && !mutant.On(mutant.RunnerShutdownNoRetry) {
+		return []Action{arm(TimerRetry, ErrorBackoff(p.core.cfg.PollInterval, p.tries))}
+	}
+	p.core.emit(Event{Kind: EventShutdownAbandoned, Worker: p.core.id, Reason: step, Count: p.tries, Err: err})
+	p.tries = 0
+	return nil
+}
