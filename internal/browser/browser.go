@@ -7,12 +7,14 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -136,4 +138,15 @@ func Screenshot(t *testing.T, ctx context.Context, name, docPath string) []byte 
 		t.Logf("wrote %s", docPath)
 	}
 	return png
+}
+
+// Hover moves the real mouse pointer to the centre of the first element
+// matching the CSS selector, after scrolling it into view, so the page sees
+// the same events as from a person's mouse.
+func Hover(t testing.TB, ctx context.Context, selector string) {
+	t.Helper()
+	Do(t, ctx, "scroll "+selector+" into view", chromedp.ScrollIntoView(chromedp.CSS(selector)))
+	js := fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, selector)
+	xy := Eval[[]float64](t, ctx, js)
+	Do(t, ctx, "hover "+selector, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]))
 }
