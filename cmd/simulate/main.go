@@ -4,6 +4,8 @@
 //	simulate -seeds 10000             seeds 1..10000 on all cores
 //	simulate -seed 42 -v              replay one seed with its full trace
 //	simulate -scenario '{...}' -v     replay a scenario printed by a test
+//	simulate -seed 42 -html seed42.html
+//	                                  draw the run as one HTML page
 //	simulate -check-determinism       run every seed twice, compare traces
 //	go run -tags mutants ./cmd/simulate -mutants
 //	                                  show each planted bug is caught
@@ -41,6 +43,7 @@ type config struct {
 	scenario         string
 	store            string // mem, or pg: run on both and compare traces
 	databaseURL      string
+	html             string // with -seed or -scenario: write the picture of the run here
 }
 
 func main() {
@@ -97,12 +100,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.mutants, "mutants", false, "plant each bug in turn; report the seeds until it is caught")
 	fs.StringVar(&cfg.scenario, "scenario", "", "replay this scenario JSON instead of drawing one from a seed")
 	fs.StringVar(&cfg.store, "store", "mem", "store to simulate: mem, or pg (each seed also runs on mem; the traces must be identical)")
+	fs.StringVar(&cfg.html, "html", "", "with -seed or -scenario: write a picture of the run to this HTML file")
 	fs.StringVar(&cfg.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL for -store pg (default $DATABASE_URL)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
 	if cfg.store != "mem" && cfg.store != "pg" {
 		return cfg, fmt.Errorf("-store %q: want mem or pg", cfg.store)
+	}
+	if cfg.html != "" && cfg.seed < 0 && cfg.scenario == "" {
+		return cfg, fmt.Errorf("-html %s needs -seed or -scenario", cfg.html)
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -171,7 +178,18 @@ func replay(cfg config, stdout, stderr io.Writer) int {
 	if cfg.verbose {
 		opt.Trace = stdout
 	}
+	var pic pictureRecorder
+	if cfg.html != "" {
+		pic.attach(&opt)
+	}
 	r := sim.Run(sc, opt)
+	if cfg.html != "" {
+		if err := pic.write(cfg.html, cfg, sc, &r); err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "picture of seed %d written to %s\n", sc.Seed, cfg.html)
+	}
 	fmt.Fprintf(stdout, "seed %d: %d events, %d trace lines, virtual %v, settled %v, trace hash %016x\n",
 		sc.Seed, r.Events, r.Lines, r.Virtual, r.Settled, r.TraceHash)
 	if r.Failed() {
