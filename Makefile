@@ -30,9 +30,12 @@ simulate:
 	$(GO) run ./cmd/simulate -seeds 10000
 
 # mutants: plant each known bug in turn and show the simulator catches it,
-# printing seeds-to-first-failure per bug.
+# printing seeds-to-first-failure per bug; then draw a caught seed with
+# -html and check the picture in Chromium (UPDATE_DOCS=1 refreshes
+# docs/seed-picture.png).
 mutants:
 	$(GO) run -tags mutants ./cmd/simulate -mutants -seeds 10000
+	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
 
 # chaos: worker processes against the local PostgreSQL in real time, killed,
 # stopped past the dead threshold, cut off with pg_terminate_backend, and one
