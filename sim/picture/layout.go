@@ -1,6 +1,7 @@
 package picture
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -158,7 +159,7 @@ func procIndex(lanes []*lane, i int) int {
 // assignSlots stacks overlapping bars of one lane: each bar takes the first
 // slot free at its start.
 func assignSlots(l *lane) {
-	slices.SortStableFunc(l.bars, func(a, b *bar) int { return cmpFloat(a.from, b.from) })
+	slices.SortStableFunc(l.bars, func(a, b *bar) int { return cmp.Compare(a.from, b.from) })
 	var ends []float64
 	for _, b := range l.bars {
 		slot := slices.IndexFunc(ends, func(e float64) bool { return e <= b.from })
@@ -170,16 +171,6 @@ func assignSlots(l *lane) {
 		b.slot = slot
 	}
 	l.slots = len(ends)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func markerViews(m *model, v *view, x func(float64) float64) []markerView {

@@ -1,6 +1,7 @@
 package picture
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -260,16 +261,7 @@ func (m *model) laneOf(process string, at float64) *lane {
 // incarnations sit together.
 func (m *model) order() {
 	slices.SortStableFunc(m.lanes, func(a, b *lane) int {
-		if c := strings.Compare(a.process, b.process); c != 0 {
-			return c
-		}
-		switch {
-		case a.from < b.from:
-			return -1
-		case a.from > b.from:
-			return 1
-		}
-		return 0
+		return cmp.Or(strings.Compare(a.process, b.process), cmp.Compare(a.from, b.from))
 	})
 }
 
