@@ -7,6 +7,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,12 +104,12 @@ func Do(t testing.TB, ctx context.Context, what string, actions ...chromedp.Acti
 }
 
 // Eval evaluates a JavaScript expression on the test's tab and returns its
-// value, failing the test on an error.
+// value (awaiting it if it is a promise), failing the test on an error.
 func Eval[T any](t testing.TB, ctx context.Context, expr string) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}
@@ -149,4 +150,31 @@ func Hover(t testing.TB, ctx context.Context, selector string) {
 	js := fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, selector)
 	xy := Eval[[]float64](t, ctx, js)
 	Do(t, ctx, "hover "+selector, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]))
+}
+
+// JS quotes s as a JavaScript string literal.
+func JS(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
+
+// WaitFor evaluates a JavaScript condition until it is true, for up to
+// Timeout. Unlike a chromedp poll it survives the page navigating away
+// (a form submission): an evaluation that fails on the old page is retried
+// on the new one.
+func WaitFor(t testing.TB, ctx context.Context, cond string) {
+	t.Helper()
+	deadline := time.Now().Add(Timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		ectx, cancel := context.WithTimeout(ctx, time.Second)
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](cond))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("waiting for %s: still false after %v (last error: %v)", cond, Timeout, last)
 }
