@@ -55,6 +55,8 @@ Usage:
   worker jobs list [-status S] [-queue Q] [-limit N] [flags]
   worker jobs retry [flags] ID             start a new attempt of a failed or lost job
   worker jobs cancel [flags] ID            cancel a scheduled, available or running job
+  worker console [-addr A] [-admin-token T] [flags]
+                                           serve the web console (read-only without a token)
   worker help                              print this message
 
 Run 'worker <command> -help' for the flags of a command. Every flag can also
@@ -82,6 +84,8 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		err = c.enqueueCmd(ctx, rest)
 	case "jobs":
 		name, err = c.jobsCmd(ctx, rest)
+	case "console":
+		err = c.consoleCmd(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, topUsage)
 		return exitOK
