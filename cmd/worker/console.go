@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/tickwork/tickwork/console"
 )
@@ -32,11 +33,35 @@ func (c *cli) consoleCmd(ctx context.Context, args []string) error {
 	if err := st.CheckMigrated(ctx); err != nil {
 		return explainStoreError(fmt.Errorf("console: %w", err), db.schema)
 	}
-	srv, err := console.New(console.Options{Store: st, AdminToken: *token, Logger: log})
+	stop, err := startConsole(st, *addr, *token, log)
 	if err != nil {
 		return err
 	}
-	return console.Serve(ctx, *addr, srv, func(a string) {
-		log.Info("console listening", "url", "http://"+a+"/", "schema", db.schema, "read_only", *token == "")
-	})
+	<-ctx.Done()
+	return stop()
+}
+
+// startConsole serves the console on addr in the background (an address in
+// use is an error at once) until the returned stop is called; stop returns
+// when the server has shut down.
+func startConsole(st openedStore, addr, token string, log *slog.Logger) (stop func() error, err error) {
+	srv, err := console.New(console.Options{Store: st, AdminToken: token, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- console.Serve(ctx, addr, srv, func(a string) {
+			log.Info("console listening", "url", "http://"+a+"/", "schema", st.Schema(), "read_only", token == "")
+			close(ready)
+		})
+	}()
+	select {
+	case <-ready:
+		return func() error { cancel(); return <-done }, nil
+	case err := <-done:
+		cancel()
+		return nil, err
+	}
 }

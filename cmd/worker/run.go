@@ -32,7 +32,8 @@ Built-in queues:
   noop     does nothing and succeeds (for benchmarks)
 
 With -metrics-addr it serves /metrics (Prometheus), /healthz (the process
-is up) and /readyz (the database answers and the worker loop runs).`
+is up) and /readyz (the database answers and the worker loop runs). With
+-admin-addr it also serves the web console (see worker console -help).`
 
 // runFlags are the flags of worker run.
 type runFlags struct {
@@ -46,6 +47,8 @@ type runFlags struct {
 	retryDelay   time.Duration
 	drainTimeout time.Duration
 	metricsAddr  string
+	adminAddr    string
+	adminToken   string
 
 	webhookAllowPrivate bool
 	webhookTimeout      time.Duration
@@ -72,6 +75,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.retryDelay, "retry-delay", def.Backoff.Base, "delay before the first retry; it doubles with each attempt")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", def.DrainTimeout, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":9464", `address serving /metrics, /healthz and /readyz; "" turns the server off`)
+	fs.StringVar(&f.adminAddr, "admin-addr", "", `address serving the web console, e.g. 127.0.0.1:8080; "" turns it off`)
+	fs.StringVar(&f.adminToken, "admin-token", "", "with -admin-addr: token that enables retry and cancel in the console (empty: read-only)")
 	fs.BoolVar(&f.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses")
 	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 30*time.Second, "how long a webhook may take to answer before the attempt is retried")
 	fs.DurationVar(&f.pollInterval, "poll-interval", def.PollInterval, "tuning: wait between polls when no notification arrives")
@@ -106,6 +111,9 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
 	if f.concurrency < 1 {
 		return cfg, usagef("-concurrency %d must be at least 1", f.concurrency)
+	}
+	if f.adminToken != "" && f.adminAddr == "" {
+		return cfg, usagef("-admin-token needs -admin-addr (the console it unlocks)")
 	}
 	if f.webhookTimeout <= 0 {
 		return cfg, usagef("-webhook-timeout %v must be positive", f.webhookTimeout)
@@ -212,6 +220,14 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 		}
 		log.Info("serving /metrics, /healthz and /readyz", "addr", ops.addr())
 		defer ops.shutdown(context.Background())
+	}
+
+	if f.adminAddr != "" {
+		stopConsole, err := startConsole(st, f.adminAddr, f.adminToken, log)
+		if err != nil {
+			return err
+		}
+		defer stopConsole()
 	}
 
 	stopNotice := context.AfterFunc(ctx, func() {
