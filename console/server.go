@@ -1,7 +1,7 @@
 // Package console is tickwork's operator console: web pages, each backed by
 // a JSON endpoint, showing the queues, the workers and the jobs of one
 // schema, with retry and cancel actions for an operator who holds the admin
-// token. Every asset is embedded and the pages run no script; charts are
+// token, and the queues' depths on /metrics. Every asset is embedded and the pages run no script; charts are
 // SVG drawn on the server.
 //
 // It reads PostgreSQL through the store's own methods where they exist and
@@ -38,6 +38,9 @@ type Options struct {
 	// DeadThreshold marks a live worker unresponsive when its heartbeat is
 	// older; 0 means 2 minutes, the worker's default.
 	DeadThreshold time.Duration
+	// MetricsTTL is how long /metrics reuses its reading of the queues;
+	// 0 means 15 seconds.
+	MetricsTTL time.Duration
 	// Logger receives failed requests; nil discards them.
 	Logger *slog.Logger
 }
@@ -59,6 +62,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.DeadThreshold == 0 {
 		opts.DeadThreshold = 2 * time.Minute
+	}
+	if opts.MetricsTTL == 0 {
+		opts.MetricsTTL = 15 * time.Second
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -108,6 +114,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 		}
 		return s.jobDetail(r.Context(), id)
 	})
+	mux.Handle("GET /metrics", s.metricsHandler())
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
