@@ -39,6 +39,9 @@ func TestPictureOfAFailingSeed(t *testing.T) {
 	if n := browser.Eval[int](t, ctx, `document.querySelectorAll("[data-lane]").length`); n < 2 {
 		t.Errorf("%d lanes; want one per worker incarnation", n)
 	}
+	if n := browser.Eval[int](t, ctx, `document.querySelectorAll("#violation-culprit").length`); n != 1 {
+		t.Error("the step that broke the property is not circled on its worker's lane")
+	}
 	if n := browser.Eval[int](t, ctx, `document.querySelectorAll(".bar.involved").length`); n == 0 {
 		t.Error("no execution marked as involved in the violation")
 	}

@@ -56,7 +56,10 @@ type markerView struct {
 }
 
 type violationView struct {
-	X                        float64
+	X float64
+	// Lane is the lane of the worker whose step broke the property (the
+	// committing worker, say); zero height when none is drawn.
+	Lane                     rect
 	Property, Report, Replay string
 	Jobs                     string // the names of the rows it involves
 	Tail                     []string
@@ -141,6 +144,9 @@ func layout(in *Input, m *model) *view {
 	}
 	v.Markers = markerViews(m, v, x)
 	v.Violation = violationOf(in, x)
+	if v.Violation != nil {
+		v.Violation.Lane = culpritLane(in, m, v)
+	}
 	return v
 }
 
@@ -188,6 +194,22 @@ func markerViews(m *model, v *view, x func(float64) float64) []markerView {
 		out = append(out, markerView{rect: r, Kind: mk.kind, Text: fmt.Sprintf("%.6fs %s", mk.at, mk.text), Span: mk.to > mk.at})
 	}
 	return out
+}
+
+// culpritLane is the lane of the worker that recorded the violating event.
+func culpritLane(in *Input, m *model, v *view) rect {
+	for _, e := range in.Events {
+		if e.Seq != in.Violation.Seq || e.Worker.IsZero() {
+			continue
+		}
+		for i, l := range m.lanes {
+			if l.id == e.Worker {
+				lv := v.Lanes[i]
+				return rect{X: v.Violation.X - 7, Y: lv.Y + lv.H/2 - 7, W: 14, H: 14}
+			}
+		}
+	}
+	return rect{}
 }
 
 func violationOf(in *Input, x func(float64) float64) *violationView {
