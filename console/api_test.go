@@ -98,7 +98,7 @@ func TestJobsPagesNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 	}
 }
 
-func idList(js []JobSummary) string {
+func idList(js []Attempt) string {
 	var s []string
 	for _, j := range js {
 		s = append(s, j.ID.String())

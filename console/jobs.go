@@ -75,29 +75,15 @@ func (q JobQuery) values() url.Values {
 	return v
 }
 
-// JobList is one page of jobs, newest first.
+// JobList is one page of jobs (attempts), newest first.
 type JobList struct {
-	Now   time.Time    `json:"now"`
-	Query JobQuery     `json:"query"`
-	Jobs  []JobSummary `json:"jobs"`
+	Now   time.Time `json:"now"`
+	Query JobQuery  `json:"query"`
+	Jobs  []Attempt `json:"jobs"`
 	// Older and Newer are the cursors of the neighbouring pages; zero when
 	// there is no such page.
 	Older ulid.ULID `json:"older,omitzero"`
 	Newer ulid.ULID `json:"newer,omitzero"`
-}
-
-// JobSummary is a jobs row without its payload, reason redacted.
-type JobSummary struct {
-	ID          ulid.ULID    `json:"id"`
-	Queue       string       `json:"queue"`
-	Status      store.Status `json:"status"`
-	Attempt     int          `json:"attempt"`
-	CreatedAt   time.Time    `json:"created_at"`
-	ScheduledAt time.Time    `json:"scheduled_at"`
-	StartedBy   ulid.ULID    `json:"started_by,omitzero"`
-	EndedAt     time.Time    `json:"ended_at,omitzero"`
-	Reason      string       `json:"reason,omitempty"`
-	Next        ulid.ULID    `json:"next_attempt_id,omitzero"`
 }
 
 func (s *Server) listJobs(ctx context.Context, q JobQuery) (*JobList, error) {
@@ -113,7 +99,7 @@ func (s *Server) listJobs(ctx context.Context, q JobQuery) (*JobList, error) {
 		if err != nil {
 			return fmt.Errorf("list jobs: %w", err)
 		}
-		l.Jobs, err = pgx.CollectRows(rows, scanSummary)
+		l.Jobs, err = pgx.CollectRows(rows, scanAttempt)
 		return err
 	})
 	if err != nil {
@@ -168,8 +154,9 @@ func (s *Server) jobsSQL(q JobQuery, limit int) (string, []any) {
 			add(`(payload::text ILIKE $? ESCAPE '\' OR failed_reason ILIKE $? ESCAPE '\')`, "%"+likeEscape.Replace(q.Text)+"%")
 		}
 	}
-	sql := `SELECT id, queue, status, attempt, created_at, scheduled_at, started_by,
-		coalesce(completed_at, failed_at, cancelled_at), coalesce(failed_reason, ''), next_attempt_id FROM {jobs}`
+	sql := `SELECT id, queue, status, attempt, created_at, scheduled_at, started_at, started_by,
+		coalesce(completed_at, failed_at, cancelled_at), coalesce(failed_reason, ''), next_attempt_id,
+		coalesce(schedule_name, '') FROM {jobs}`
 	if len(where) > 0 {
 		sql += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -182,19 +169,24 @@ var likeEscape = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 func uuid(id ulid.ULID) pgtype.UUID { return pgtype.UUID{Bytes: id, Valid: true} }
 
-func scanSummary(r pgx.CollectableRow) (JobSummary, error) {
-	var j JobSummary
+// scanAttempt reads a row of the list's columns (everything but payload
+// and metadata), its reason redacted.
+func scanAttempt(r pgx.CollectableRow) (Attempt, error) {
+	var a Attempt
 	var id, by, next pgtype.UUID
 	var status string
-	var ended pgtype.Timestamptz
-	err := r.Scan(&id, &j.Queue, &status, &j.Attempt, &j.CreatedAt, &j.ScheduledAt, &by, &ended, &j.Reason, &next)
-	j.ID, j.StartedBy, j.Next = id.Bytes, by.Bytes, next.Bytes
-	j.Status, j.EndedAt, j.Reason = store.Status(status), ended.Time, redactText(j.Reason)
-	j.CreatedAt, j.ScheduledAt = j.CreatedAt.UTC(), j.ScheduledAt.UTC()
-	if !j.EndedAt.IsZero() {
-		j.EndedAt = j.EndedAt.UTC()
+	var started, ended pgtype.Timestamptz
+	err := r.Scan(&id, &a.Queue, &status, &a.Attempt, &a.CreatedAt, &a.ScheduledAt, &started, &by, &ended, &a.Reason, &next, &a.ScheduleName)
+	a.ID, a.StartedBy, a.NextAttempt = id.Bytes, by.Bytes, next.Bytes
+	a.Status, a.Reason = store.Status(status), redactText(a.Reason)
+	a.CreatedAt, a.ScheduledAt = a.CreatedAt.UTC(), a.ScheduledAt.UTC()
+	if started.Valid {
+		a.StartedAt = started.Time.UTC()
 	}
-	return j, err
+	if ended.Valid {
+		a.EndedAt = ended.Time.UTC()
+	}
+	return a, err
 }
 
 // JobDetail is one job with every attempt of its chain, oldest first.
