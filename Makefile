@@ -20,11 +20,13 @@ lint:
 # bench: figures, not assertions. store/pg: bulk enqueue (COPY) and
 # reserve+complete; worker: (a) 100,000 no-op jobs, one worker, 100
 # concurrent, (b) four workers, (c) enqueue-to-start latency; then the
-# in-memory store, the checker and the simulator.
+# in-memory store, the checker and the simulator; the console's jobs page
+# on a million rows (keyset against OFFSET).
 bench:
 	$(GO) test -run '^$$' -bench . -count 1 ./store/pg/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./worker/
 	$(GO) test -run '^$$' -bench . -count 1 ./store/mem/ ./props/ ./sim/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./console/
 
 simulate:
 	$(GO) run ./cmd/simulate -seeds 10000
