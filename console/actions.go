@@ -35,6 +35,7 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 			job, err = tx.CancelJob(ctx, id)
 			return err
 		})
+	// Pausing and resuming a queue join here once queues can be paused.
 	default:
 		return job, &httpError{http.StatusNotFound, fmt.Errorf("unknown action %q: want retry or cancel", action)}
 	}

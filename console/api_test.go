@@ -114,6 +114,10 @@ func TestJobsFilterByQueueStatusAndText(t *testing.T) {
 	if len(l.Jobs) != 2 {
 		t.Errorf("failed webhook jobs: %d, want 2", len(l.Jobs))
 	}
+	getJSON(t, srv.URL+"/api/jobs?status=running&worker="+f.worker.String(), &l)
+	if len(l.Jobs) != 4 {
+		t.Errorf("jobs running on the fixture's worker: %d, want 4", len(l.Jobs))
+	}
 	getJSON(t, srv.URL+"/api/jobs?q=later", &l)
 	if len(l.Jobs) != 1 || l.Jobs[0].Status != store.Scheduled {
 		t.Errorf("text 'later': %+v, want the one scheduled email job", l.Jobs)

@@ -46,6 +46,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	if n, m := count(`#workers tr[data-state="alive"]`), count(`#workers tr[data-state="shut down"]`); n != 2 || m != 1 {
 		t.Errorf("workers: %d alive and %d shut down, want 2 and 1", n, m)
 	}
+	browser.Do(t, ctx, "follow the jobs in flight of the leader", chromedp.Click(chromedp.CSS(`#workers tr[data-worker="`+f.worker.String()+`"] a`)), chromedp.WaitVisible(chromedp.CSS("#jobs")))
+	if n := count(`#jobs tr[data-status="running"]`); n != 4 {
+		t.Errorf("the leader's jobs in flight: %d rows, want 4", n)
+	}
+	open("/workers", "#workers")
 	if leader := browser.Eval[string](t, ctx, `document.getElementById("leader").textContent`); !strings.Contains(leader, f.worker.String()) {
 		t.Errorf("workers: leader line %q does not name %s", leader, f.worker)
 	}

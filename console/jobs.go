@@ -23,7 +23,8 @@ import (
 type JobQuery struct {
 	Queue  string       `json:"queue,omitempty"`
 	Status store.Status `json:"status,omitempty"`
-	Text   string       `json:"text,omitempty"` // a job id, or text in the payload or failure reason
+	Text   string       `json:"text,omitempty"`  // a job id, or text in the payload or failure reason
+	Worker ulid.ULID    `json:"worker,omitzero"` // only rows started by this worker
 	Before ulid.ULID    `json:"before,omitzero"`
 	After  ulid.ULID    `json:"after,omitzero"`
 	Limit  int          `json:"limit"`
@@ -33,7 +34,7 @@ type JobQuery struct {
 const pageSize, maxPageSize = 50, 500
 
 // parseJobQuery reads a JobQuery from URL parameters: queue, status, q,
-// before, after, limit.
+// worker, before, after, limit.
 func parseJobQuery(v url.Values) (JobQuery, error) {
 	q := JobQuery{Queue: v.Get("queue"), Status: store.Status(v.Get("status")), Text: strings.TrimSpace(v.Get("q")), Limit: pageSize}
 	if q.Status != "" && !q.Status.Valid() {
@@ -42,11 +43,11 @@ func parseJobQuery(v url.Values) (JobQuery, error) {
 	for _, c := range []struct {
 		name string
 		to   *ulid.ULID
-	}{{"before", &q.Before}, {"after", &q.After}} {
+	}{{"before", &q.Before}, {"after", &q.After}, {"worker", &q.Worker}} {
 		if s := v.Get(c.name); s != "" {
 			id, err := ulid.ParseStrict(s)
 			if err != nil {
-				return q, fmt.Errorf("%s=%q is not a job id", c.name, s)
+				return q, fmt.Errorf("%s=%q is not an id", c.name, s)
 			}
 			*c.to = id
 		}
@@ -68,6 +69,9 @@ func (q JobQuery) values() url.Values {
 		if s != "" {
 			v.Set(k, s)
 		}
+	}
+	if !q.Worker.IsZero() {
+		v.Set("worker", q.Worker.String())
 	}
 	if q.Limit != pageSize {
 		v.Set("limit", strconv.Itoa(q.Limit))
@@ -146,6 +150,9 @@ func (s *Server) jobsSQL(q JobQuery, limit int) (string, []any) {
 	}
 	if q.Status != "" {
 		add("status = $?", string(q.Status))
+	}
+	if !q.Worker.IsZero() {
+		add("started_by = $?", uuid(q.Worker))
 	}
 	if q.Text != "" {
 		if id, err := ulid.ParseStrict(q.Text); err == nil {
