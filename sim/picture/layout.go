@@ -197,7 +197,11 @@ func markerViews(m *model, v *view, x func(float64) float64) []markerView {
 }
 
 // culpritLane is the lane of the worker that recorded the violating event.
+// A liveness violation, found after the last event, has none.
 func culpritLane(in *Input, m *model, v *view) rect {
+	if in.Violation.Index >= len(in.Events) {
+		return rect{}
+	}
 	for _, e := range in.Events {
 		if e.Seq != in.Violation.Seq || e.Worker.IsZero() {
 			continue

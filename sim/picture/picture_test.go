@@ -122,3 +122,26 @@ func TestBarsFollowRowsAndMarkers(t *testing.T) {
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+// TestCulpritOnlyForASafetyStep: a violation found at an event circles its
+// worker's lane; one found after the run (liveness) circles nothing.
+func TestCulpritOnlyForASafetyStep(t *testing.T) {
+	w := ulid.Make()
+	events := []props.Event{
+		{Seq: 1, Time: sim.Epoch, Kind: props.Commit, Process: "w0", Workers: []props.WorkerChange{{After: &props.WorkerRow{ID: w}}}},
+		{Seq: 2, Time: sim.Epoch.Add(time.Second), Kind: props.Commit, Worker: w},
+	}
+	for _, c := range []struct {
+		index int
+		want  bool
+	}{{1, true}, {2, false}} {
+		v := &props.Violation{Property: props.SingleExecution, Index: c.index, Seq: 2, Time: events[1].Time}
+		var page bytes.Buffer
+		if err := Write(&page, Input{Title: "t", Start: sim.Epoch, Events: events, Violation: v}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(page.String(), `id="violation-culprit"`); got != c.want {
+			t.Errorf("violation at index %d of %d events: culprit circled %v, want %v", c.index, len(events), got, c.want)
+		}
+	}
+}
