@@ -25,19 +25,24 @@ lint:
 # bench: figures, not assertions. store/pg: bulk enqueue (COPY) and
 # reserve+complete; worker: (a) 100,000 no-op jobs, one worker, 100
 # concurrent, (b) four workers, (c) enqueue-to-start latency; then the
-# in-memory store, the checker and the simulator.
+# in-memory store, the checker and the simulator; the console's jobs page
+# on a million rows (keyset against OFFSET).
 bench:
 	$(GO) test -run '^$$' -bench . -count 1 ./store/pg/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./worker/
 	$(GO) test -run '^$$' -bench . -count 1 ./store/mem/ ./props/ ./sim/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./console/
 
 simulate:
 	$(GO) run ./cmd/simulate -seeds 10000
 
 # mutants: plant each known bug in turn and show the simulator catches it,
-# printing seeds-to-first-failure per bug.
+# printing seeds-to-first-failure per bug; then draw a caught seed with
+# -html and check the picture in Chromium (UPDATE_DOCS=1 refreshes
+# docs/seed-picture.png).
 mutants:
 	$(GO) run -tags mutants ./cmd/simulate -mutants -seeds 10000
+	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
 
 # chaos: worker processes against PostgreSQL in real time, killed, stopped
 # past the dead threshold and cut off with pg_terminate_backend; the history

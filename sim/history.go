@@ -16,6 +16,9 @@ func (s *sim) record(e props.Event) {
 	if e.Time.IsZero() {
 		e.Time = s.storeNow()
 	}
+	if s.onRecord != nil {
+		s.onRecord(e)
+	}
 	if v := s.checker.Step(e); v != nil {
 		s.tr.printf(s.now, "sim", "VIOLATION %s", v.Property)
 		s.tr.closed = true // the trace ends at the violation; the tick in progress only unwinds

@@ -71,3 +71,15 @@ func (n *names) replaceIDs(text string) string {
 	}
 	return b.String()
 }
+
+// all returns every name given so far, by id.
+func (n *names) all() map[ulid.ULID]string {
+	out := make(map[ulid.ULID]string, len(n.jobs)+len(n.workers))
+	for id, k := range n.jobs {
+		out[id] = "j" + strconv.Itoa(k)
+	}
+	for id, s := range n.workers {
+		out[id] = s
+	}
+	return out
+}

@@ -21,6 +21,9 @@ type Options struct {
 	Backend NewBackend
 	// TailLines is how many trace lines a Result keeps (default 30).
 	TailLines int
+	// Record, when set, receives every event of the run's history as it is
+	// recorded, and the Result then carries Names (simulate -html draws both).
+	Record func(props.Event)
 }
 
 // Result is what one run found.
@@ -42,6 +45,9 @@ type Result struct {
 	Faults    [numFaultKinds]int
 	Marks     Marks
 	Settled   bool // quiescence ended with every job settled before its bound
+	// Names maps each job and worker row id to its name in the trace (j12,
+	// w0.1); set only when Options.Record is.
+	Names map[ulid.ULID]string
 }
 
 // Failed reports whether the run broke a property or could not run.
@@ -72,10 +78,11 @@ type sim struct {
 	phase   phase
 	stopped bool
 
-	checker *props.Checker
-	histSeq int64
-	tr      tracer
-	res     Result
+	checker  *props.Checker
+	onRecord func(props.Event)
+	histSeq  int64
+	tr       tracer
+	res      Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	globalRnd  [numFaultKinds]*clockrng.Rand
@@ -109,6 +116,9 @@ func Run(sc Scenario, opt Options) Result {
 	s.res.TraceHash = s.tr.hash
 	s.res.Lines = s.tr.lines
 	s.res.Virtual = s.now
+	if opt.Record != nil {
+		s.res.Names = s.names.all()
+	}
 	if s.tr.err != nil && s.res.Err == nil {
 		s.res.Err = fmt.Errorf("writing the trace: %w", s.tr.err)
 	}
@@ -146,6 +156,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed), rows: rowBook{maxRetries: sc.MaxRetries}}
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines)
+	s.onRecord = opt.Record
 	s.client = s.master.Child("client")
 	s.names = newNames()
 	s.cfg = workerConfig(&sc)

@@ -46,6 +46,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.checkDeterminism, "check-determinism", false, "run every seed twice and compare trace hashes")
 	fs.StringVar(&cfg.mutant, "mutant", "", "plant this bug (binary built with -tags mutants)")
 	fs.BoolVar(&cfg.mutants, "mutants", false, "plant each bug in turn; report the seeds until it is caught")
+	fs.StringVar(&cfg.html, "html", "", "with -seed or -scenario: write a picture of the run to this HTML file")
 	fs.StringVar(&cfg.scenario, "scenario", "", "replay this scenario JSON (from -print-scenario or a failure report) instead of drawing one from a seed")
 	fs.StringVar(&cfg.store, "store", "mem", "store to simulate: mem, or pg (each seed of -seeds also runs on mem; the traces must be identical)")
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL for -store pg (default $DATABASE_URL, else "+localpg.DefaultURL+" when it answers)")
@@ -78,6 +79,7 @@ the command that replays it, and 2 on a usage error.
   simulate -seed 42 -v                  replay one seed with its full trace
   simulate -seed 42 -print-scenario     the JSON that -scenario replays
   simulate -scenario '{...}' -v         replay a scenario, edited or not
+  simulate -seed 42 -html s.html        draw the run as one HTML page
   simulate -store pg -seeds 50          also run each seed on PostgreSQL
 
 Ranges: ` + usageRanges + `.`
@@ -108,6 +110,9 @@ func (cfg config) check(set map[string]bool) error {
 	}
 	if (cfg.verbose || cfg.printScenario) && !oneRun {
 		errs = append(errs, errors.New("-v and -print-scenario are about one run: use them with -seed N or -scenario (a -seeds run prints each failing seed's replay command)"))
+	}
+	if cfg.html != "" && !oneRun {
+		errs = append(errs, fmt.Errorf("-html %s draws one run: use it with -seed N or -scenario", cfg.html))
 	}
 	if cfg.printScenario && (cfg.scenario != "" || cfg.verbose) {
 		errs = append(errs, errors.New("-print-scenario prints the scenario of -seed without running it: drop -scenario and -v"))

@@ -5,6 +5,8 @@
 //	simulate -seed 42 -v              replay one seed with its full trace
 //	simulate -seed 42 -print-scenario print the JSON that -scenario replays
 //	simulate -scenario '{...}' -v     replay a scenario (printed, or edited)
+//	simulate -seed 42 -html seed42.html
+//	                                  draw the run as one HTML page
 //	simulate -check-determinism       run every seed twice, compare traces
 //	go run -tags mutants ./cmd/simulate -mutants
 //	                                  show each planted bug is caught
@@ -48,6 +50,7 @@ type config struct {
 	databaseURL      string
 	progressEvery    time.Duration // between progress lines on stderr
 	progress         io.Writer     // stderr
+	html             string        // with -seed or -scenario: write the picture of the run here
 }
 
 // marksExpectedFrom is the run length from which every coverage mark must
@@ -174,7 +177,18 @@ func replay(cfg config, stdout, stderr io.Writer) int {
 	if cfg.verbose {
 		opt.Trace = stdout
 	}
+	var pic pictureRecorder
+	if cfg.html != "" {
+		pic.attach(&opt)
+	}
 	r := sim.Run(sc, opt)
+	if cfg.html != "" {
+		if err := pic.write(cfg.html, cfg, sc, &r); err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "picture of seed %d written to %s\n", sc.Seed, cfg.html)
+	}
 	fmt.Fprintf(stdout, "seed %d: %d events, %d trace lines, virtual %v, settled %v, trace hash %016x\n",
 		sc.Seed, r.Events, r.Lines, r.Virtual, r.Settled, r.TraceHash)
 	if r.Failed() {

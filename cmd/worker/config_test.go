@@ -129,6 +129,7 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"migrate", "stray"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "unexpected argument"},
 		{[]string{"run", "-concurrency", "0"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-concurrency"},
 		{[]string{"run", "-queues", "noop,emails"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `no built-in handler for queue "emails"`},
+		{[]string{"run", "-admin-token", "t"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-admin-token needs -admin-addr"},
 		{[]string{"enqueue", "-payload", "{}"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-queue is required"},
 		{[]string{"enqueue", "-queue", "noop", "-payload", "{nope"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "not valid JSON"},
 		{[]string{"enqueue", "-queue", "noop", "-payload", "{}", "-at", "tomorrow"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "RFC 3339"},

@@ -55,6 +55,8 @@ Usage:
   worker jobs retry [flags] ID             start a new attempt of a failed or lost job
   worker jobs cancel [flags] ID            cancel a scheduled, available or running job
   worker version                           print the version and build information
+  worker console [-addr A] [-admin-token T] [flags]
+                                           serve the web console (read-only without a token)
   worker help                              print this message
 
 Run 'worker <command> -help' for the flags of a command. Every flag can also
@@ -85,6 +87,8 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		name, err = c.jobsCmd(ctx, rest)
 	case "version", "-version", "--version":
 		err = c.versionCmd(rest)
+	case "console":
+		err = c.consoleCmd(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, topUsage)
 		return exitOK

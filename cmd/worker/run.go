@@ -36,7 +36,8 @@ Built-in queues:
 
 On -metrics-addr (127.0.0.1:9464 by default) it serves /metrics
 (Prometheus), /healthz (the process is up) and /readyz (the database
-answers and the worker loop runs).`
+answers and the worker loop runs). With -admin-addr it also serves the web
+console (see worker console -help).`
 
 // runFlags are the flags of worker run.
 type runFlags struct {
@@ -50,6 +51,8 @@ type runFlags struct {
 	retryDelay   time.Duration
 	drainTimeout time.Duration
 	metricsAddr  string
+	adminAddr    string
+	adminToken   string
 
 	webhookAllowPrivate bool
 	webhookTimeout      time.Duration
@@ -76,6 +79,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.retryDelay, "retry-delay", def.Backoff.Base, time.Millisecond, day, "delay before the first retry; it doubles with each attempt")
 	durationVar(fs, &f.drainTimeout, "drain-timeout", def.DrainTimeout, 0, day, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:9464", `address serving /metrics, /healthz and /readyz, loopback only by default (":9464" listens on every interface); "" turns the server off`)
+	fs.StringVar(&f.adminAddr, "admin-addr", "", `address serving the web console, e.g. 127.0.0.1:8080; "" turns it off`)
+	fs.StringVar(&f.adminToken, "admin-token", "", "with -admin-addr: token that enables retry and cancel in the console (empty: read-only)")
 	boolVar(fs, &f.webhookAllowPrivate, "webhook-allow-private", "let webhooks reach loopback, private, link-local and unspecified addresses")
 	durationVar(fs, &f.webhookTimeout, "webhook-timeout", 30*time.Second, time.Millisecond, maxTimeout, "how long a webhook may take to answer before the attempt is retried")
 	durationVar(fs, &f.pollInterval, "poll-interval", def.PollInterval, 10*time.Millisecond, maxTimeout, "tuning: wait between polls when no notification arrives")
@@ -108,6 +113,9 @@ func (f *runFlags) config() (worker.Config, error) {
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
+	if f.adminToken != "" && f.adminAddr == "" {
+		return cfg, usagef("-admin-token needs -admin-addr (the console it unlocks)")
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("%s", configToFlags.Replace(err.Error()))
 	}
@@ -214,6 +222,14 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 		}
 		log.Info("serving /metrics, /healthz and /readyz", "addr", ops.addr())
 		defer ops.shutdown(context.Background())
+	}
+
+	if f.adminAddr != "" {
+		stopConsole, err := startConsole(st, f.adminAddr, f.adminToken, log)
+		if err != nil {
+			return err
+		}
+		defer stopConsole()
 	}
 
 	stopNotice := context.AfterFunc(ctx, func() {

@@ -1,0 +1,267 @@
+package console
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// The documents behind the pages: each page renders one, and its JSON
+// endpoint returns the same one. Times are the database's (UTC); ages are
+// seconds before Now, the database's now() when the page was read.
+
+// Overview is the state of every queue and the recent throughput.
+type Overview struct {
+	Now           time.Time      `json:"now"`
+	WindowSeconds int            `json:"window_seconds"`
+	Queues        []QueueStats   `json:"queues"`
+	Throughput    []Throughput   `json:"throughput"` // seconds with any result, oldest first
+	Completed     int            `json:"completed"`  // in the window, all queues
+	Failed        int            `json:"failed"`     // failed or lost, in the window
+	FailureRate   float64        `json:"failure_rate"`
+	Statuses      []store.Status `json:"-"` // the column order of the page
+}
+
+// QueueStats is one queue: its rows by status, how long its oldest ready
+// job has waited, and its results in the window. Pause and concurrency
+// limits will join it when queues have them.
+type QueueStats struct {
+	Queue             string               `json:"queue"`
+	Counts            map[store.Status]int `json:"counts"`
+	OldestReadyAgeSec *float64             `json:"oldest_ready_age_seconds"` // null: nothing ready
+	Completed         int                  `json:"completed"`
+	Failed            int                  `json:"failed"`
+	FailureRate       float64              `json:"failure_rate"`
+}
+
+// Throughput is the results of one second (Unix time).
+type Throughput struct {
+	Second    int64 `json:"second"`
+	Completed int   `json:"completed"`
+	Failed    int   `json:"failed"`
+}
+
+var allStatuses = []store.Status{store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled}
+
+// readTx runs fn in one read-only REPEATABLE READ transaction, so that every
+// number on a page comes from the same snapshot; fn may use the store's own
+// methods on the same transaction through st.
+func (s *Server) readTx(ctx context.Context, fn func(db pgx.Tx, st store.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, s.opts.Store.Pool(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(db pgx.Tx) error {
+		return s.opts.Store.InPgxTx(ctx, db, func(st store.Tx) error { return fn(db, st) })
+	})
+}
+
+func (s *Server) overview(ctx context.Context) (*Overview, error) {
+	o := &Overview{WindowSeconds: int(s.opts.Window / time.Second), Statuses: allStatuses}
+	byQueue := map[string]*QueueStats{}
+	queue := func(name string) *QueueStats {
+		q := byQueue[name]
+		if q == nil {
+			q = &QueueStats{Queue: name, Counts: map[store.Status]int{}}
+			byQueue[name] = q
+		}
+		return q
+	}
+	err := s.readTx(ctx, func(db pgx.Tx, st store.Tx) error {
+		var err error
+		if o.Now, err = st.Now(ctx); err != nil {
+			return err
+		}
+		if err := s.countStatuses(ctx, db, queue); err != nil {
+			return err
+		}
+		if err := s.oldestReady(ctx, db, o.Now, queue); err != nil {
+			return err
+		}
+		return s.throughput(ctx, db, o, queue)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the overview: %w", err)
+	}
+	for _, q := range byQueue {
+		q.FailureRate = rate(q.Failed, q.Completed)
+		o.Queues = append(o.Queues, *q)
+	}
+	slices.SortFunc(o.Queues, func(a, b QueueStats) int { return cmp.Compare(a.Queue, b.Queue) })
+	o.FailureRate = rate(o.Failed, o.Completed)
+	return o, nil
+}
+
+// countStatuses counts every queue's rows by status.
+func (s *Server) countStatuses(ctx context.Context, db pgx.Tx, queue func(string) *QueueStats) error {
+	rows, err := db.Query(ctx, s.sql(`SELECT queue, status, count(*) FROM {jobs} GROUP BY queue, status`))
+	if err != nil {
+		return fmt.Errorf("count jobs by queue and status: %w", err)
+	}
+	var name, status string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&name, &status, &n}, func() error {
+		queue(name).Counts[store.Status(status)] = n
+		return nil
+	})
+	return err
+}
+
+// oldestReady finds, per queue, the available job that has waited longest
+// (through the partial index of available rows).
+func (s *Server) oldestReady(ctx context.Context, db pgx.Tx, now time.Time, queue func(string) *QueueStats) error {
+	rows, err := db.Query(ctx, s.sql(`SELECT queue, min(scheduled_at) FROM {jobs} WHERE status = 'available' GROUP BY queue`))
+	if err != nil {
+		return fmt.Errorf("find the oldest available jobs: %w", err)
+	}
+	var name string
+	var oldest time.Time
+	_, err = pgx.ForEachRow(rows, []any{&name, &oldest}, func() error {
+		age := max(now.Sub(oldest).Seconds(), 0)
+		queue(name).OldestReadyAgeSec = &age
+		return nil
+	})
+	return err
+}
+
+// throughput counts results per queue and second over the window, through
+// the index of terminal rows by the time they ended.
+func (s *Server) throughput(ctx context.Context, db pgx.Tx, o *Overview, queue func(string) *QueueStats) error {
+	rows, err := db.Query(ctx, s.sql(`
+		SELECT queue, floor(extract(epoch FROM coalesce(completed_at, failed_at, cancelled_at)))::bigint AS sec,
+		       count(*) FILTER (WHERE status = 'completed'), count(*) FILTER (WHERE status IN ('failed', 'lost'))
+		FROM {jobs}
+		WHERE status IN ('completed', 'failed', 'lost', 'cancelled')
+		  AND coalesce(completed_at, failed_at, cancelled_at) > $1::timestamptz - $2::interval
+		GROUP BY queue, sec ORDER BY sec`), o.Now, s.opts.Window)
+	if err != nil {
+		return fmt.Errorf("count recent results: %w", err)
+	}
+	var name string
+	var sec int64
+	var done, failed int
+	_, err = pgx.ForEachRow(rows, []any{&name, &sec, &done, &failed}, func() error {
+		q := queue(name)
+		q.Completed += done
+		q.Failed += failed
+		o.Completed += done
+		o.Failed += failed
+		if n := len(o.Throughput); n > 0 && o.Throughput[n-1].Second == sec {
+			o.Throughput[n-1].Completed += done
+			o.Throughput[n-1].Failed += failed
+		} else {
+			o.Throughput = append(o.Throughput, Throughput{Second: sec, Completed: done, Failed: failed})
+		}
+		return nil
+	})
+	return err
+}
+
+func rate(failed, completed int) float64 {
+	if failed+completed == 0 {
+		return 0
+	}
+	return float64(failed) / float64(failed+completed)
+}
+
+// Workers is every worker row still kept, the lease, and what each runs.
+type Workers struct {
+	Now     time.Time    `json:"now"`
+	Leader  *Leader      `json:"leader"` // null: no lease
+	Workers []WorkerInfo `json:"workers"`
+}
+
+// Leader is the lease: who holds it, since when (its term) and until when.
+type Leader struct {
+	Worker    ulid.ULID `json:"worker"`
+	ElectedAt time.Time `json:"elected_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	TermSec   float64   `json:"term_seconds"`
+	Expired   bool      `json:"expired"`
+}
+
+// WorkerInfo is one worker row (one start of a worker process).
+type WorkerInfo struct {
+	ID              ulid.ULID  `json:"id"`
+	State           string     `json:"state"` // alive, unresponsive (heartbeat older than the dead threshold) or shut down
+	RegisteredAt    time.Time  `json:"registered_at"`
+	LastSeenAt      time.Time  `json:"last_seen_at"`
+	HeartbeatAgeSec float64    `json:"heartbeat_age_seconds"`
+	ShutdownAt      *time.Time `json:"shutdown_at"`
+	Running         int        `json:"running"`
+	Leader          bool       `json:"leader"`
+}
+
+func (s *Server) workers(ctx context.Context) (*Workers, error) {
+	w := &Workers{}
+	err := s.readTx(ctx, func(db pgx.Tx, st store.Tx) error {
+		var err error
+		if w.Now, err = st.Now(ctx); err != nil {
+			return err
+		}
+		rows, err := st.ListWorkers(ctx)
+		if err != nil {
+			return err
+		}
+		lease, err := st.GetLease(ctx)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			w.Leader = &Leader{Worker: lease.WorkerID, ElectedAt: lease.ElectedAt, ExpiresAt: lease.ExpiresAt,
+				TermSec: w.Now.Sub(lease.ElectedAt).Seconds(), Expired: !lease.ExpiresAt.After(w.Now)}
+		}
+		running, err := s.runningByWorker(ctx, db)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			w.Workers = append(w.Workers, s.workerInfo(r, w, running[r.ID]))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the workers: %w", err)
+	}
+	// Newest first: the live workers of today above yesterday's.
+	slices.Reverse(w.Workers)
+	return w, nil
+}
+
+func (s *Server) workerInfo(r store.Worker, w *Workers, running int) WorkerInfo {
+	info := WorkerInfo{ID: r.ID, RegisteredAt: r.RegisteredAt, LastSeenAt: r.LastSeenAt,
+		HeartbeatAgeSec: w.Now.Sub(r.LastSeenAt).Seconds(), Running: running, State: "alive"}
+	if w.Leader != nil && w.Leader.Worker == r.ID {
+		info.Leader = true
+	}
+	switch {
+	case !r.ShutdownAt.IsZero():
+		t := r.ShutdownAt
+		info.ShutdownAt, info.State = &t, "shut down"
+	case w.Now.Sub(r.LastSeenAt) > s.opts.DeadThreshold:
+		info.State = "unresponsive"
+	}
+	return info
+}
+
+// runningByWorker counts running jobs per worker (through the partial index
+// of running rows).
+func (s *Server) runningByWorker(ctx context.Context, db pgx.Tx) (map[ulid.ULID]int, error) {
+	rows, err := db.Query(ctx, s.sql(`SELECT started_by, count(*) FROM {jobs} WHERE status = 'running' GROUP BY started_by`))
+	if err != nil {
+		return nil, fmt.Errorf("count running jobs: %w", err)
+	}
+	out := map[ulid.ULID]int{}
+	var id [16]byte
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+		out[ulid.ULID(id)] = n
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,304 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// JobQuery selects a page of jobs, newest first. Before and After are the
+// keyset cursors (an id from the previous page), never an offset: a page
+// deep in a table of millions costs the same as the first.
+type JobQuery struct {
+	Queue  string       `json:"queue,omitempty"`
+	Status store.Status `json:"status,omitempty"`
+	Text   string       `json:"text,omitempty"`  // a job id, or text in the payload or failure reason
+	Worker ulid.ULID    `json:"worker,omitzero"` // only rows started by this worker
+	Before ulid.ULID    `json:"before,omitzero"`
+	After  ulid.ULID    `json:"after,omitzero"`
+	Limit  int          `json:"limit"`
+}
+
+// pageSize is the default and largest page of the jobs list.
+const pageSize, maxPageSize = 50, 500
+
+// parseJobQuery reads a JobQuery from URL parameters: queue, status, q,
+// worker, before, after, limit.
+func parseJobQuery(v url.Values) (JobQuery, error) {
+	q := JobQuery{Queue: v.Get("queue"), Status: store.Status(v.Get("status")), Text: strings.TrimSpace(v.Get("q")), Limit: pageSize}
+	if q.Status != "" && !q.Status.Valid() {
+		return q, fmt.Errorf("unknown status %q", q.Status)
+	}
+	for _, c := range []struct {
+		name string
+		to   *ulid.ULID
+	}{{"before", &q.Before}, {"after", &q.After}, {"worker", &q.Worker}} {
+		if s := v.Get(c.name); s != "" {
+			id, err := ulid.ParseStrict(s)
+			if err != nil {
+				return q, fmt.Errorf("%s=%q is not an id", c.name, s)
+			}
+			*c.to = id
+		}
+	}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxPageSize {
+			return q, fmt.Errorf("limit=%q: want a number from 1 to %d", s, maxPageSize)
+		}
+		q.Limit = n
+	}
+	return q, nil
+}
+
+// values is the query as URL parameters, without the cursors.
+func (q JobQuery) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"queue": q.Queue, "status": string(q.Status), "q": q.Text} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if !q.Worker.IsZero() {
+		v.Set("worker", q.Worker.String())
+	}
+	if q.Limit != pageSize {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	return v
+}
+
+// JobList is one page of jobs (attempts), newest first.
+type JobList struct {
+	Now   time.Time `json:"now"`
+	Query JobQuery  `json:"query"`
+	Jobs  []Attempt `json:"jobs"`
+	// Older and Newer are the cursors of the neighbouring pages; zero when
+	// there is no such page.
+	Older ulid.ULID `json:"older,omitzero"`
+	Newer ulid.ULID `json:"newer,omitzero"`
+}
+
+func (s *Server) listJobs(ctx context.Context, q JobQuery) (*JobList, error) {
+	l := &JobList{Query: q}
+	err := s.readTx(ctx, func(db pgx.Tx, st store.Tx) error {
+		var err error
+		if l.Now, err = st.Now(ctx); err != nil {
+			return err
+		}
+		// One row more than the page says whether there is a page beyond.
+		sql, args := s.jobsSQL(q, q.Limit+1)
+		rows, err := db.Query(ctx, sql, args...)
+		if err != nil {
+			return fmt.Errorf("list jobs: %w", err)
+		}
+		l.Jobs, err = pgx.CollectRows(rows, scanAttempt)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the jobs: %w", err)
+	}
+	more := len(l.Jobs) > q.Limit
+	if more {
+		l.Jobs = l.Jobs[:q.Limit]
+	}
+	if !q.After.IsZero() {
+		slices.Reverse(l.Jobs) // read oldest first to page forward
+	}
+	if len(l.Jobs) > 0 {
+		if more || !q.After.IsZero() {
+			l.Older = l.Jobs[len(l.Jobs)-1].ID
+		}
+		if !q.Before.IsZero() || (more && !q.After.IsZero()) {
+			l.Newer = l.Jobs[0].ID
+		}
+	}
+	return l, nil
+}
+
+// jobsSQL builds the page's statement. Ordering by the primary key with a
+// cursor on it lets PostgreSQL walk the index from the cursor and stop
+// after limit rows.
+func (s *Server) jobsSQL(q JobQuery, limit int) (string, []any) {
+	var where []string
+	var args []any
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "$?", "$"+strconv.Itoa(len(args))))
+	}
+	order := "DESC"
+	switch {
+	case !q.After.IsZero():
+		add("id > $?", uuid(q.After))
+		order = "ASC"
+	case !q.Before.IsZero():
+		add("id < $?", uuid(q.Before))
+	}
+	if q.Queue != "" {
+		add("queue = $?", q.Queue)
+	}
+	if q.Status != "" {
+		add("status = $?", string(q.Status))
+	}
+	if !q.Worker.IsZero() {
+		add("started_by = $?", uuid(q.Worker))
+	}
+	if q.Text != "" {
+		if id, err := ulid.ParseStrict(q.Text); err == nil {
+			add("id = $?", uuid(id))
+		} else {
+			add(`(payload::text ILIKE $? ESCAPE '\' OR failed_reason ILIKE $? ESCAPE '\')`, "%"+likeEscape.Replace(q.Text)+"%")
+		}
+	}
+	sql := `SELECT id, queue, status, attempt, created_at, scheduled_at, started_at, started_by,
+		coalesce(completed_at, failed_at, cancelled_at), coalesce(failed_reason, ''), next_attempt_id,
+		coalesce(schedule_name, '') FROM {jobs}`
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	args = append(args, limit)
+	sql += fmt.Sprintf(" ORDER BY id %s LIMIT $%d", order, len(args))
+	return s.sql(sql), args
+}
+
+var likeEscape = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func uuid(id ulid.ULID) pgtype.UUID { return pgtype.UUID{Bytes: id, Valid: true} }
+
+// scanAttempt reads a row of the list's columns (everything but payload
+// and metadata), its reason redacted.
+func scanAttempt(r pgx.CollectableRow) (Attempt, error) {
+	var a Attempt
+	var id, by, next pgtype.UUID
+	var status string
+	var started, ended pgtype.Timestamptz
+	err := r.Scan(&id, &a.Queue, &status, &a.Attempt, &a.CreatedAt, &a.ScheduledAt, &started, &by, &ended, &a.Reason, &next, &a.ScheduleName)
+	a.ID, a.StartedBy, a.NextAttempt = id.Bytes, by.Bytes, next.Bytes
+	a.Status, a.Reason = store.Status(status), redactText(a.Reason)
+	a.CreatedAt, a.ScheduledAt = a.CreatedAt.UTC(), a.ScheduledAt.UTC()
+	if started.Valid {
+		a.StartedAt = started.Time.UTC()
+	}
+	if ended.Valid {
+		a.EndedAt = ended.Time.UTC()
+	}
+	return a, err
+}
+
+// JobDetail is one job with every attempt of its chain, oldest first.
+type JobDetail struct {
+	Now      time.Time `json:"now"`
+	Job      Attempt   `json:"job"`
+	Payload  string    `json:"payload"`  // pretty-printed, credentials hidden
+	Metadata string    `json:"metadata"` // likewise
+	Attempts []Attempt `json:"attempts"`
+	// CanRetry and CanCancel say which actions apply to the job's status.
+	CanRetry  bool `json:"can_retry"`
+	CanCancel bool `json:"can_cancel"`
+}
+
+// Attempt is one row of a chain: who ran it, when, and how it ended. The
+// store keeps no handler output beyond the failure reason.
+type Attempt struct {
+	ID           ulid.ULID    `json:"id"`
+	Queue        string       `json:"queue"`
+	Attempt      int          `json:"attempt"`
+	Status       store.Status `json:"status"`
+	CreatedAt    time.Time    `json:"created_at"`
+	ScheduledAt  time.Time    `json:"scheduled_at"`
+	StartedAt    time.Time    `json:"started_at,omitzero"`
+	StartedBy    ulid.ULID    `json:"started_by,omitzero"`
+	EndedAt      time.Time    `json:"ended_at,omitzero"`
+	Reason       string       `json:"reason,omitempty"`
+	NextAttempt  ulid.ULID    `json:"next_attempt_id,omitzero"`
+	ScheduleName string       `json:"schedule,omitempty"`
+}
+
+func attemptOf(j store.Job) Attempt {
+	a := Attempt{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Status: j.Status, CreatedAt: j.CreatedAt,
+		ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
+		Reason: redactText(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName}
+	for _, t := range []time.Time{j.CompletedAt, j.FailedAt, j.CancelledAt} {
+		if !t.IsZero() {
+			a.EndedAt = t
+		}
+	}
+	return a
+}
+
+// errNoJob is a job id that names no row.
+var errNoJob = errors.New("no such job")
+
+func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error) {
+	d := &JobDetail{}
+	err := s.readTx(ctx, func(db pgx.Tx, st store.Tx) error {
+		var err error
+		if d.Now, err = st.Now(ctx); err != nil {
+			return err
+		}
+		ids, err := s.chain(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		for _, cid := range ids {
+			j, err := st.GetJob(ctx, cid)
+			if err != nil {
+				return err
+			}
+			if cid == id {
+				d.Job, d.Payload, d.Metadata = attemptOf(j), prettyJSON(j.Payload), prettyJSON(j.Metadata)
+				d.CanRetry = (j.Status == store.Failed || j.Status == store.Lost) && j.NextAttemptID.IsZero()
+				d.CanCancel = !j.Status.Terminal()
+			}
+			d.Attempts = append(d.Attempts, attemptOf(j))
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("job %s: %w", id, errNoJob)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read job %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// chain returns the ids of id's attempts, oldest first: back through the
+// rows whose next attempt it is, then forward through next_attempt_id
+// (both through indexes). No row for id is errNoJob.
+func (s *Server) chain(ctx context.Context, db pgx.Tx, id ulid.ULID) ([]ulid.ULID, error) {
+	rows, err := db.Query(ctx, s.sql(`
+		WITH RECURSIVE back(id, depth) AS (
+			SELECT id, 0 FROM {jobs} WHERE id = $1
+			UNION ALL SELECT j.id, b.depth - 1 FROM {jobs} j JOIN back b ON j.next_attempt_id = b.id),
+		fwd(id, next, depth) AS (
+			SELECT id, next_attempt_id, 0 FROM {jobs} WHERE id = $1
+			UNION ALL SELECT j.id, j.next_attempt_id, f.depth + 1 FROM {jobs} j JOIN fwd f ON j.id = f.next)
+		SELECT id FROM (SELECT id, depth FROM back UNION SELECT id, depth FROM fwd) c ORDER BY depth`), uuid(id))
+	if err != nil {
+		return nil, fmt.Errorf("follow the attempts of job %s: %w", id, err)
+	}
+	raw, err := pgx.CollectRows(rows, pgx.RowTo[pgtype.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("follow the attempts of job %s: %w", id, err)
+	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("job %s: %w", id, errNoJob)
+	}
+	ids := make([]ulid.ULID, len(raw))
+	for i, u := range raw {
+		ids[i] = u.Bytes
+	}
+	return ids, nil
+}
