@@ -65,9 +65,12 @@ func mustLoadMigrations(fsys fs.FS) []migration {
 func SchemaVersion() int { return len(migrations) }
 
 // Migrate creates the schema if needed and applies the embedded migrations
-// it lacks, each in its own transaction. It holds a session advisory lock
-// (keyed by the schema name) meanwhile, so when many processes migrate at
-// once, one applies and the others wait and then find nothing to do.
+// it lacks, each in its own transaction. Each of those transactions first
+// takes a transaction-scoped advisory lock (keyed by the schema name), so
+// when many processes migrate at once, one applies a migration and the
+// others wait and then find it applied. The lock lives only inside a
+// transaction: nothing depends on the session, so Migrate works through a
+// pooler in transaction mode, and no lock outlives its transaction.
 // Migrating a schema that is up to date, or newer than this code, changes
 // nothing.
 func (s *Store) Migrate(ctx context.Context) error {
@@ -75,53 +78,51 @@ func (s *Store) Migrate(ctx context.Context) error {
 }
 
 func (s *Store) migrate(ctx context.Context, list []migration) error {
-	// A connection of its own: the lock is released when it closes, even if
-	// the unlock below never runs.
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	setup := "CREATE SCHEMA IF NOT EXISTS " + s.ident + ";\n" +
+		"CREATE TABLE IF NOT EXISTS " + s.ident + ".schema_migrations (" +
+		"version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+	err := s.migrationTx(ctx, func(db pgx.Tx) error {
+		if _, err := db.Exec(ctx, setup); err != nil {
+			return fmt.Errorf("create schema and migrations table: %w", s.classify(err))
+		}
+		return nil
+	})
 	if err != nil {
-		return s.connectError("migrate", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", s.migrateKey); err != nil {
-		return fmt.Errorf("migrate %s: take the migration lock: %w", s.target, s.classify(err))
-	}
-	if err := s.applyMissing(ctx, conn, list); err != nil {
 		return fmt.Errorf("migrate %s: %w", s.target, err)
 	}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", s.migrateKey); err != nil {
-		return fmt.Errorf("migrate %s: release the migration lock: %w", s.target, s.classify(err))
+	for _, m := range list {
+		if err := s.migrationTx(ctx, func(db pgx.Tx) error { return s.applyIfMissing(ctx, db, m) }); err != nil {
+			return fmt.Errorf("migrate %s: %w", s.target, err)
+		}
 	}
 	return nil
 }
 
-func (s *Store) applyMissing(ctx context.Context, conn *pgx.Conn, list []migration) error {
-	setup := "CREATE SCHEMA IF NOT EXISTS " + s.ident + ";\n" +
-		"CREATE TABLE IF NOT EXISTS " + s.ident + ".schema_migrations (" +
-		"version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-	if _, err := conn.Exec(ctx, setup); err != nil {
-		return fmt.Errorf("create schema and migrations table: %w", s.classify(err))
-	}
-	current, err := s.version(ctx, conn)
-	if err != nil {
+// migrationTx runs fn in a transaction that holds the migration lock.
+func (s *Store) migrationTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(db pgx.Tx) error {
+		if _, err := db.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.migrateKey); err != nil {
+			return fmt.Errorf("take the migration lock: %w", s.classify(err))
+		}
+		return fn(db)
+	})
+}
+
+// applyIfMissing applies m unless the schema already has it.
+func (s *Store) applyIfMissing(ctx context.Context, db pgx.Tx, m migration) error {
+	current, err := s.version(ctx, db)
+	if err != nil || m.version <= current {
 		return err
 	}
-	for _, m := range list {
-		if m.version <= current {
-			continue
-		}
-		err := pgx.BeginFunc(ctx, conn, func(db pgx.Tx) error {
-			if _, err := db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident); err != nil {
-				return err
-			}
-			if _, err := db.Exec(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := db.Exec(ctx, s.sql("INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)"), m.version, m.name)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
-		}
+	if _, err := db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident); err != nil {
+		return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+	}
+	if _, err := db.Exec(ctx, m.sql); err != nil {
+		return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+	}
+	_, err = db.Exec(ctx, s.sql("INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)"), m.version, m.name)
+	if err != nil {
+		return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
 	}
 	return nil
 }
