@@ -24,6 +24,10 @@ type tickworkSystem struct {
 }
 
 func openTickwork(ctx context.Context, url, schema string) (system, error) {
+	return newTickwork(ctx, url, schema)
+}
+
+func newTickwork(ctx context.Context, url, schema string) (*tickworkSystem, error) {
 	st, err := pg.Open(ctx, url, pg.Options{Schema: schema})
 	if err != nil {
 		return nil, err
