@@ -27,9 +27,9 @@ const listenCheckInterval = 30 * time.Second
 // LISTENs on the schema's available and stepdown channels and returns the
 // notifications it receives. It returns an error if that first connection
 // fails, and ErrNoListen through a transaction pooler without a ListenURL.
-// Later, when
-// the connection drops, it reconnects with backoff (timed by Options.Clock);
-// notifications sent meanwhile are lost, which workers cover by polling.
+// Later, when the connection drops, it reconnects with backoff (timed by
+// Options.Clock); notifications sent meanwhile are lost, which workers
+// cover by polling.
 // The channel is closed, and the connection with it, when ctx is done.
 func (s *Store) Listen(ctx context.Context) (<-chan store.Notification, error) {
 	conn, err := s.listenConnect(ctx)
