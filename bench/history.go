@@ -21,7 +21,7 @@ type historyFlags struct {
 	jobs, window, inflight int
 	vacuum                 []string
 	sweep, sweepJobs       int
-	batch                  int
+	batch, backlog         int
 }
 
 func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
@@ -35,7 +35,8 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off; table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do)")
 	fs.IntVar(&f.sweep, "sweep", 1_000_000, "old finished rows the retention sweep deletes (0 skips the sweep runs)")
 	fs.IntVar(&f.sweepJobs, "sweep-jobs", 50_000, "jobs two workers process in the sweep run and in the run without a sweep")
-	fs.IntVar(&f.batch, "batch", 10_000, "jobs per bulk-enqueue call")
+	fs.IntVar(&f.batch, "batch", 5_000, "jobs per bulk-enqueue call")
+	fs.IntVar(&f.backlog, "backlog", 10_000, "a window enqueues another batch whenever fewer jobs than this wait, so that the backlog, not the history, stays small")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -45,8 +46,8 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 		}
 		f.vacuum = append(f.vacuum, m)
 	}
-	if f.jobs < 0 || f.window < 1 || f.inflight < 1 || f.sweep < 0 || f.sweepJobs < 1 || f.batch < 1 {
-		return f, fmt.Errorf("-jobs and -sweep must not be negative; -window, -inflight, -sweep-jobs and -batch must be positive")
+	if f.jobs < 0 || f.window < 1 || f.inflight < 1 || f.sweep < 0 || f.sweepJobs < 1 || f.batch < 1 || f.backlog < 1 {
+		return f, fmt.Errorf("-jobs and -sweep must not be negative; -window, -inflight, -sweep-jobs, -batch and -backlog must be positive")
 	}
 	return f, f.validate()
 }
@@ -96,7 +97,7 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 			return err
 		}
 	}
-	fmt.Fprintf(out, "\n%d jobs in windows of %d, vacuum %s\n", f.jobs, f.window, mode)
+	fmt.Fprintf(out, "\n%d jobs in windows of %d (enqueued %d at a time, fewer than %d waiting), vacuum %s\n", f.jobs, f.window, f.batch, f.backlog, mode)
 	var ran atomic.Int64
 	w, err := worker.New(s.st, worker.Options{Config: throughputConfig(f.inflight), Rand: clockrng.NewRand(7), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -112,7 +113,7 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 	var rates []float64
 	for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
 		n := min(f.window, f.jobs-i*f.window)
-		sp, finished, err := s.window(ctx, n, f.batch, func() bool { return ran.Load() >= int64(i*f.window+n) })
+		sp, finished, err := s.window(ctx, n, f.batch, f.backlog, func() int { return int(ran.Load()) - i*f.window })
 		if err != nil {
 			cancel()
 			<-done
@@ -139,24 +140,30 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 	return ctx.Err()
 }
 
-// window enqueues n jobs, waits until the worker ran them (ranAll) and
-// nothing is running, and reads their span from the database: the jobs
-// that started after the enqueue began. finished is how many finished
-// rows the table held before.
-func (s *tickworkSystem) window(ctx context.Context, n, batch int, ranAll func() bool) (sp span, finished int, err error) {
+// window enqueues n jobs, a batch whenever fewer than backlog wait, waits
+// until the worker ran them (ran counts this window's) and nothing is
+// running, and reads their span from the database: the jobs that started
+// after the window began. finished is how many finished rows the table
+// held before.
+func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran func() int) (sp span, finished int, err error) {
 	var mark time.Time
 	q := "SELECT clock_timestamp(), (SELECT count(*) FROM " + s.tables + ".jobs WHERE status = 'completed')"
 	if err := s.st.Pool().QueryRow(ctx, q).Scan(&mark, &finished); err != nil {
 		return span{}, 0, err
 	}
-	if err := s.Insert(ctx, n, batch); err != nil {
-		return span{}, 0, err
-	}
-	for !ranAll() || s.running(ctx) != 0 {
+	for inserted := 0; inserted < n || ran() < n || s.running(ctx) != 0; {
 		if ctx.Err() != nil {
 			return span{}, 0, ctx.Err()
 		}
-		time.Sleep(20 * time.Millisecond)
+		if inserted < n && inserted-ran() < backlog {
+			k := min(batch, n-inserted)
+			if err := s.Insert(ctx, k, k); err != nil {
+				return span{}, 0, err
+			}
+			inserted += k
+			continue
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	sp, err = readSpan(ctx, s.st.Pool(), "SELECT count(*), min(started_at), max(completed_at) FROM "+s.tables+".jobs WHERE status = 'completed' AND started_at >= '"+mark.Format(time.RFC3339Nano)+"'")
 	return sp, finished, err
