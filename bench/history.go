@@ -120,8 +120,8 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 			return err
 		}
 		rates = append(rates, sp.rate())
-		fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s\n",
-			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate())
+		fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s; oldest open snapshot on the server: %v\n",
+			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), s.oldestSnapshot(ctx))
 		if mode == "manual" {
 			t0 := time.Now()
 			if _, err := s.st.Pool().Exec(ctx, "VACUUM (ANALYZE) "+s.tables+".jobs"); err != nil {
@@ -177,4 +177,16 @@ func (s *tickworkSystem) running(ctx context.Context) int {
 		return -1
 	}
 	return n
+}
+
+// oldestSnapshot is the age of the oldest transaction on the server that
+// holds back the rows VACUUM may remove (any session's, not only this
+// run's): while it stays open, dead rows and their index entries stay.
+func (s *tickworkSystem) oldestSnapshot(ctx context.Context) time.Duration {
+	var age time.Duration
+	q := `SELECT coalesce(max(now() - xact_start), '0') FROM pg_stat_activity WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid()`
+	if err := s.st.Pool().QueryRow(ctx, q).Scan(&age); err != nil {
+		return -1
+	}
+	return age.Round(time.Second)
 }
