@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test build unit lint bench simulate mutants chaos chaos-ci
+.PHONY: test build unit lint bench bench-river simulate mutants chaos chaos-ci
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
@@ -16,11 +16,13 @@ build:
 
 unit:
 	$(GO) test -count=1 -timeout 10m ./...
+	cd bench && $(GO) test -count=1 -timeout 2m ./...
 
 lint:
 	$(GO) vet ./...
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) ./...
+	cd bench && $(GO) vet ./...
 
 # bench: figures, not assertions. store/pg: bulk enqueue (COPY) and
 # reserve+complete; worker: (a) 100,000 no-op jobs, one worker, 100
@@ -32,6 +34,13 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./worker/
 	$(GO) test -run '^$$' -bench . -count 1 ./store/mem/ ./props/ ./sim/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./console/
+
+# bench-river: tickwork beside River (bench/, a module of its own) on the
+# database at DATABASE_URL: throughput at 100 and 1,000 jobs in flight with
+# 100,000 and 1,000,000 jobs waiting, bulk enqueue, enqueue-to-start on an
+# idle worker; durable commits. Takes several minutes (see bench/README.md).
+bench-river:
+	cd bench && $(GO) run . compare
 
 simulate:
 	$(GO) run ./cmd/simulate -seeds 10000

@@ -108,12 +108,17 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	if o.mutant != "" {
 		env = append(env, "TICKWORK_MUTANT="+o.mutant)
 	}
-	r.fleet = newFleet(bin, dir, o.databaseURL, r.schema, o.workers, env, func(name, logPath string) []string {
+	workerURL, poolerEnv := o.workerDB()
+	env = append(env, poolerEnv...)
+	r.fleet = newFleet(bin, dir, workerURL, r.schema, o.workers, env, func(name, logPath string) []string {
 		return o.workerArgs(r.schema, name, logPath)
 	})
 	fmt.Fprintf(out, "chaos: seed %d, schema %s, logs in %s\n", o.seed, r.schema, dir)
 	if o.mutant != "" {
 		fmt.Fprintf(out, "chaos: the workers run with the planted bug %q\n", o.mutant)
+	}
+	if o.bouncerURL != "" {
+		fmt.Fprintln(out, "chaos: the workers' statements go through PgBouncer (-pgbouncer-url); they LISTEN on -database-url")
 	}
 
 	res, err := r.execute(ctx)

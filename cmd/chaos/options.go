@@ -41,6 +41,7 @@ type options struct {
 	drainTimeout  time.Duration
 	hookTimeout   time.Duration
 	mutant        string // planted bug the workers run with (internal/mutant)
+	bouncerURL    string // "" connects the workers directly (see workerDB)
 }
 
 // parseOptions reads the command line; env supplies the environment and
@@ -63,6 +64,7 @@ func parseOptions(args []string, env localpg.Finder, stderr io.Writer) (options,
 	fs.IntVar(&o.workers, "workers", 4, "worker processes")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fault plan, the enqueues and the webhook answers (0: from the clock; printed)")
 	fs.StringVar(&o.restartPG, "restart-pg-cmd", restart, "shell command that restarts PostgreSQL once mid-run; \"\" disables it.\nWithout the flag: "+defaultRestartPG+"\nwhen CI is set or "+restartVar+"=1, else none")
+	fs.StringVar(&o.bouncerURL, "pgbouncer-url", "", "run the workers' statements through this PgBouncer in transaction pool mode; they LISTEN on -database-url (docs/PGBOUNCER.md)")
 	fs.StringVar(&o.schema, "schema", "", "schema to run in (default: a fresh chaos_<seed>_<random>); it must not exist yet unless it is empty")
 	fs.BoolVar(&o.keepSchema, "keep-schema", false, "keep the schema after the run (it is also kept when a violation is found)")
 	fs.StringVar(&o.workerBin, "worker-bin", "", "worker binary to run (default: go build ./cmd/worker)")

@@ -183,7 +183,7 @@ func isStringFlag(f *flag.Flag) bool {
 }
 
 func redactIfURL(flagName, v string) string {
-	if flagName == "database-url" {
+	if flagName == "database-url" || flagName == "listen-url" {
 		return redactURL(v)
 	}
 	return v
@@ -194,12 +194,14 @@ type dbFlags struct {
 	url            string
 	schema         string
 	connectTimeout time.Duration
+	pooler         poolerFlags
 }
 
 func (d *dbFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.url, "database-url", "", "PostgreSQL URL, e.g. postgres://user:pass@host:5432/db?sslmode=disable (the password is never printed)")
 	fs.StringVar(&d.schema, "schema", "tickwork", "schema that holds the queue tables; independent deployments may share a database under different schemas")
 	durationVar(fs, &d.connectTimeout, "connect-timeout", 30*time.Second, 0, maxTimeout, "how long to keep retrying a database that is unreachable at start before giving up")
+	d.pooler.register(fs)
 }
 
 // dbFlagSet returns the flag set of a command that talks to the database,

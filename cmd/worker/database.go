@@ -152,7 +152,9 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	if err := waitForDatabase(ctx, target, db.connectTimeout, log); err != nil {
 		return nil, err
 	}
-	st, err := pg.Open(ctx, db.url, pg.Options{Schema: db.schema, Logger: log})
+	opts := pg.Options{Schema: db.schema, Logger: log}
+	db.pooler.apply(&opts)
+	st, err := pg.Open(ctx, db.url, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
 	}

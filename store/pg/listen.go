@@ -23,11 +23,13 @@ var listenBackoff = clockrng.Backoff{Base: 100 * time.Millisecond, Factor: 2, Ma
 // word (a half-open TCP connection) is noticed.
 const listenCheckInterval = 30 * time.Second
 
-// Listen opens a dedicated connection that LISTENs on the schema's
-// available and stepdown channels and returns the notifications it
-// receives. It returns an error if that first connection fails. Later, when
-// the connection drops, it reconnects with backoff (timed by Options.Clock);
-// notifications sent meanwhile are lost, which workers cover by polling.
+// Listen opens a dedicated connection (to Options.ListenURL when set) that
+// LISTENs on the schema's available and stepdown channels and returns the
+// notifications it receives. It returns an error if that first connection
+// fails, and ErrNoListen through a transaction pooler without a ListenURL.
+// Later, when the connection drops, it reconnects with backoff (timed by
+// Options.Clock); notifications sent meanwhile are lost, which workers
+// cover by polling.
 // The channel is closed, and the connection with it, when ctx is done.
 func (s *Store) Listen(ctx context.Context) (<-chan store.Notification, error) {
 	conn, err := s.listenConnect(ctx)
@@ -42,7 +44,10 @@ func (s *Store) Listen(ctx context.Context) (<-chan store.Notification, error) {
 // listenConnect opens a connection named after the schema in
 // pg_stat_activity and LISTENs on both channels.
 func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
-	cfg := s.pool.Config().ConnConfig.Copy()
+	cfg, err := s.listenConfig()
+	if err != nil {
+		return nil, err
+	}
 	cfg.RuntimeParams["application_name"] = "tickwork listen " + s.schema
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

@@ -127,9 +127,12 @@ func (s *Store) Migrate(ctx context.Context) error {
 
 // ApplyMigrations creates the schema if needed, applies the embedded
 // migrations it lacks, each in its own transaction, and reports which and
-// the version it left. It holds a session advisory lock (keyed by the
-// schema name) meanwhile, so when many processes migrate at once, one
-// applies and the others wait and then find nothing to do. A schema that
+// the version it left. Each of those transactions first takes a
+// transaction-scoped advisory lock (keyed by the schema name), so when many
+// processes migrate at once, one applies a migration and the others wait
+// and then find it applied. The lock lives only inside a transaction:
+// nothing depends on the session, so migrating works through a pooler in
+// transaction mode, and no lock outlives its transaction. A schema that
 // holds a migration this code does not know is refused (ErrSchemaNewer)
 // and left as it is; so is one that records a migration whose tables are
 // gone (ErrSchemaDamaged).
@@ -138,63 +141,80 @@ func (s *Store) ApplyMigrations(ctx context.Context) (MigrateResult, error) {
 }
 
 func (s *Store) migrate(ctx context.Context, list []migration) (MigrateResult, error) {
-	// A connection of its own: the lock is released when it closes, even if
-	// the unlock below never runs.
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return MigrateResult{}, s.connectError("migrate", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", s.migrateKey); err != nil {
-		return MigrateResult{}, fmt.Errorf("migrate %s: take the migration lock: %w", s.target, s.classify(err))
-	}
-	res, err := s.applyMissing(ctx, conn, list)
+	res, err := s.applyMissing(ctx, list)
 	if err != nil {
 		return res, fmt.Errorf("migrate %s: %w", s.target, err)
-	}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", s.migrateKey); err != nil {
-		return res, fmt.Errorf("migrate %s: release the migration lock: %w", s.target, s.classify(err))
 	}
 	return res, nil
 }
 
-func (s *Store) applyMissing(ctx context.Context, conn *pgx.Conn, list []migration) (MigrateResult, error) {
+func (s *Store) applyMissing(ctx context.Context, list []migration) (MigrateResult, error) {
 	setup := "CREATE SCHEMA IF NOT EXISTS " + s.ident + ";\n" +
 		"CREATE TABLE IF NOT EXISTS " + s.ident + ".schema_migrations (" +
 		"version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-	if _, err := conn.Exec(ctx, setup); err != nil {
-		return MigrateResult{}, fmt.Errorf("create schema and migrations table: %w", s.classify(err))
-	}
-	applied, err := s.appliedVersions(ctx, conn)
-	if err != nil {
-		return MigrateResult{}, err
-	}
-	if err := newerThan(applied, list); err != nil {
-		return MigrateResult{}, err
-	}
 	var res MigrateResult
-	for _, m := range list {
-		if slices.Contains(applied, m.version) {
-			continue
+	err := s.migrationTx(ctx, func(db pgx.Tx) error {
+		if _, err := db.Exec(ctx, setup); err != nil {
+			return fmt.Errorf("create schema and migrations table: %w", s.classify(err))
 		}
-		err := pgx.BeginFunc(ctx, conn, func(db pgx.Tx) error {
-			if _, err := db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident); err != nil {
-				return err
-			}
-			if _, err := db.Exec(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := db.Exec(ctx, s.sql("INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)"), m.version, m.name)
+		applied, err := s.appliedVersions(ctx, db)
+		if err != nil {
+			return err
+		}
+		return newerThan(applied, list)
+	})
+	if err != nil {
+		return res, err
+	}
+	for _, m := range list {
+		var did bool
+		err := s.migrationTx(ctx, func(db pgx.Tx) (err error) {
+			did, err = s.applyIfMissing(ctx, db, m)
 			return err
 		})
 		if err != nil {
-			return res, fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+			return res, err
 		}
-		res.Applied = append(res.Applied, Migration{Version: m.version, Name: m.name})
-		applied = append(applied, m.version)
+		if did {
+			res.Applied = append(res.Applied, Migration{Version: m.version, Name: m.name})
+		}
+	}
+	applied, err := s.appliedVersions(ctx, s.pool)
+	if err != nil {
+		return res, err
 	}
 	res.Version = slices.Max(append(applied, 0))
-	return res, s.checkTables(ctx, conn, list, res.Version)
+	return res, s.checkTables(ctx, s.pool, list, res.Version)
+}
+
+// migrationTx runs fn in a transaction that holds the migration lock.
+func (s *Store) migrationTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(db pgx.Tx) error {
+		if _, err := db.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.migrateKey); err != nil {
+			return fmt.Errorf("take the migration lock: %w", s.classify(err))
+		}
+		return fn(db)
+	})
+}
+
+// applyIfMissing applies m unless the schema already has it, and reports
+// whether it did.
+func (s *Store) applyIfMissing(ctx context.Context, db pgx.Tx, m migration) (bool, error) {
+	applied, err := s.appliedVersions(ctx, db)
+	if err != nil || slices.Contains(applied, m.version) {
+		return false, err
+	}
+	_, err = db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident)
+	if err == nil {
+		_, err = db.Exec(ctx, m.sql)
+	}
+	if err == nil {
+		_, err = db.Exec(ctx, s.sql("INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)"), m.version, m.name)
+	}
+	if err != nil {
+		return false, fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+	}
+	return true, nil
 }
 
 // querier is what reading the schema's state needs: a connection or the

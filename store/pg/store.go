@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tickwork/tickwork/clockrng"
@@ -37,6 +38,17 @@ type Options struct {
 	Clock clockrng.Clock
 	// Logger receives the listener's reconnect warnings; nil discards them.
 	Logger *slog.Logger
+	// TransactionPooling says the URL goes through a pooler in transaction
+	// mode (PgBouncer's pool_mode = transaction): Open sends statements
+	// without named prepared statements, and Listen uses ListenURL or, when
+	// it is empty, returns ErrNoListen so that workers poll. With New, the
+	// caller's pool must itself avoid named prepared statements (for
+	// instance pgx.QueryExecModeCacheDescribe).
+	TransactionPooling bool
+	// ListenURL, if set, is where Listen connects instead of the store's
+	// URL: a direct connection to PostgreSQL when the store's goes through
+	// a pooler.
+	ListenURL string
 }
 
 // Store is a store.Store on PostgreSQL. It is safe for concurrent use.
@@ -53,6 +65,7 @@ type Store struct {
 	chStepdown  string
 	dutyKey     int64
 	migrateKey  int64
+	listenCfg   *pgx.ConnConfig // from Options.ListenURL; nil without one
 }
 
 var _ store.Store = (*Store)(nil)
@@ -74,11 +87,16 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
+	poolerSafe(cfg, opts)
+	listenCfg, err := parseListenURL(opts)
+	if err != nil {
+		return nil, err
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg, opts.Schema), err)
 	}
-	s := newStore(pool, opts)
+	s := newStore(pool, opts, listenCfg)
 	s.ownsPool = true
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
@@ -93,7 +111,11 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if err := normalize(&opts); err != nil {
 		return nil, err
 	}
-	return newStore(pool, opts), nil
+	listenCfg, err := parseListenURL(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newStore(pool, opts, listenCfg), nil
 }
 
 func normalize(opts *Options) error {
@@ -112,7 +134,7 @@ func normalize(opts *Options) error {
 	return nil
 }
 
-func newStore(pool *pgxpool.Pool, opts Options) *Store {
+func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Store {
 	cfg := pool.Config()
 	return &Store{
 		pool:        pool,
@@ -124,6 +146,7 @@ func newStore(pool *pgxpool.Pool, opts Options) *Store {
 		chStepdown:  opts.Schema + "_" + string(store.ChannelStepdown),
 		dutyKey:     lockKey("leader duties", opts.Schema),
 		migrateKey:  lockKey("migrate", opts.Schema),
+		listenCfg:   listenCfg,
 	}
 }
 

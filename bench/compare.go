@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// compareFlags configure the side-by-side run.
+type compareFlags struct {
+	commonFlags
+	waiting       []int
+	inflight      []int
+	process       int
+	batch         int
+	rounds        int
+	samples       int
+	riverCooldown time.Duration
+}
+
+func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
+	var f compareFlags
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	waiting := fs.String("waiting", "100000,1000000", "comma-separated backlogs: jobs pre-inserted before each throughput run")
+	inflight := fs.String("inflight", "100,1000", "comma-separated concurrencies: jobs in flight in the one worker process")
+	fs.IntVar(&f.process, "process", 20_000, "jobs each throughput run processes from the front of its backlog (at most the backlog): the figure is the rate while about -waiting jobs wait")
+	fs.IntVar(&f.batch, "batch", 10_000, "jobs per bulk-enqueue call (one COPY each)")
+	fs.IntVar(&f.rounds, "rounds", 1, "runs of each system per figure; the order alternates")
+	fs.IntVar(&f.samples, "latency-samples", 200, "single enqueues timed on an idle worker; 0 skips the latency figure")
+	fs.DurationVar(&f.riverCooldown, "river-fetch-cooldown", time.Millisecond, "River's FetchCooldown (River's default is 100 ms, which caps it at 10 fetches a second)")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	var err error
+	if f.waiting, err = intList(*waiting); err != nil {
+		return f, fmt.Errorf("-waiting: %w", err)
+	}
+	if f.inflight, err = intList(*inflight); err != nil {
+		return f, fmt.Errorf("-inflight: %w", err)
+	}
+	if f.process < 1 || f.batch < 1 || f.rounds < 1 || f.samples < 0 {
+		return f, fmt.Errorf("-process, -batch and -rounds must be at least 1 and -latency-samples not negative")
+	}
+	return f, f.validate()
+}
+
+// intList parses "100,1000" (underscores allowed: 1_000_000).
+func intList(s string) ([]int, error) {
+	var out []int
+	for part := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(part), "_", ""))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a list of positive numbers", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseCompare(args, stderr)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	if err := printServer(ctx, stdout, f.url); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, SPEC defaults for latency\n\n", f.riverCooldown)
+	c := &comparison{f: f, out: stdout, openers: []opener{openTickwork, riverOpener(f.riverCooldown)}}
+	for _, waiting := range f.waiting {
+		for _, inflight := range f.inflight {
+			if err := c.throughput(ctx, waiting, inflight); err != nil {
+				return err
+			}
+		}
+	}
+	if f.samples > 0 {
+		if err := c.latency(ctx); err != nil {
+			return err
+		}
+	}
+	c.results.print(stdout)
+	fmt.Fprintf(stdout, "\ntotal time %v\n", time.Since(started).Round(time.Second))
+	return nil
+}
+
+// printServer prints what the figures depend on: the server and whether
+// commits wait for the disk.
+func printServer(ctx context.Context, w io.Writer, url string) error {
+	for _, name := range []string{"server_version", "synchronous_commit", "autovacuum"} {
+		v, err := serverSetting(ctx, url, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s = %s\n", name, v)
+	}
+	return nil
+}
+
+// comparison runs the systems in alternating order and collects figures.
+type comparison struct {
+	f       compareFlags
+	out     io.Writer
+	openers []opener
+	flips   int
+	results results
+}
+
+// order returns the openers, reversed on every other call.
+func (c *comparison) order() []opener {
+	c.flips++
+	if c.flips%2 == 0 {
+		return []opener{c.openers[1], c.openers[0]}
+	}
+	return c.openers
+}
+
+// withSystem opens a system on a fresh schema, calls fn and drops the
+// schema.
+func (c *comparison) withSystem(ctx context.Context, open opener, fn func(system) error) error {
+	schema := c.f.prefix + fmt.Sprint(c.flips)
+	if err := dropSchema(ctx, c.f.url, schema); err != nil {
+		return err
+	}
+	sys, err := open(ctx, c.f.url, schema)
+	if err != nil {
+		return err
+	}
+	err = fn(sys)
+	if closeErr := sys.Close(context.WithoutCancel(ctx)); err == nil {
+		err = closeErr
+	}
+	return err
+}
+
+func (c *comparison) throughput(ctx context.Context, waiting, inflight int) error {
+	process := min(c.f.process, waiting)
+	figure := fmt.Sprintf("throughput, %d in flight, %d waiting (jobs/s)", inflight, waiting)
+	bulk := fmt.Sprintf("bulk enqueue, %d jobs in COPY batches of %d (jobs/s)", waiting, c.f.batch)
+	for range c.f.rounds {
+		for _, open := range c.order() {
+			err := c.withSystem(ctx, open, func(sys system) error {
+				t0 := time.Now()
+				if err := sys.Insert(ctx, waiting, c.f.batch); err != nil {
+					return err
+				}
+				insert := time.Since(t0)
+				c.results.add(bulk, sys.Name(), float64(waiting)/insert.Seconds())
+				if err := sys.Work(ctx, inflight, process); err != nil {
+					return err
+				}
+				sp, err := sys.Span(ctx)
+				if err != nil {
+					return err
+				}
+				c.results.add(figure, sys.Name(), sp.rate())
+				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (database time, first start to last completion)\n",
+					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate())
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", figure, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *comparison) latency(ctx context.Context) error {
+	for range c.f.rounds {
+		for _, open := range c.order() {
+			err := c.withSystem(ctx, open, func(sys system) error {
+				delays, err := sys.Latency(ctx, c.f.samples)
+				if err != nil {
+					return err
+				}
+				p50, p99 := quantile(delays, 0.5), quantile(delays, 0.99)
+				c.results.add("enqueue-to-start p50, idle worker (ms)", sys.Name(), ms(p50))
+				c.results.add("enqueue-to-start p99, idle worker (ms)", sys.Name(), ms(p99))
+				fmt.Fprintf(c.out, "%-8s enqueue-to-start over %d single enqueues on an idle worker: p50 %v, p99 %v\n", sys.Name(), len(delays), p50, p99)
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("enqueue-to-start: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// tickworkSystem is tickwork on its own schema.
+type tickworkSystem struct {
+	st     *pg.Store
+	client *worker.Client
+	tables string // the quoted schema
+	seed   uint64
+}
+
+func openTickwork(ctx context.Context, url, schema string) (system, error) {
+	return newTickwork(ctx, url, schema)
+}
+
+func newTickwork(ctx context.Context, url, schema string) (*tickworkSystem, error) {
+	st, err := pg.Open(ctx, url, pg.Options{Schema: schema})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &tickworkSystem{st: st, client: worker.NewClient(st, clockrng.NewRand(99)), tables: pgx.Identifier{schema}.Sanitize()}, nil
+}
+
+func (s *tickworkSystem) Name() string { return "tickwork" }
+
+func (s *tickworkSystem) Insert(ctx context.Context, n, batch int) error {
+	return insertBatches(n, batch, func(k int) error {
+		_, err := worker.EnqueueMany(ctx, s.client, make([]struct{}, k), worker.ToQueue("noop"))
+		return err
+	})
+}
+
+// insertBatches calls insert with batch sizes summing to n.
+func insertBatches(n, batch int, insert func(k int) error) error {
+	for left := n; left > 0; left -= batch {
+		if err := insert(min(left, batch)); err != nil {
+			return fmt.Errorf("bulk enqueue: %w", err)
+		}
+	}
+	return nil
+}
+
+// throughputConfig fetches as many jobs per tick as may run at once.
+func throughputConfig(inflight int) worker.Config {
+	cfg := worker.DefaultConfig()
+	cfg.Queues = []string{"noop"}
+	cfg.MaxConcurrent = inflight
+	cfg.MaxFetch = inflight
+	return cfg
+}
+
+func (s *tickworkSystem) Work(ctx context.Context, inflight, stopAfter int) error {
+	return s.work(ctx, throughputConfig(inflight), stopAfter, nil)
+}
+
+// work runs one worker with cfg until stopAfter no-op jobs ran, then shuts
+// it down gracefully. opts, if set, adjusts the worker's options.
+func (s *tickworkSystem) work(ctx context.Context, cfg worker.Config, stopAfter int, opts func(*worker.Options)) error {
+	s.seed++
+	o := worker.Options{Config: cfg, Rand: clockrng.NewRand(s.seed), Logger: slog.New(slog.DiscardHandler)}
+	if opts != nil {
+		opts(&o)
+	}
+	w, err := worker.New(s.st, o)
+	if err != nil {
+		return err
+	}
+	enough := countTo(stopAfter)
+	if err := worker.Handle(w, "noop", func(context.Context, worker.Job[struct{}]) error { enough.add(); return nil }); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	select {
+	case <-enough.done:
+	case err := <-done:
+		return fmt.Errorf("tickwork worker stopped early: %v", err)
+	case <-ctx.Done():
+	}
+	cancel()
+	if err := <-done; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (s *tickworkSystem) Span(ctx context.Context) (span, error) {
+	return readSpan(ctx, s.st.Pool(), "SELECT count(*), min(started_at), max(completed_at) FROM "+s.tables+".jobs WHERE status = 'completed'")
+}
+
+func (s *tickworkSystem) Latency(ctx context.Context, samples int) ([]time.Duration, error) {
+	w, err := worker.New(s.st, worker.Options{Config: worker.DefaultConfig(), Rand: clockrng.NewRand(1), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	started := make(chan struct{}, 1)
+	if err := worker.Handle(w, "ping", func(context.Context, worker.Job[struct{}]) error { started <- struct{}{}; return nil }); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	err = pingEach(ctx, samples, started, func() error {
+		_, err := worker.Enqueue(ctx, s.client, struct{}{}, worker.ToQueue("ping"))
+		return err
+	})
+	cancel()
+	if runErr := <-done; err == nil {
+		err = runErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return readDelays(ctx, s.st.Pool(), "SELECT (extract(epoch FROM started_at - created_at) * 1e6)::bigint FROM "+s.tables+".jobs WHERE queue = 'ping'")
+}
+
+// pingEach enqueues samples jobs, each after the previous one started.
+// The first waits until the worker is idle and listening.
+func pingEach(ctx context.Context, samples int, started <-chan struct{}, enqueue func() error) error {
+	time.Sleep(idleSettle)
+	for i := range samples {
+		if err := enqueue(); err != nil {
+			return fmt.Errorf("enqueue sample %d: %w", i, err)
+		}
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("sample %d did not start within 30 s", i)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// idleSettle is how long a latency run lets its worker start and go idle.
+const idleSettle = 500 * time.Millisecond
+
+func (s *tickworkSystem) Close(ctx context.Context) error {
+	defer s.st.Close()
+	return s.st.DropSchema(ctx)
+}
+
+// counter closes done once add has been called n times.
+type counter struct {
+	n    int64
+	got  atomic.Int64
+	once sync.Once
+	done chan struct{}
+}
+
+func countTo(n int) *counter { return &counter{n: int64(n), done: make(chan struct{})} }
+
+func (c *counter) add() {
+	if c.got.Add(1) >= c.n {
+		c.once.Do(func() { close(c.done) })
+	}
+}
