@@ -1,0 +1,112 @@
+package interleave
+
+// What the gated connections tell the controller. Each runs under ctl.mu.
+
+// send is called before a write reaches the server. The first write of a
+// round trip parks here while gating is on.
+func (ctl *Controller) send(c *conn, s scan) error {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	if c.phase == idle {
+		if c.cut || c.closed {
+			return errAbandoned
+		}
+		c.trip, c.ans, c.tracked = s.statements, answer{}, ctl.gating
+		if ctl.gating {
+			c.phase = parked
+			ctl.touchLocked()
+			for c.phase == parked && ctl.gating && !c.cut && !c.closed {
+				ctl.cond.Wait()
+			}
+			if c.phase == parked && ctl.gating {
+				c.phase = idle
+				ctl.record(Event{Kind: Withdraw, Conn: c.id, Statements: c.trip})
+				ctl.touchLocked()
+				return errAbandoned
+			}
+		}
+		c.phase = sent
+	}
+	// Counted before the bytes leave, so that no answer can come first.
+	c.waits += s.waits
+	return nil
+}
+
+// wrote is called after a write. A round trip that asks for no answer
+// (the tail of a failed COPY) ends with its write.
+func (ctl *Controller) wrote(c *conn, s scan, err error) {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	if err != nil {
+		c.closed = true
+	}
+	if c.phase == sent && (c.waits == 0 || c.closed) {
+		ctl.finishLocked(c)
+	}
+}
+
+// answered looks at one whole message from the server, before pgx does.
+func (ctl *Controller) answered(c *conn, typ byte, body []byte) {
+	switch typ {
+	case msgCommandComplete, msgErrorResponse, msgReadyForQuery:
+	default:
+		return
+	}
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	switch typ {
+	case msgCommandComplete:
+		c.ans.tags = append(c.ans.tags, cstring(body))
+	case msgErrorResponse:
+		if c.victim && rewriteVictimError(body) {
+			c.victim = false
+		}
+		if code := errorField(body, 'C'); code != nil && c.ans.code == "" {
+			c.ans.code = string(code)
+		}
+	case msgReadyForQuery:
+		if len(body) > 0 {
+			c.ans.tx = body[0]
+		}
+		if c.waits > 0 {
+			c.waits--
+		}
+		if c.waits == 0 && c.phase == sent {
+			ctl.finishLocked(c)
+		}
+	}
+}
+
+// finishLocked ends the current round trip of c; the controller reports it
+// when it next settles.
+func (ctl *Controller) finishLocked(c *conn) {
+	c.phase = idle
+	if c.tracked {
+		c.finished = append(c.finished, finishedTrip{c.trip, c.ans})
+	}
+	c.trip, c.ans, c.on, c.victim = nil, answer{}, nil, false
+	ctl.touchLocked()
+}
+
+func (ctl *Controller) deadline(c *conn, set bool) {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	c.cut = set
+	if set {
+		ctl.cond.Broadcast()
+	}
+}
+
+func (ctl *Controller) closed(c *conn) {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	if c.phase == sent {
+		ctl.finishLocked(c)
+	}
+	ctl.cond.Broadcast()
+	ctl.touchLocked()
+}

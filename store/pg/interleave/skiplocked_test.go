@@ -1,0 +1,191 @@
+package interleave_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/store/pg/interleave"
+)
+
+// reserveWorld has two live workers and two available jobs, reset for
+// every seed.
+type reserveWorld struct {
+	*world
+	workers [2]ulid.ULID
+	oldest  ulid.ULID // the job a lock of the lowest id takes
+	plain   *pg.Store // ungated
+}
+
+func newReserveWorld(t *testing.T) *reserveWorld {
+	w := &reserveWorld{world: newWorld(t)}
+	var err error
+	if w.plain, err = pg.Open(context.Background(), w.url, pg.Options{Schema: w.schema}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.plain.Close)
+	return w
+}
+
+func (w *reserveWorld) reset(seed uint64) {
+	w.t.Helper()
+	w.exec("DELETE FROM {schema}.jobs")
+	w.exec("DELETE FROM {schema}.workers")
+	r := clockrng.NewRand(seed).Child("ids")
+	at := clockrng.NewMock().Now()
+	err := w.plain.InTx(context.Background(), func(tx store.Tx) error {
+		for i := range w.workers {
+			w.workers[i] = clockrng.NewULID(at, r)
+			if err := tx.RegisterWorker(context.Background(), w.workers[i]); err != nil {
+				return err
+			}
+		}
+		jobs := []store.NewJob{
+			{ID: clockrng.NewULID(at, r), Queue: "q", Payload: json.RawMessage(`1`), Metadata: json.RawMessage(`{}`)},
+			{ID: clockrng.NewULID(at, r), Queue: "q", Payload: json.RawMessage(`2`), Metadata: json.RawMessage(`{}`)},
+		}
+		w.oldest = jobs[0].ID
+		if jobs[1].ID.Compare(w.oldest) < 0 {
+			w.oldest = jobs[1].ID
+		}
+		return tx.InsertJobs(context.Background(), jobs)
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// reserveInOpenTx is actor a: it reserves one job and, before committing,
+// reads it back, so that its row lock is held across a round trip.
+func reserveInOpenTx(s *pg.Store, worker ulid.ULID, got *[]store.Job) func() error {
+	return func() error {
+		ctx := context.Background()
+		return s.InTx(ctx, func(tx store.Tx) error {
+			jobs, err := tx.Reserve(ctx, worker, []string{"q"}, 1)
+			if err != nil || len(jobs) == 0 {
+				return fmt.Errorf("reserved %d: %w", len(jobs), err)
+			}
+			*got = jobs
+			_, err = tx.GetJob(ctx, jobs[0].ID)
+			return err
+		})
+	}
+}
+
+// heldBetween reports whether b's round trip containing sql was released
+// while a held the row it reserved: after a's reservation was answered and
+// before a's commit was released.
+func heldBetween(events []interleave.Event, sql string) bool {
+	reserved := index(events, 0, is(interleave.Done, "a#0", "SKIP LOCKED"))
+	commit := index(events, reserved, is(interleave.Release, "a#0", "commit"))
+	other := index(events, reserved, is(interleave.Release, "b#0", sql))
+	return reserved >= 0 && other >= 0 && other < commit
+}
+
+// TestReservationSkipsLockedRows: while one worker's transaction holds the
+// row it reserved, another worker's reservation does not wait for it: it
+// takes the other job. The controller would see a wait (next test).
+func TestReservationSkipsLockedRows(t *testing.T) {
+	w := newReserveWorld(t)
+	overlapped := 0
+	for seed := uint64(1); seed <= 16; seed++ {
+		w.reset(seed)
+		r := w.run(seed, "a", "b")
+		var gotA, gotB []store.Job
+		var errA, errB error
+		r.ctl.Go("a", func() { errA = reserveInOpenTx(r.stores["a"], w.workers[0], &gotA)() })
+		r.ctl.Go("b", func() {
+			ctx := context.Background()
+			errB = r.stores["b"].InTx(ctx, func(tx store.Tx) (err error) {
+				gotB, err = tx.Reserve(ctx, w.workers[1], []string{"q"}, 1)
+				return err
+			})
+		})
+		events := r.finish()
+		if errA != nil || errB != nil || len(gotB) != 1 || gotA[0].ID == gotB[0].ID {
+			t.Fatalf("seed %d: a %v (%v), b %v (%v): want one job each\n%s", seed, ids(gotA), errA, ids(gotB), errB, trace(events))
+		}
+		if waits := kinds(events, interleave.Wait); len(waits) > 0 {
+			t.Fatalf("seed %d: a reservation waited: %v\n%s", seed, waits, trace(events))
+		}
+		if heldBetween(events, "SKIP LOCKED") {
+			overlapped++
+		}
+	}
+	if overlapped == 0 {
+		t.Fatal("in no seed did b reserve while a held its row: the test shows nothing")
+	}
+	t.Logf("b reserved while a held a row in %d of 16 seeds", overlapped)
+}
+
+// TestLockWithoutSkipLockedIsSeenWaiting: a statement that locks the
+// oldest job without SKIP LOCKED, as a reservation would if it lost the
+// clause, is held by the server while a holds that row; the controller
+// sees it waiting on a, parks it, lets a go on, and it completes once a
+// commits.
+func TestLockWithoutSkipLockedIsSeenWaiting(t *testing.T) {
+	w := newReserveWorld(t)
+	const lockOldest = "ORDER BY id LIMIT 1 FOR UPDATE"
+	held := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		w.reset(seed)
+		r := w.run(seed, "a", "b")
+		var gotA []store.Job
+		var errA, errB error
+		r.ctl.Go("a", func() { errA = reserveInOpenTx(r.stores["a"], w.workers[0], &gotA)() })
+		r.ctl.Go("b", func() {
+			errB = pgx.BeginFunc(context.Background(), r.stores["b"].Pool(), func(tx pgx.Tx) error {
+				_, err := tx.Exec(context.Background(), "SELECT id FROM "+pgx.Identifier{w.schema}.Sanitize()+".jobs "+lockOldest)
+				return err
+			})
+		})
+		events := r.finish()
+		if errA != nil || errB != nil {
+			t.Fatalf("seed %d: a %v, b %v\n%s", seed, errA, errB, trace(events))
+		}
+		waited := slices.ContainsFunc(events, func(e interleave.Event) bool {
+			return e.Kind == interleave.Wait && e.Conn == "b#0" && slices.Equal(e.On, []string{"a#0"})
+		})
+		// b waits exactly when it asked for the row while a held it (a holds
+		// the oldest unless b locked it first, and then a skips it).
+		if want := heldBetween(events, lockOldest) && gotA[0].ID == w.oldest; waited != want {
+			t.Fatalf("seed %d: b waited on a: %v, want %v\n%s", seed, waited, want, trace(events))
+		}
+		if slices.ContainsFunc(events, func(e interleave.Event) bool { return e.Kind == interleave.Wait && e.Conn == "a#0" }) {
+			t.Fatalf("seed %d: the reservation of a waited\n%s", seed, trace(events))
+		}
+		if waited {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Fatal("in no seed did b ask for a's row while a held it: the test shows nothing")
+	}
+	t.Logf("the lock without SKIP LOCKED waited in %d of 10 seeds", held)
+}
+
+func ids(jobs []store.Job) []string {
+	var out []string
+	for _, j := range jobs {
+		out = append(out, j.ID.String())
+	}
+	return out
+}
+
+func kinds(events []interleave.Event, k interleave.Kind) []string {
+	var out []string
+	for _, e := range events {
+		if e.Kind == k {
+			out = append(out, e.String())
+		}
+	}
+	return out
+}
