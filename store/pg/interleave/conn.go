@@ -44,6 +44,7 @@ type conn struct {
 	ans      answer
 	finished []finishedTrip // answered, not yet reported by the controller
 	on       []string       // what it was last reported waiting on
+	waiting  string         // and the statement that waited
 
 	wmu sync.Mutex // one writer at a time: the frontend parser is not shared
 	fe  frontend
@@ -58,6 +59,7 @@ type conn struct {
 type finishedTrip struct {
 	statements []string
 	ans        answer
+	withdrawn  bool // never sent
 }
 
 // Write parks the first write of each round trip until the controller

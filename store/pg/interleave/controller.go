@@ -165,17 +165,32 @@ func (ctl *Controller) Run(ctx context.Context) error {
 	}
 }
 
-// Step waits until the actors are settled, breaks a deadlock if there is
-// one, and releases the round trip the scheduler picks. It reports false
-// when every actor has returned.
+// Step settles (see Settle) and releases the round trip the scheduler
+// picks. It reports false when every actor has returned.
 func (ctl *Controller) Step(ctx context.Context) (bool, error) {
+	pending, err := ctl.Settle(ctx)
+	if err != nil || len(pending) == 0 {
+		return false, err
+	}
+	i := ctl.sched.Pick(pending)
+	if i < 0 || i >= len(pending) {
+		return false, fmt.Errorf("interleave: scheduler picked %d of %d pending round trips", i, len(pending))
+	}
+	return true, ctl.Release(pending[i].Conn)
+}
+
+// Settle waits until nothing moves without the controller, breaking every
+// deadlock on the way, and returns the round trips parked at the gate, in
+// connection order. None means every actor has returned; an error means
+// some wait on what no actor will release.
+func (ctl *Controller) Settle(ctx context.Context) ([]Pending, error) {
 	for {
 		if err := ctl.settle(ctx); err != nil {
-			return false, err
+			return nil, err
 		}
 		broke, err := ctl.breakDeadlock(ctx)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		if !broke {
 			break
@@ -183,31 +198,31 @@ func (ctl *Controller) Step(ctx context.Context) (bool, error) {
 	}
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
-	var pending []*conn
+	var pending []Pending
 	for _, c := range ctl.sortedLocked() {
-		if c.phase == parked {
-			pending = append(pending, c)
+		if c.phase == parked && !c.closed {
+			pending = append(pending, Pending{Conn: c.id, Statements: c.trip})
 		}
 	}
-	if len(pending) == 0 {
-		if busy := ctl.busyLocked(); len(busy) > 0 {
-			return false, fmt.Errorf("interleave: actors %v neither finish nor send: they wait on locks of no running actor", busy)
-		}
-		return false, nil
+	if busy := ctl.busyLocked(); len(pending) == 0 && len(busy) > 0 {
+		return nil, fmt.Errorf("interleave: actors %v neither finish nor send: they wait on locks no running actor releases", busy)
 	}
-	choice := make([]Pending, len(pending))
-	for i, c := range pending {
-		choice[i] = Pending{Conn: c.id, Statements: c.trip}
+	return pending, nil
+}
+
+// Release lets the parked round trip of connection id ("label#n") go.
+func (ctl *Controller) Release(id string) error {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	i := slices.IndexFunc(ctl.conns, func(c *conn) bool { return c.id == id && !c.closed })
+	if i < 0 || ctl.conns[i].phase != parked {
+		return fmt.Errorf("interleave: no round trip of %s is parked", id)
 	}
-	i := ctl.sched.Pick(choice)
-	if i < 0 || i >= len(pending) {
-		return false, fmt.Errorf("interleave: scheduler picked %d of %d pending round trips", i, len(pending))
-	}
-	c := pending[i]
+	c := ctl.conns[i]
 	c.phase = sent
 	ctl.record(Event{Kind: Release, Conn: c.id, Statements: c.trip})
 	ctl.cond.Broadcast()
-	return true, nil
+	return nil
 }
 
 // Events returns what happened so far, in order.

@@ -43,6 +43,9 @@ type Event struct {
 	Tx string
 	// On are the connections a Wait waits on, or a Cancel's cycle.
 	On []string
+	// Waiting is, for a Wait, the statement the server holds: of a
+	// pipelined batch, the one that reached the lock.
+	Waiting string
 }
 
 func (e Event) String() string {
@@ -61,6 +64,9 @@ func (e Event) String() string {
 	}
 	if len(e.On) > 0 {
 		fmt.Fprintf(&b, " on %s", strings.Join(e.On, ","))
+	}
+	if e.Waiting != "" && len(e.Statements) > 1 {
+		fmt.Fprintf(&b, " at %s", Abbrev(e.Waiting, 72))
 	}
 	return b.String()
 }

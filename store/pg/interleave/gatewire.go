@@ -18,9 +18,12 @@ func (ctl *Controller) send(c *conn, s scan) error {
 			for c.phase == parked && ctl.gating && !c.cut && !c.closed {
 				ctl.cond.Wait()
 			}
-			if c.phase == parked && ctl.gating {
+			if c.cut || c.closed {
+				// Given up at the gate, or just as it was released: nothing
+				// reaches the server either way.
 				c.phase = idle
-				ctl.record(Event{Kind: Withdraw, Conn: c.id, Statements: c.trip})
+				c.finished = append(c.finished, finishedTrip{statements: c.trip, withdrawn: true})
+				c.trip = nil
 				ctl.touchLocked()
 				return errAbandoned
 			}
@@ -82,9 +85,9 @@ func (ctl *Controller) answered(c *conn, typ byte, body []byte) {
 func (ctl *Controller) finishLocked(c *conn) {
 	c.phase = idle
 	if c.tracked {
-		c.finished = append(c.finished, finishedTrip{c.trip, c.ans})
+		c.finished = append(c.finished, finishedTrip{statements: c.trip, ans: c.ans})
 	}
-	c.trip, c.ans, c.on, c.victim = nil, answer{}, nil, false
+	c.trip, c.ans, c.on, c.waiting, c.victim = nil, answer{}, nil, "", false
 	ctl.touchLocked()
 }
 

@@ -98,7 +98,7 @@ func (ctl *Controller) quietLocked() (bool, []*conn) {
 // flight waits on. blocked is true when every one of them waits, and only
 // on gated connections: a wait on anything else (another client's brief
 // lock) will end without the controller.
-func (ctl *Controller) blockers(ctx context.Context, flight []*conn) (map[*conn][]*conn, bool, error) {
+func (ctl *Controller) blockers(ctx context.Context, flight []*conn) (map[*conn]waiting, bool, error) {
 	if len(flight) == 0 {
 		return nil, true, nil
 	}
@@ -114,45 +114,63 @@ func (ctl *Controller) blockers(ctx context.Context, flight []*conn) (map[*conn]
 		pids[i] = int32(c.pid)
 	}
 	ctl.mu.Unlock()
-	rows, err := ctl.admin.Query(ctx, "SELECT p, pg_blocking_pids(p) FROM unnest($1::int4[]) AS p", pids)
+	rows, err := ctl.admin.Query(ctx, `SELECT p, pg_blocking_pids(p),
+		coalesce((SELECT query FROM pg_stat_activity a WHERE a.pid = p), '')
+		FROM unnest($1::int4[]) AS p`, pids)
 	if err != nil {
 		return nil, false, fmt.Errorf("interleave: ask the server who waits: %w", err)
 	}
 	waits := map[int32][]int32{}
+	queries := map[int32]string{}
 	for rows.Next() {
 		var p int32
 		var by []int32
-		if err := rows.Scan(&p, &by); err != nil {
+		var query string
+		if err := rows.Scan(&p, &by, &query); err != nil {
 			rows.Close()
 			return nil, false, fmt.Errorf("interleave: read who waits: %w", err)
 		}
-		waits[p] = by
+		waits[p], queries[p] = by, query
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("interleave: read who waits: %w", err)
 	}
-	on := map[*conn][]*conn{}
+	on := map[*conn]waiting{}
 	for _, c := range flight {
 		by := waits[int32(c.pid)]
 		if len(by) == 0 {
 			return nil, false, nil
 		}
+		w := waiting{statement: queries[int32(c.pid)]}
 		for _, p := range by {
 			b, ok := byPid[p]
 			if !ok {
 				return nil, false, nil
 			}
-			on[c] = append(on[c], b)
+			w.on = append(w.on, b)
 		}
+		on[c] = w
 	}
 	return on, true, nil
 }
 
+// waiting is what the server holds one round trip on: the statement that
+// waits (of a pipelined batch, the one that reached the lock) and the
+// connections it waits on.
+type waiting struct {
+	statement string
+	on        []*conn
+}
+
 // reportLocked records the round trips answered since the last settle and
 // every change in who waits on whom.
-func (ctl *Controller) reportLocked(flight []*conn, on map[*conn][]*conn) {
+func (ctl *Controller) reportLocked(flight []*conn, on map[*conn]waiting) {
 	for _, c := range ctl.sortedLocked() {
 		for _, f := range c.finished {
+			if f.withdrawn {
+				ctl.record(Event{Kind: Withdraw, Conn: c.id, Statements: f.statements})
+				continue
+			}
 			ctl.record(Event{Kind: Done, Conn: c.id, Statements: f.statements,
 				Tags: f.ans.tags, Code: f.ans.code, Tx: txStatus(f.ans.tx)})
 		}
@@ -160,10 +178,11 @@ func (ctl *Controller) reportLocked(flight []*conn, on map[*conn][]*conn) {
 	}
 	ctl.conns = slices.DeleteFunc(ctl.conns, func(c *conn) bool { return c.closed })
 	for _, c := range flight {
-		ids := idsOf(on[c])
-		if !slices.Equal(ids, c.on) {
-			c.on = ids
-			ctl.record(Event{Kind: Wait, Conn: c.id, Statements: c.trip, On: ids})
+		w := on[c]
+		ids := idsOf(w.on)
+		if !slices.Equal(ids, c.on) || w.statement != c.waiting {
+			c.on, c.waiting = ids, w.statement
+			ctl.record(Event{Kind: Wait, Conn: c.id, Statements: c.trip, On: ids, Waiting: w.statement})
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -152,7 +153,8 @@ func TestLockWithoutSkipLockedIsSeenWaiting(t *testing.T) {
 			t.Fatalf("seed %d: a %v, b %v\n%s", seed, errA, errB, trace(events))
 		}
 		waited := slices.ContainsFunc(events, func(e interleave.Event) bool {
-			return e.Kind == interleave.Wait && e.Conn == "b#0" && slices.Equal(e.On, []string{"a#0"})
+			return e.Kind == interleave.Wait && e.Conn == "b#0" && slices.Equal(e.On, []string{"a#0"}) &&
+				strings.HasSuffix(e.Waiting, lockOldest)
 		})
 		// b waits exactly when it asked for the row while a held it (a holds
 		// the oldest unless b locked it first, and then a skips it).
