@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -86,6 +87,33 @@ func (r *run) finish() []interleave.Event {
 		r.w.t.Fatal(err)
 	}
 	return r.ctl.Events()
+}
+
+// reached is a coverage mark: a test whose interesting case happened in
+// none of its seeds shows nothing, and fails.
+func reached(t *testing.T, n, seeds int, what string) {
+	t.Helper()
+	if n == 0 {
+		t.Fatalf("in none of %d seeds: %s; the test shows nothing", seeds, what)
+	}
+	t.Logf("in %d of %d seeds: %s", n, seeds, what)
+}
+
+// lockWaits is what props checks of an interleaving's waits.
+func lockWaits(events []interleave.Event) []props.LockWait {
+	var out []props.LockWait
+	for _, e := range events {
+		if e.Kind == interleave.Wait {
+			out = append(out, props.LockWait{Conn: e.Conn, Statement: e.Waiting, On: e.On})
+		}
+	}
+	return out
+}
+
+// locksJobRows tells a statement that takes row locks on jobs, as a
+// reservation does, with or without SKIP LOCKED.
+func locksJobRows(sql string) bool {
+	return strings.Contains(sql, ".jobs") && strings.Contains(sql, "FOR UPDATE")
 }
 
 // trace renders events one a line, for comparing runs and for failures.

@@ -49,10 +49,7 @@ func TestLeaseHasOneHolderUnderInterleaving(t *testing.T) {
 			waits++
 		}
 	}
-	if waits == 0 {
-		t.Fatal("in no seed did one worker's take of the lease wait on the other's: the race was never run")
-	}
-	t.Logf("a take of the lease waited on the other's in %d of 12 seeds", waits)
+	reached(t, waits, 12, "a take of the lease waited on the other's")
 }
 
 // TestJobPassIsOneRoundTrip: the job pass, a pipelined batch, is released
