@@ -16,12 +16,14 @@ import (
 // recorded does not depend on when the answers arrived.
 func (ctl *Controller) settle(ctx context.Context) error {
 	delay := minPoll
+	ask := false // a released round trip usually answers within the first
+	// poll delay: ask the server about it only once that has passed
 	for {
 		ctl.mu.Lock()
 		v := ctl.version
 		quiet, flight := ctl.quietLocked()
 		ctl.mu.Unlock()
-		if quiet {
+		if quiet && (ask || len(flight) == 0) {
 			on, blocked, err := ctl.blockers(ctx, flight)
 			if err != nil {
 				return err
@@ -34,22 +36,25 @@ func (ctl *Controller) settle(ctx context.Context) error {
 			}
 			ctl.mu.Unlock()
 		}
-		if err := ctl.wait(ctx, quiet, &delay); err != nil {
+		changed, err := ctl.wait(ctx, quiet, &delay)
+		if err != nil {
 			return err
 		}
+		ask = !changed
 	}
 }
 
-// wait blocks until something changes, or, while released round trips run
-// on the server (quiet), until it is time to ask the server again.
-func (ctl *Controller) wait(ctx context.Context, quiet bool, delay *time.Duration) error {
+// wait blocks until something changes (and reports true), or, while
+// released round trips run on the server (quiet), until it is time to ask
+// the server again.
+func (ctl *Controller) wait(ctx context.Context, quiet bool, delay *time.Duration) (bool, error) {
 	if !quiet {
 		select {
 		case <-ctl.changed:
 			*delay = minPoll
-			return nil
+			return true, nil
 		case <-ctx.Done():
-			return ctl.stuck(ctx)
+			return false, ctl.stuck(ctx)
 		}
 	}
 	timer := ctl.clk.Timer(*delay)
@@ -57,12 +62,13 @@ func (ctl *Controller) wait(ctx context.Context, quiet bool, delay *time.Duratio
 	select {
 	case <-ctl.changed:
 		*delay = minPoll
+		return true, nil
 	case <-timer.C:
 		*delay = min(2**delay, maxPoll)
+		return false, nil
 	case <-ctx.Done():
-		return ctl.stuck(ctx)
+		return false, ctl.stuck(ctx)
 	}
-	return nil
 }
 
 // quietLocked reports whether every running actor has a round trip at the
