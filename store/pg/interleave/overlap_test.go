@@ -3,6 +3,7 @@ package interleave_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,4 +93,44 @@ func count(m map[string]bool) int {
 		}
 	}
 	return n
+}
+
+// TestCopyIsOneRoundTrip: a bulk insert (COPY: its Query, the rows and
+// CopyDone, answered once) is one round trip under the gate, and two
+// actors' bulk inserts interleave with each other's statements.
+func TestCopyIsOneRoundTrip(t *testing.T) {
+	w := newWorld(t)
+	for seed := uint64(1); seed <= 3; seed++ {
+		w.exec("DELETE FROM {schema}.jobs")
+		r := w.run(seed, "a", "b")
+		ids := clockrng.NewRand(seed).Child("ids")
+		var errs [2]error
+		for i, l := range []string{"a", "b"} {
+			jobs := make([]store.NewJob, 100)
+			for k := range jobs {
+				jobs[k] = store.NewJob{ID: clockrng.NewULID(clockrng.NewMock().Now(), ids), Queue: "q",
+					Payload: json.RawMessage(`{}`), Metadata: json.RawMessage(`{}`)}
+			}
+			s := r.stores[l]
+			r.ctl.Go(l, func() {
+				errs[i] = s.InTx(context.Background(), func(tx store.Tx) error { return tx.InsertJobs(context.Background(), jobs) })
+			})
+		}
+		events := r.finish()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, errs, trace(events))
+		}
+		for _, conn := range []string{"a#0", "b#0"} {
+			i := index(events, 0, func(e interleave.Event) bool {
+				return e.Kind == interleave.Done && e.Conn == conn && slices.Contains(e.Tags, "COPY 100")
+			})
+			if i < 0 || !strings.HasPrefix(events[i].Statements[0], "copy ") {
+				t.Fatalf("seed %d: no round trip of %s copied 100 rows\n%s", seed, conn, trace(events))
+			}
+		}
+		var n int
+		if err := w.admin.QueryRow(context.Background(), "SELECT count(*) FROM "+w.schema+".jobs").Scan(&n); err != nil || n != 200 {
+			t.Fatalf("seed %d: %d jobs (%v), want 200", seed, n, err)
+		}
+	}
 }
