@@ -39,6 +39,7 @@ type conn struct {
 	cut      bool // a deadline is set: the pending write gives up
 	closed   bool
 	victim   bool     // cancelled by the controller; its error becomes a deadlock
+	inTx     bool     // its last answer left a transaction open (or failed)
 	trip     []string // statements of the current round trip
 	tracked  bool     // it started while gating was on: it is reported
 	ans      answer

@@ -220,9 +220,21 @@ func (ctl *Controller) Release(id string) error {
 	}
 	c := ctl.conns[i]
 	c.phase = sent
-	ctl.record(Event{Kind: Release, Conn: c.id, Statements: c.trip})
+	ctl.record(Event{Kind: Release, Conn: c.id, Statements: c.trip, Open: ctl.openLocked()})
 	ctl.cond.Broadcast()
 	return nil
+}
+
+// openLocked lists the connections with a transaction open, as their last
+// answered round trip left them.
+func (ctl *Controller) openLocked() []string {
+	var open []string
+	for _, c := range ctl.sortedLocked() {
+		if c.inTx && !c.closed {
+			open = append(open, c.id)
+		}
+	}
+	return open
 }
 
 // Events returns what happened so far, in order.

@@ -46,6 +46,9 @@ type Event struct {
 	// Waiting is, for a Wait, the statement the server holds: of a
 	// pipelined batch, the one that reached the lock.
 	Waiting string
+	// Open lists, for a Release, the connections with a transaction open
+	// (or failed, awaiting its rollback) as it goes.
+	Open []string
 }
 
 func (e Event) String() string {
@@ -64,6 +67,9 @@ func (e Event) String() string {
 	}
 	if len(e.On) > 0 {
 		fmt.Fprintf(&b, " on %s", strings.Join(e.On, ","))
+	}
+	if len(e.Open) > 0 {
+		fmt.Fprintf(&b, " [open %s]", strings.Join(e.Open, ","))
 	}
 	if e.Waiting != "" && len(e.Statements) > 1 {
 		fmt.Fprintf(&b, " at %s", Abbrev(e.Waiting, 72))

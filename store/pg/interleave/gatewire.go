@@ -87,6 +87,9 @@ func (ctl *Controller) finishLocked(c *conn) {
 	if c.tracked {
 		c.finished = append(c.finished, finishedTrip{statements: c.trip, ans: c.ans})
 	}
+	if c.ans.tx != 0 {
+		c.inTx = c.ans.tx != 'I'
+	}
 	c.trip, c.ans, c.on, c.waiting, c.victim = nil, answer{}, nil, "", false
 	ctl.touchLocked()
 }

@@ -55,17 +55,16 @@ func TestTransactionsOverlap(t *testing.T) {
 				t.Fatalf("seed %d: actor %s: %v\n%s", seed, l, err, trace(events))
 			}
 		}
-		open := map[string]bool{}
 		var order []string
 		for _, e := range events {
-			if e.Kind != interleave.Done {
+			if e.Kind != interleave.Release || strings.Join(e.Statements, "") != "commit" {
 				continue
 			}
-			open[e.Conn] = e.Tx == "open"
-			maxOpen = max(maxOpen, count(open))
-			if strings.Join(e.Statements, "") == "commit" {
-				order = append(order, e.Conn)
+			if !slices.Contains(e.Open, e.Conn) {
+				t.Fatalf("seed %d: %s commits with no transaction open\n%s", seed, e.Conn, trace(events))
 			}
+			maxOpen = max(maxOpen, len(e.Open))
+			order = append(order, e.Conn)
 		}
 		if len(order) != 3 {
 			t.Fatalf("seed %d: %d commits, want 3\n%s", seed, len(order), trace(events))
@@ -83,16 +82,6 @@ func TestTransactionsOverlap(t *testing.T) {
 		t.Errorf("every seed committed in the same order %v; the seed should decide it", orders)
 	}
 	t.Logf("at most %d open at once; commit orders: %v", maxOpen, orders)
-}
-
-func count(m map[string]bool) int {
-	n := 0
-	for _, v := range m {
-		if v {
-			n++
-		}
-	}
-	return n
 }
 
 // TestCopyIsOneRoundTrip: a bulk insert (COPY: its Query, the rows and
