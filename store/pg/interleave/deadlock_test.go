@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 )
 
@@ -130,4 +131,53 @@ func TestSameSeedSameInterleaving(t *testing.T) {
 	if len(distinct) < 2 {
 		t.Fatal("six seeds gave one interleaving")
 	}
+}
+
+// TestStoreSeesDeadlockVictimAsRetryable: two store transactions cancel
+// the same two jobs in opposite orders. When they deadlock, the victim's
+// InTx fails with store.ErrUnavailable, as for a deadlock the server found
+// (the store retries those), and the other cancels both jobs.
+func TestStoreSeesDeadlockVictimAsRetryable(t *testing.T) {
+	w := newReserveWorld(t)
+	deadlocks := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		w.reset(seed)
+		r := w.run(seed, "a", "b")
+		var errs [2]error
+		for i, l := range []string{"a", "b"} {
+			s, first, second := r.stores[l], w.jobs[i], w.jobs[1-i]
+			r.ctl.Go(l, func() {
+				ctx := context.Background()
+				errs[i] = s.InTx(ctx, func(tx store.Tx) error {
+					if _, err := tx.CancelJob(ctx, first); err != nil {
+						return err
+					}
+					_, err := tx.CancelJob(ctx, second)
+					return err
+				})
+			})
+		}
+		events := r.finish()
+		i := index(events, 0, func(e interleave.Event) bool { return e.Kind == interleave.Cancel })
+		if i < 0 {
+			// One went first: the other finds a job already cancelled.
+			if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errors.Join(errs[:]...), store.ErrConflict) {
+				t.Fatalf("seed %d: without a deadlock, got %v; want one success and one conflict\n%s", seed, errs, trace(events))
+			}
+			continue
+		}
+		deadlocks++
+		victim := 0
+		if events[i].Conn == "b#0" {
+			victim = 1
+		}
+		var pgErr *pgconn.PgError
+		if !errors.Is(errs[victim], store.ErrUnavailable) || !errors.As(errs[victim], &pgErr) || pgErr.Code != "40P01" {
+			t.Fatalf("seed %d: victim got %v, want ErrUnavailable from a deadlock\n%s", seed, errs[victim], trace(events))
+		}
+		if errs[1-victim] != nil {
+			t.Fatalf("seed %d: survivor got %v\n%s", seed, errs[1-victim], trace(events))
+		}
+	}
+	reached(t, deadlocks, 12, "two store transactions deadlocked")
 }

@@ -23,6 +23,7 @@ import (
 type reserveWorld struct {
 	*world
 	workers [2]ulid.ULID
+	jobs    [2]ulid.ULID
 	oldest  ulid.ULID // the job a lock of the lowest id takes
 	plain   *pg.Store // ungated
 }
@@ -54,6 +55,7 @@ func (w *reserveWorld) reset(seed uint64) {
 			{ID: clockrng.NewULID(at, r), Queue: "q", Payload: json.RawMessage(`1`), Metadata: json.RawMessage(`{}`)},
 			{ID: clockrng.NewULID(at, r), Queue: "q", Payload: json.RawMessage(`2`), Metadata: json.RawMessage(`{}`)},
 		}
+		w.jobs = [2]ulid.ULID{jobs[0].ID, jobs[1].ID}
 		w.oldest = jobs[0].ID
 		if jobs[1].ID.Compare(w.oldest) < 0 {
 			w.oldest = jobs[1].ID
