@@ -143,25 +143,18 @@ func TestStoreSeesDeadlockVictimAsRetryable(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		w.reset(seed)
 		r := w.run(seed, "a", "b")
-		var errs [2]error
-		for i, l := range []string{"a", "b"} {
-			s, first, second := r.stores[l], w.jobs[i], w.jobs[1-i]
-			r.ctl.Go(l, func() {
-				ctx := context.Background()
-				errs[i] = s.InTx(ctx, func(tx store.Tx) error {
-					if _, err := tx.CancelJob(ctx, first); err != nil {
-						return err
-					}
-					_, err := tx.CancelJob(ctx, second)
-					return err
-				})
-			})
-		}
+		errs := r.inTx([]string{"a", "b"}, func(i int, ctx context.Context, tx store.Tx) error {
+			if _, err := tx.CancelJob(ctx, w.jobs[i]); err != nil {
+				return err
+			}
+			_, err := tx.CancelJob(ctx, w.jobs[1-i])
+			return err
+		})
 		events := r.finish()
 		i := index(events, 0, func(e interleave.Event) bool { return e.Kind == interleave.Cancel })
 		if i < 0 {
 			// One went first: the other finds a job already cancelled.
-			if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errors.Join(errs[:]...), store.ErrConflict) {
+			if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errors.Join(errs...), store.ErrConflict) {
 				t.Fatalf("seed %d: without a deadlock, got %v; want one success and one conflict\n%s", seed, errs, trace(events))
 			}
 			continue

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -71,6 +72,21 @@ func (w *world) run(seed uint64, labels ...string) *run {
 		r.stores[l] = s
 	}
 	return r
+}
+
+// inTx starts, as actor labels[i], a store transaction that runs
+// body(i, ...), and returns where each actor's error will be once finish
+// has returned.
+func (r *run) inTx(labels []string, body func(i int, ctx context.Context, tx store.Tx) error) []error {
+	errs := make([]error, len(labels))
+	for i, l := range labels {
+		s := r.stores[l]
+		r.ctl.Go(l, func() {
+			ctx := context.Background()
+			errs[i] = s.InTx(ctx, func(tx store.Tx) error { return body(i, ctx, tx) })
+		})
+	}
+	return errs
 }
 
 // finish runs the controller until every actor returned and closes the

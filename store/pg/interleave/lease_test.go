@@ -22,20 +22,13 @@ func TestLeaseHasOneHolderUnderInterleaving(t *testing.T) {
 		w.exec("DELETE FROM {schema}.leader")
 		r := w.run(seed, "a", "b")
 		var got [2]bool
-		var errs [2]error
-		for i, l := range []string{"a", "b"} {
-			s := r.stores[l]
-			r.ctl.Go(l, func() {
-				ctx := context.Background()
-				errs[i] = s.InTx(ctx, func(tx store.Tx) (err error) {
-					if got[i], err = tx.TryAcquireLease(ctx, w.workers[i], 5*time.Second); err != nil {
-						return err
-					}
-					_, err = tx.GetLease(ctx)
-					return err
-				})
-			})
-		}
+		errs := r.inTx([]string{"a", "b"}, func(i int, ctx context.Context, tx store.Tx) (err error) {
+			if got[i], err = tx.TryAcquireLease(ctx, w.workers[i], 5*time.Second); err != nil {
+				return err
+			}
+			_, err = tx.GetLease(ctx)
+			return err
+		})
 		events := r.finish()
 		if errs[0] != nil || errs[1] != nil || got[0] == got[1] {
 			t.Fatalf("seed %d: a %v (%v), b %v (%v): want exactly one leader\n%s", seed, got[0], errs[0], got[1], errs[1], trace(events))

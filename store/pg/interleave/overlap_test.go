@@ -18,22 +18,14 @@ func overlapRun(t *testing.T, w *world, seed uint64) ([]interleave.Event, map[st
 	w.exec("DELETE FROM {schema}.jobs")
 	labels := []string{"a", "b", "c"}
 	r := w.run(seed, labels...)
-	errs := make([]error, len(labels))
-	ids := clockrng.NewRand(seed).Child("ids")
-	for i, l := range labels {
-		s, id := r.stores[l], clockrng.NewULID(clockrng.NewMock().Now(), ids)
-		r.ctl.Go(l, func() {
-			ctx := context.Background()
-			errs[i] = s.InTx(ctx, func(tx store.Tx) error {
-				job := store.NewJob{ID: id, Queue: "q", Payload: json.RawMessage(`{}`), Metadata: json.RawMessage(`{}`)}
-				if err := tx.InsertJobs(ctx, []store.NewJob{job}); err != nil {
-					return err
-				}
-				_, err := tx.GetJob(ctx, id)
-				return err
-			})
-		})
-	}
+	jobs := newJobs(seed, len(labels))
+	errs := r.inTx(labels, func(i int, ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertJobs(ctx, jobs[i:i+1]); err != nil {
+			return err
+		}
+		_, err := tx.GetJob(ctx, jobs[i].ID)
+		return err
+	})
 	events := r.finish()
 	byLabel := map[string]error{}
 	for i, l := range labels {
@@ -92,19 +84,10 @@ func TestCopyIsOneRoundTrip(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		w.exec("DELETE FROM {schema}.jobs")
 		r := w.run(seed, "a", "b")
-		ids := clockrng.NewRand(seed).Child("ids")
-		var errs [2]error
-		for i, l := range []string{"a", "b"} {
-			jobs := make([]store.NewJob, 100)
-			for k := range jobs {
-				jobs[k] = store.NewJob{ID: clockrng.NewULID(clockrng.NewMock().Now(), ids), Queue: "q",
-					Payload: json.RawMessage(`{}`), Metadata: json.RawMessage(`{}`)}
-			}
-			s := r.stores[l]
-			r.ctl.Go(l, func() {
-				errs[i] = s.InTx(context.Background(), func(tx store.Tx) error { return tx.InsertJobs(context.Background(), jobs) })
-			})
-		}
+		jobs := newJobs(seed, 200)
+		errs := r.inTx([]string{"a", "b"}, func(i int, ctx context.Context, tx store.Tx) error {
+			return tx.InsertJobs(ctx, jobs[100*i:100*(i+1)])
+		})
 		events := r.finish()
 		if errs[0] != nil || errs[1] != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, errs, trace(events))
@@ -122,4 +105,15 @@ func TestCopyIsOneRoundTrip(t *testing.T) {
 			t.Fatalf("seed %d: %d jobs (%v), want 200", seed, n, err)
 		}
 	}
+}
+
+// newJobs returns n available jobs of queue q with ids drawn from seed.
+func newJobs(seed uint64, n int) []store.NewJob {
+	ids := clockrng.NewRand(seed).Child("ids")
+	jobs := make([]store.NewJob, n)
+	for k := range jobs {
+		jobs[k] = store.NewJob{ID: clockrng.NewULID(clockrng.NewMock().Now(), ids), Queue: "q",
+			Payload: json.RawMessage(`{}`), Metadata: json.RawMessage(`{}`)}
+	}
+	return jobs
 }

@@ -2,7 +2,6 @@ package interleave_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,7 +41,7 @@ func (w *reserveWorld) reset(seed uint64) {
 	w.t.Helper()
 	w.exec("DELETE FROM {schema}.jobs")
 	w.exec("DELETE FROM {schema}.workers")
-	r := clockrng.NewRand(seed).Child("ids")
+	r := clockrng.NewRand(seed).Child("workers")
 	at := clockrng.NewMock().Now()
 	err := w.plain.InTx(context.Background(), func(tx store.Tx) error {
 		for i := range w.workers {
@@ -51,10 +50,7 @@ func (w *reserveWorld) reset(seed uint64) {
 				return err
 			}
 		}
-		jobs := []store.NewJob{
-			{ID: clockrng.NewULID(at, r), Queue: "q", Payload: json.RawMessage(`1`), Metadata: json.RawMessage(`{}`)},
-			{ID: clockrng.NewULID(at, r), Queue: "q", Payload: json.RawMessage(`2`), Metadata: json.RawMessage(`{}`)},
-		}
+		jobs := newJobs(seed, 2)
 		w.jobs = [2]ulid.ULID{jobs[0].ID, jobs[1].ID}
 		w.oldest = jobs[0].ID
 		if jobs[1].ID.Compare(w.oldest) < 0 {
