@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"encoding/binary"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -40,6 +41,7 @@ type conn struct {
 	closed   bool
 	victim   bool     // cancelled by the controller; its error becomes a deadlock
 	inTx     bool     // its last answer left a transaction open (or failed)
+	lose     bool     // the answers of the released round trip are to be lost
 	trip     []string // statements of the current round trip
 	tracked  bool     // it started while gating was on: it is reported
 	ans      answer
@@ -130,8 +132,16 @@ func (c *conn) frame() {
 		if len(rest) < size {
 			return
 		}
-		c.ctl.answered(c, rest[0], rest[headerLen:size])
-		c.ready += size
+		switch c.ctl.answered(c, rest[0], rest[headerLen:size]) {
+		case pass:
+			c.ready += size
+		case drop:
+			c.in = append(c.in[:c.ready], rest[size:]...)
+		case cutOff:
+			c.in, c.rerr = c.in[:c.ready], errAnswerLost
+			_ = c.Conn.Close()
+			return
+		}
 	}
 }
 
@@ -158,3 +168,7 @@ func (c *conn) Close() error {
 // its connection closed: a timeout, which pgconn reports as the context's
 // error.
 var errAbandoned = os.ErrDeadlineExceeded
+
+// errAnswerLost is what the client reads on a connection whose answer the
+// controller threw away (ReleaseLosingAnswer): the connection dropped.
+var errAnswerLost = io.ErrUnexpectedEOF

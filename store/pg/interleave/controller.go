@@ -50,6 +50,7 @@ type Controller struct {
 	actors  map[string]int // label -> goroutines running
 	count   map[string]int // label -> connections adopted so far
 	conns   []*conn        // adopted and open
+	zombies []int32        // server pids of closed connections, maybe not yet ended
 	events  []Event
 	wg      sync.WaitGroup
 }

@@ -20,8 +20,13 @@ const (
 	// waits among the connections in On.
 	Cancel Kind = "cancel"
 	// Withdraw: a parked round trip was given up (its context was
-	// cancelled) before it was sent.
+	// cancelled, its connection closed) before it was sent.
 	Withdraw Kind = "withdraw"
+	// Sever: the controller closed the connection of a parked round trip.
+	Sever Kind = "sever"
+	// Lose: the controller released a round trip whose answer the client
+	// will not get; a Done follows with what the server said.
+	Lose Kind = "lose"
 )
 
 // Event is one step of an interleaving. It holds nothing that differs

@@ -41,22 +41,30 @@ func (ctl *Controller) wrote(c *conn, s scan, err error) {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
 	if err != nil {
-		c.closed = true
+		ctl.goneLocked(c)
 	}
-	if c.phase == sent && (c.waits == 0 || c.closed) {
+	if c.phase == sent && c.waits == 0 {
 		ctl.finishLocked(c)
 	}
 }
 
+// What the reader does with a message from the server.
+type verdict int
+
+const (
+	pass   verdict = iota // hand it to pgx
+	drop                  // the answer is to be lost: pgx never sees it
+	cutOff                // the lost answer is complete: fail the connection
+)
+
 // answered looks at one whole message from the server, before pgx does.
-func (ctl *Controller) answered(c *conn, typ byte, body []byte) {
-	switch typ {
-	case msgCommandComplete, msgErrorResponse, msgReadyForQuery:
-	default:
-		return
-	}
+func (ctl *Controller) answered(c *conn, typ byte, body []byte) verdict {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
+	v := pass
+	if c.lose {
+		v = drop
+	}
 	switch typ {
 	case msgCommandComplete:
 		c.ans.tags = append(c.ans.tags, cstring(body))
@@ -76,8 +84,13 @@ func (ctl *Controller) answered(c *conn, typ byte, body []byte) {
 		}
 		if c.waits == 0 && c.phase == sent {
 			ctl.finishLocked(c)
+			if c.lose {
+				ctl.goneLocked(c)
+				v = cutOff
+			}
 		}
 	}
+	return v
 }
 
 // finishLocked ends the current round trip of c; the controller reports it
@@ -106,12 +119,22 @@ func (ctl *Controller) deadline(c *conn, set bool) {
 func (ctl *Controller) closed(c *conn) {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
+	ctl.goneLocked(c)
+}
+
+// goneLocked marks c closed. Its server process may still be rolling back
+// what it held: while gating, settling waits until the server has ended
+// it, so that whether its locks are still held is never timing.
+func (ctl *Controller) goneLocked(c *conn) {
 	if c.closed {
 		return
 	}
 	c.closed = true
 	if c.phase == sent {
 		ctl.finishLocked(c)
+	}
+	if ctl.gating && c.pid != 0 {
+		ctl.zombies = append(ctl.zombies, int32(c.pid))
 	}
 	ctl.cond.Broadcast()
 	ctl.touchLocked()

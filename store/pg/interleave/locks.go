@@ -24,10 +24,15 @@ func (ctl *Controller) settle(ctx context.Context) error {
 		quiet, flight := ctl.quietLocked()
 		ctl.mu.Unlock()
 		if quiet && (ask || len(flight) == 0) {
+			gone, err := ctl.zombiesGone(ctx)
+			if err != nil {
+				return err
+			}
 			on, blocked, err := ctl.blockers(ctx, flight)
 			if err != nil {
 				return err
 			}
+			blocked = blocked && gone
 			ctl.mu.Lock()
 			if ctl.version == v && blocked {
 				ctl.reportLocked(flight, on)

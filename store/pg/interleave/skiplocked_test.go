@@ -63,6 +63,16 @@ func (w *reserveWorld) reset(seed uint64) {
 	}
 }
 
+// plainRunning counts the running jobs.
+func (w *reserveWorld) plainRunning() (int, error) {
+	var jobs []store.Job
+	err := w.plain.InTx(context.Background(), func(tx store.Tx) (err error) {
+		jobs, err = tx.ListJobs(context.Background(), store.JobFilter{Status: store.Running})
+		return err
+	})
+	return len(jobs), err
+}
+
 // reserveInOpenTx is actor a: it reserves one job and, before committing,
 // reads it back, so that its row lock is held across a round trip.
 func reserveInOpenTx(s *pg.Store, worker ulid.ULID, got *[]store.Job) func() error {
@@ -78,6 +88,28 @@ func reserveInOpenTx(s *pg.Store, worker ulid.ULID, got *[]store.Job) func() err
 			return err
 		})
 	}
+}
+
+// reserveRace is what the two actors of startReserveRace got.
+type reserveRace struct {
+	gotA, gotB []store.Job
+	errA, errB error
+}
+
+// startReserveRace starts actor a reserving one job in a transaction it
+// keeps open across a read (reserveInOpenTx), and actor b reserving one.
+// The results are there once the run finished.
+func (w *reserveWorld) startReserveRace(r *run) *reserveRace {
+	res := &reserveRace{}
+	r.ctl.Go("a", func() { res.errA = reserveInOpenTx(r.stores["a"], w.workers[0], &res.gotA)() })
+	r.ctl.Go("b", func() {
+		ctx := context.Background()
+		res.errB = r.stores["b"].InTx(ctx, func(tx store.Tx) (err error) {
+			res.gotB, err = tx.Reserve(ctx, w.workers[1], []string{"q"}, 1)
+			return err
+		})
+	})
+	return res
 }
 
 // heldBetween reports whether b's round trip containing sql was released
@@ -99,17 +131,9 @@ func TestReservationSkipsLockedRows(t *testing.T) {
 	for seed := uint64(1); seed <= 16; seed++ {
 		w.reset(seed)
 		r := w.run(seed, "a", "b")
-		var gotA, gotB []store.Job
-		var errA, errB error
-		r.ctl.Go("a", func() { errA = reserveInOpenTx(r.stores["a"], w.workers[0], &gotA)() })
-		r.ctl.Go("b", func() {
-			ctx := context.Background()
-			errB = r.stores["b"].InTx(ctx, func(tx store.Tx) (err error) {
-				gotB, err = tx.Reserve(ctx, w.workers[1], []string{"q"}, 1)
-				return err
-			})
-		})
+		race := w.startReserveRace(r)
 		events := r.finish()
+		gotA, gotB, errA, errB := race.gotA, race.gotB, race.errA, race.errB
 		if errA != nil || errB != nil || len(gotB) != 1 || gotA[0].ID == gotB[0].ID {
 			t.Fatalf("seed %d: a %v (%v), b %v (%v): want one job each\n%s", seed, ids(gotA), errA, ids(gotB), errB, trace(events))
 		}
