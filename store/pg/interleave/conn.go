@@ -32,22 +32,23 @@ type conn struct {
 	armed atomic.Bool
 
 	// Guarded by ctl.mu.
-	ord      int    // order of adoption among the label's connections
-	id       string // label#ord, once adopted
-	pid      uint32
-	phase    phase
-	waits    int  // ReadyForQuerys still to come
-	cut      bool // a deadline is set: the pending write gives up
-	closed   bool
-	victim   bool     // cancelled by the controller; its error becomes a deadlock
-	inTx     bool     // its last answer left a transaction open (or failed)
-	lose     bool     // the answers of the released round trip are to be lost
-	trip     []string // statements of the current round trip
-	tracked  bool     // it started while gating was on: it is reported
-	ans      answer
-	finished []finishedTrip // answered, not yet reported by the controller
-	on       []string       // what it was last reported waiting on
-	waiting  string         // and the statement that waited
+	ord        int    // order of adoption among the label's connections
+	id         string // label#ord, once adopted
+	pid        uint32
+	phase      phase
+	waits      int  // ReadyForQuerys still to come
+	cut        bool // a deadline is set: the pending write gives up
+	closed     bool
+	victim     bool     // cancelled by the controller; its error becomes a deadlock
+	inTx       bool     // its last answer left a transaction open (or failed)
+	lose       bool     // the answers of the released round trip are to be lost
+	terminated bool     // its server process was ended: nothing more is reported
+	trip       []string // statements of the current round trip
+	tracked    bool     // it started while gating was on: it is reported
+	ans        answer
+	finished   []finishedTrip // answered, not yet reported by the controller
+	on         []string       // what it was last reported waiting on
+	waiting    string         // and the statement that waited
 
 	wmu sync.Mutex // one writer at a time: the frontend parser is not shared
 	fe  frontend

@@ -49,7 +49,7 @@ type Controller struct {
 	gating  bool
 	actors  map[string]int // label -> goroutines running
 	count   map[string]int // label -> connections adopted so far
-	conns   []*conn        // adopted and open
+	conns   []*conn        // adopted; a closed one leaves once reported
 	zombies []int32        // server pids of closed connections, maybe not yet ended
 	events  []Event
 	wg      sync.WaitGroup

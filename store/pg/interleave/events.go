@@ -24,6 +24,9 @@ const (
 	Withdraw Kind = "withdraw"
 	// Sever: the controller closed the connection of a parked round trip.
 	Sever Kind = "sever"
+	// Terminate: the controller ended the server process of a parked
+	// round trip's connection, then released it to find that out.
+	Terminate Kind = "terminate"
 	// Lose: the controller released a round trip whose answer the client
 	// will not get; a Done follows with what the server said.
 	Lose Kind = "lose"

@@ -28,6 +28,33 @@ func (ctl *Controller) Sever(id string) error {
 	return c.Conn.Close()
 }
 
+// Terminate ends the server process of a parked round trip's connection
+// (pg_terminate_backend, waiting until it has ended), as an operator or a
+// failover would, and then releases the round trip: the caller finds the
+// connection gone, the server has rolled back. Only the Terminate event is
+// recorded: whether the caller reads the server's farewell or a broken
+// pipe is the network's choice.
+func (ctl *Controller) Terminate(ctx context.Context, id string) error {
+	ctl.mu.Lock()
+	c, err := ctl.parkedLocked(id)
+	if err != nil {
+		ctl.mu.Unlock()
+		return err
+	}
+	ctl.record(Event{Kind: Terminate, Conn: c.id, Statements: c.trip, Open: ctl.openLocked()})
+	c.terminated = true
+	ctl.mu.Unlock()
+	var ended bool
+	if err := ctl.admin.QueryRow(ctx, "SELECT pg_terminate_backend($1, 10000)", int32(c.pid)).Scan(&ended); err != nil || !ended {
+		return fmt.Errorf("interleave: terminate the server process of %s: ended %v: %w", id, ended, err)
+	}
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	c.phase = sent
+	ctl.cond.Broadcast()
+	return nil
+}
+
 // ReleaseLosingAnswer releases a parked round trip and throws its answer
 // away: the server runs it (a COMMIT commits) but the caller sees the
 // connection drop, as when the network fails just after the server

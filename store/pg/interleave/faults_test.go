@@ -48,6 +48,18 @@ func trip(conn, sqlPart string) func(interleave.Pending) bool {
 // row locked or free exactly as the interleaving says, the same on a
 // second run of the seed.
 func TestSeverRollsBackOnTheServer(t *testing.T) {
+	testConnectionLoss(t, func(r *run) func(string) error { return r.ctl.Sever })
+}
+
+// TestTerminateRollsBackOnTheServer: the same when the server process is
+// ended (pg_terminate_backend) instead.
+func TestTerminateRollsBackOnTheServer(t *testing.T) {
+	testConnectionLoss(t, func(r *run) func(string) error {
+		return func(id string) error { return r.ctl.Terminate(context.Background(), id) }
+	})
+}
+
+func testConnectionLoss(t *testing.T, fault func(*run) func(string) error) {
 	w := newReserveWorld(t)
 	for seed := uint64(1); seed <= 4; seed++ {
 		var traces []string
@@ -55,7 +67,7 @@ func TestSeverRollsBackOnTheServer(t *testing.T) {
 			w.reset(seed)
 			r := w.run(seed, "a", "b")
 			race := w.startReserveRace(r)
-			events := r.faultAt(trip("a#0", "WHERE id = $1"), r.ctl.Sever)
+			events := r.faultAt(trip("a#0", "WHERE id = $1"), fault(r))
 			gotB, errA, errB := race.gotB, race.errA, race.errB
 			if !errors.Is(errA, store.ErrUnavailable) || errB != nil {
 				t.Fatalf("seed %d: a %v (want ErrUnavailable), b %v\n%s", seed, errA, errB, trace(events))

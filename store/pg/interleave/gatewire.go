@@ -97,7 +97,7 @@ func (ctl *Controller) answered(c *conn, typ byte, body []byte) verdict {
 // when it next settles.
 func (ctl *Controller) finishLocked(c *conn) {
 	c.phase = idle
-	if c.tracked {
+	if c.tracked && !c.terminated {
 		c.finished = append(c.finished, finishedTrip{statements: c.trip, ans: c.ans})
 	}
 	if c.ans.tx != 0 {
