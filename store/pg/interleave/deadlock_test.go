@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 )
@@ -26,10 +27,14 @@ func newCrossWorld(t *testing.T) crossWorld {
 // crossRun resets the rows and lets a update 1 then 2 while b updates 2
 // then 1, each in one transaction.
 func (w crossWorld) crossRun(seed uint64) (events []interleave.Event, errs map[string]error, v [2]int) {
+	return w.crossRunWith(seed, interleave.Options{})
+}
+
+func (w crossWorld) crossRunWith(seed uint64, opts interleave.Options) (events []interleave.Event, errs map[string]error, v [2]int) {
 	w.t.Helper()
 	w.exec("DELETE FROM {schema}.t")
 	w.exec("INSERT INTO {schema}.t VALUES (1, 0), (2, 0)")
-	r := w.run(seed, "a", "b")
+	r := w.runWith(seed, opts, "a", "b")
 	var errA, errB error
 	update := func(label string, first, second int, err *error) {
 		s := r.stores[label]
@@ -173,4 +178,20 @@ func TestStoreSeesDeadlockVictimAsRetryable(t *testing.T) {
 		}
 	}
 	reached(t, deadlocks, 12, "two store transactions deadlocked")
+}
+
+// TestPCTReachesDeadlock: the PCT scheduler drives the controller as the
+// uniform one does, and with depth 2 over the run's eight round trips it
+// reaches the deadlock in some seeds.
+func TestPCTReachesDeadlock(t *testing.T) {
+	w := newCrossWorld(t)
+	deadlocks := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		sched := interleave.PCT(clockrng.NewRand(seed).Child("pct"), 2, 8)
+		events, _, _ := w.crossRunWith(seed, interleave.Options{Scheduler: sched})
+		if len(kinds(events, interleave.Cancel)) > 0 {
+			deadlocks++
+		}
+	}
+	reached(t, deadlocks, 8, "PCT reached the deadlock")
 }

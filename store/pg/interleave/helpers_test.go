@@ -62,7 +62,12 @@ type run struct {
 
 func (w *world) run(seed uint64, labels ...string) *run {
 	w.t.Helper()
-	r := &run{w: w, ctl: interleave.New(w.admin, clockrng.NewRand(seed), interleave.Options{}), stores: map[string]*pg.Store{}}
+	return w.runWith(seed, interleave.Options{}, labels...)
+}
+
+func (w *world) runWith(seed uint64, opts interleave.Options, labels ...string) *run {
+	w.t.Helper()
+	r := &run{w: w, ctl: interleave.New(w.admin, clockrng.NewRand(seed), opts), stores: map[string]*pg.Store{}}
 	for _, l := range labels {
 		s, err := pg.Open(context.Background(), w.url, pg.Options{Schema: w.schema, Gate: r.ctl.Gate(l)})
 		if err != nil {
