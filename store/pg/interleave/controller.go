@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,10 @@ type Options struct {
 	// DeadlockTimeout is set on every gated session, far beyond any run,
 	// so that only the controller breaks deadlocks. Empty means "1h".
 	DeadlockTimeout string
+	// Schema, when set, is written {schema} in the statements of events,
+	// so that runs on different schemas (each test has its own) record the
+	// same events.
+	Schema string
 }
 
 // Controller interleaves the round trips of gated connections: it lets one
@@ -283,3 +288,22 @@ const (
 	minPoll = 100 * time.Microsecond
 	maxPoll = 5 * time.Millisecond
 )
+
+// unschema writes Options.Schema as {schema} in statements.
+func (ctl *Controller) unschema(statements []string) []string {
+	if ctl.opts.Schema == "" {
+		return statements
+	}
+	out := make([]string, len(statements))
+	for i, s := range statements {
+		out[i] = ctl.unschemaOne(s)
+	}
+	return out
+}
+
+func (ctl *Controller) unschemaOne(s string) string {
+	if ctl.opts.Schema == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, pgx.Identifier{ctl.opts.Schema}.Sanitize()+".", "{schema}.")
+}

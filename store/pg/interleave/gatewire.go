@@ -11,7 +11,7 @@ func (ctl *Controller) send(c *conn, s scan) error {
 		if c.cut || c.closed {
 			return errAbandoned
 		}
-		c.trip, c.ans, c.tracked = s.statements, answer{}, ctl.gating
+		c.trip, c.ans, c.tracked = ctl.unschema(s.statements), answer{}, ctl.gating
 		if ctl.gating {
 			c.phase = parked
 			ctl.touchLocked()

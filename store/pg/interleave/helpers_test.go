@@ -67,6 +67,7 @@ func (w *world) run(seed uint64, labels ...string) *run {
 
 func (w *world) runWith(seed uint64, opts interleave.Options, labels ...string) *run {
 	w.t.Helper()
+	opts.Schema = w.schema
 	r := &run{w: w, ctl: interleave.New(w.admin, clockrng.NewRand(seed), opts), stores: map[string]*pg.Store{}}
 	for _, l := range labels {
 		s, err := pg.Open(context.Background(), w.url, pg.Options{Schema: w.schema, Gate: r.ctl.Gate(l)})

@@ -152,7 +152,7 @@ func (ctl *Controller) blockers(ctx context.Context, flight []*conn) (map[*conn]
 		if len(by) == 0 {
 			return nil, false, nil
 		}
-		w := waiting{statement: queries[int32(c.pid)]}
+		w := waiting{statement: ctl.unschemaOne(queries[int32(c.pid)])}
 		for _, p := range by {
 			b, ok := byPid[p]
 			if !ok {
