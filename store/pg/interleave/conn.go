@@ -83,13 +83,13 @@ func (c *conn) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.Conn.Write(b)
-	c.ctl.wrote(c, s, err)
+	c.ctl.wrote(c, err)
 	return n, err
 }
 
 // Read hands out whole messages only, looking at each on the way.
 func (c *conn) Read(b []byte) (int, error) {
-	if !c.armed.Load() {
+	if !c.armed.Load() && len(c.in) == 0 {
 		return c.Conn.Read(b)
 	}
 	for c.ready == 0 {

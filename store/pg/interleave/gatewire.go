@@ -37,7 +37,7 @@ func (ctl *Controller) send(c *conn, s scan) error {
 
 // wrote is called after a write. A round trip that asks for no answer
 // (the tail of a failed COPY) ends with its write.
-func (ctl *Controller) wrote(c *conn, s scan, err error) {
+func (ctl *Controller) wrote(c *conn, err error) {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
 	if err != nil {
