@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -49,6 +50,10 @@ type Options struct {
 	// URL: a direct connection to PostgreSQL when the store's goes through
 	// a pooler.
 	ListenURL string
+	// Gate, when set, decides when each round trip of the pool's
+	// connections is sent (tests and the simulator; see Gate). nil in
+	// production. Only Open can install it: New gets a ready pool.
+	Gate Gate
 }
 
 // Store is a store.Store on PostgreSQL. It is safe for concurrent use.
@@ -92,6 +97,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Gate != nil {
+		installGate(cfg, opts.Gate)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg, opts.Schema), err)
@@ -110,6 +118,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if err := normalize(&opts); err != nil {
 		return nil, err
+	}
+	if opts.Gate != nil {
+		return nil, errors.New("store/pg: Options.Gate needs Open: New cannot configure the connections of a pool it did not make")
 	}
 	listenCfg, err := parseListenURL(opts)
 	if err != nil {
