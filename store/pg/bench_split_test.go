@@ -27,10 +27,12 @@ const splitBatch = 100
 //     synchronous_commit); pass/async: the same with synchronous_commit
 //     off, so the difference is the commit's wait for the WAL flush;
 //   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
-//     reserving and for completing 100 jobs, per job.
+//     reserving and for completing 100 jobs, per job, and the time it
+//     spent planning the two, per pass.
 //
-// What is left of pass/async after the round trip and the server's
-// execution is planning, protocol and the client's encoding and decoding.
+// What is left of pass/async after the round trip, the server's execution
+// and planning is the pass's smaller statements, protocol, the client's
+// encoding and decoding, and waiting for a CPU.
 func BenchmarkTickSplit(b *testing.B) {
 	durable := pgtest.OpenDurable(b, pg.Options{})
 	b.Run("roundtrip", func(b *testing.B) {
@@ -73,7 +75,7 @@ func benchPasses(b *testing.B, s *pg.Store) {
 func benchServerTime(b *testing.B, s *pg.Store) {
 	worker := registerBenchWorker(b, s)
 	rnd := clockrng.NewRand(4)
-	var reserve, complete time.Duration
+	var reserve, complete, planning time.Duration
 	n := 0
 	for b.Loop() {
 		if n%100 == 0 {
@@ -82,17 +84,18 @@ func benchServerTime(b *testing.B, s *pg.Store) {
 			b.StartTimer()
 		}
 		r, c := explainPass(b, s, worker)
-		reserve, complete, n = reserve+r, complete+c, n+1
+		reserve, complete, planning, n = reserve+r.execution, complete+c.execution, planning+r.planning+c.planning, n+1
 	}
 	b.ReportMetric(float64(reserve.Microseconds())/float64(n)/splitBatch, "reserve-µs/job")
 	b.ReportMetric(float64(complete.Microseconds())/float64(n)/splitBatch, "complete-µs/job")
+	b.ReportMetric(float64(planning.Microseconds())/float64(n), "planning-µs/pass")
 }
 
 // explainPass reserves and completes splitBatch jobs of worker under
-// EXPLAIN ANALYZE in one transaction, and returns the execution time of
-// each statement. (Rolling back instead would leave a dead version of the
+// EXPLAIN ANALYZE in one transaction, and returns the times of each
+// statement. (Rolling back instead would leave a dead version of the
 // same rows at every call, which the next calls would read.)
-func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete time.Duration) {
+func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete serverTime) {
 	ctx := context.Background()
 	tx, err := s.Pool().Begin(ctx)
 	if err != nil {
@@ -102,7 +105,7 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete
 	if _, err := tx.Exec(ctx, pg.IndexScansOnlySQL); err != nil {
 		b.Fatal(err)
 	}
-	reserve = executionTime(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+	reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
 	var ids []string
 	rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+
 		" WHERE status = 'running' AND started_by = $1", idText(worker))
@@ -112,24 +115,29 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete
 	if err != nil || len(ids) != splitBatch {
 		b.Fatalf("reserved %d jobs, want %d: %v", len(ids), splitBatch, err)
 	}
-	complete = executionTime(b, tx, pg.CompleteSQL(s), nil, ids, idText(worker))
+	complete = explainAnalyze(b, tx, pg.CompleteSQL(s), nil, ids, idText(worker))
 	if err := tx.Commit(ctx); err != nil {
 		b.Fatal(err)
 	}
 	return reserve, complete
 }
 
-// executionTime runs query with args under EXPLAIN ANALYZE and returns the
-// execution time PostgreSQL reports (planning not included).
-func executionTime(b *testing.B, tx pgx.Tx, query string, args ...any) time.Duration {
+// serverTime is what EXPLAIN ANALYZE reports for one statement.
+type serverTime struct{ planning, execution time.Duration }
+
+// explainAnalyze runs query with args under EXPLAIN ANALYZE and returns
+// the planning and execution times PostgreSQL reports.
+func explainAnalyze(b *testing.B, tx pgx.Tx, query string, args ...any) serverTime {
 	b.Helper()
 	var out []struct {
-		Execution float64 `json:"Execution Time"` // milliseconds
+		Planning  float64 `json:"Planning Time"` // milliseconds
+		Execution float64 `json:"Execution Time"`
 	}
 	if err := tx.QueryRow(context.Background(), "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) "+query, args...).Scan(&out); err != nil || len(out) != 1 {
 		b.Fatalf("explain analyze: %v", err)
 	}
-	return time.Duration(out[0].Execution * float64(time.Millisecond))
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	return serverTime{planning: ms(out[0].Planning), execution: ms(out[0].Execution)}
 }
 
 func idText(id ulid.ULID) string { return fmt.Sprintf("%x", id[:]) }
