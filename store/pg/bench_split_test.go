@@ -27,10 +27,12 @@ const splitBatch = 100
 //     synchronous_commit); pass/async: the same with synchronous_commit
 //     off, so the difference is the commit's wait for the WAL flush;
 //   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
-//     reserving and for completing 100 jobs, per job.
+//     reserving and for completing 100 jobs, per job, and the time it
+//     spent planning the two, per pass.
 //
-// What is left of pass/async after the round trip and the server's
-// execution is planning, protocol and the client's encoding and decoding.
+// What is left of pass/async after the round trip, the server's execution
+// and planning is the pass's smaller statements, protocol, the client's
+// encoding and decoding, and waiting for a CPU.
 func BenchmarkTickSplit(b *testing.B) {
 	durable := pgtest.OpenDurable(b, pg.Options{})
 	b.Run("roundtrip", func(b *testing.B) {
@@ -68,52 +70,74 @@ func benchPasses(b *testing.B, s *pg.Store) {
 }
 
 // benchServerTime explains, analyzed, the reservation and the completion
-// of splitBatch jobs in a transaction rolled back afterwards, and reports
-// the execution times PostgreSQL measured, per job.
+// of splitBatch jobs, as a pass does them, and reports the execution times
+// PostgreSQL measured, per job.
 func benchServerTime(b *testing.B, s *pg.Store) {
-	ctx := context.Background()
 	worker := registerBenchWorker(b, s)
-	fill(b, s, clockrng.NewRand(4), 10*splitBatch)
-	var reserve, complete time.Duration
+	rnd := clockrng.NewRand(4)
+	var reserve, complete, planning time.Duration
 	n := 0
 	for b.Loop() {
-		tx, err := s.Pool().Begin(ctx)
-		if err != nil {
-			b.Fatal(err)
+		if n%100 == 0 {
+			b.StopTimer()
+			fill(b, s, rnd, 100*splitBatch)
+			b.StartTimer()
 		}
-		if _, err := tx.Exec(ctx, pg.IndexScansOnlySQL); err != nil {
-			b.Fatal(err)
-		}
-		reserve += executionTime(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
-		var ids []string
-		rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+" WHERE status = 'running'")
-		if err == nil {
-			ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		}
-		if err != nil || len(ids) != splitBatch {
-			b.Fatalf("reserved %d jobs, want %d: %v", len(ids), splitBatch, err)
-		}
-		complete += executionTime(b, tx, pg.CompleteSQL(s), nil, ids, idText(worker))
-		if err := tx.Rollback(ctx); err != nil {
-			b.Fatal(err)
-		}
-		n++
+		r, c := explainPass(b, s, worker)
+		reserve, complete, planning, n = reserve+r.execution, complete+c.execution, planning+r.planning+c.planning, n+1
 	}
 	b.ReportMetric(float64(reserve.Microseconds())/float64(n)/splitBatch, "reserve-µs/job")
 	b.ReportMetric(float64(complete.Microseconds())/float64(n)/splitBatch, "complete-µs/job")
+	b.ReportMetric(float64(planning.Microseconds())/float64(n), "planning-µs/pass")
 }
 
-// executionTime runs query with args under EXPLAIN ANALYZE and returns the
-// execution time PostgreSQL reports (planning not included).
-func executionTime(b *testing.B, tx pgx.Tx, query string, args ...any) time.Duration {
+// explainPass reserves and completes splitBatch jobs of worker under
+// EXPLAIN ANALYZE in one transaction, and returns the times of each
+// statement. (Rolling back instead would leave a dead version of the
+// same rows at every call, which the next calls would read.)
+func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete serverTime) {
+	ctx := context.Background()
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback(ctx) // when b.Fatal ends the benchmark
+	if _, err := tx.Exec(ctx, pg.IndexScansOnlySQL); err != nil {
+		b.Fatal(err)
+	}
+	reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+	var ids []string
+	rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+
+		" WHERE status = 'running' AND started_by = $1", idText(worker))
+	if err == nil {
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil || len(ids) != splitBatch {
+		b.Fatalf("reserved %d jobs, want %d: %v", len(ids), splitBatch, err)
+	}
+	complete = explainAnalyze(b, tx, pg.CompleteSQL(s), nil, ids, idText(worker))
+	if err := tx.Commit(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return reserve, complete
+}
+
+// serverTime is what EXPLAIN ANALYZE reports for one statement.
+type serverTime struct{ planning, execution time.Duration }
+
+// explainAnalyze runs query with args under EXPLAIN ANALYZE and returns
+// the planning and execution times PostgreSQL reports.
+func explainAnalyze(b *testing.B, tx pgx.Tx, query string, args ...any) serverTime {
 	b.Helper()
 	var out []struct {
-		Execution float64 `json:"Execution Time"` // milliseconds
+		Planning  float64 `json:"Planning Time"` // milliseconds
+		Execution float64 `json:"Execution Time"`
 	}
-	if err := tx.QueryRow(context.Background(), "EXPLAIN (ANALYZE, FORMAT JSON) "+query, args...).Scan(&out); err != nil || len(out) != 1 {
+	if err := tx.QueryRow(context.Background(), "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) "+query, args...).Scan(&out); err != nil || len(out) != 1 {
 		b.Fatalf("explain analyze: %v", err)
 	}
-	return time.Duration(out[0].Execution * float64(time.Millisecond))
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	return serverTime{planning: ms(out[0].Planning), execution: ms(out[0].Execution)}
 }
 
 func idText(id ulid.ULID) string { return fmt.Sprintf("%x", id[:]) }

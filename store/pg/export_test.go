@@ -80,3 +80,10 @@ func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
 
 // RunningJobsSQL is RunningJobs's statement with the store's schema.
 func RunningJobsSQL(s *Store) string { return s.sql(runningJobsSQL) }
+
+// FailSQL, LockRetriedSQL, InsertRetrySQL and CheckAdvanceSQL are
+// statements of the job path and of schedules with the store's schema.
+func FailSQL(s *Store) string         { return s.sql(failSQL) }
+func LockRetriedSQL(s *Store) string  { return s.sql(lockRetriedSQL) }
+func InsertRetrySQL(s *Store) string  { return s.sql(insertRetrySQL) }
+func CheckAdvanceSQL(s *Store) string { return s.sql(checkAdvanceSQL) }

@@ -23,10 +23,7 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	var status string
 	var next pgtype.UUID
 	var taken bool
-	err := t.db.QueryRow(ctx, t.s.sql(`
-		SELECT status, next_attempt_id, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2)
-		FROM {schema}.jobs WHERE id = $1 FOR UPDATE`),
-		idArg(id), idArg(newID)).Scan(&status, &next, &taken)
+	err := t.db.QueryRow(ctx, t.s.sql(lockRetriedSQL), idArg(id), idArg(newID)).Scan(&status, &next, &taken)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
@@ -44,17 +41,7 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	if delay <= 0 {
 		newStatus = store.Available
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		WITH ins AS (
-			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
-			SELECT $3, queue, payload, metadata, $4, attempt + 1,
-			       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name
-			FROM {schema}.jobs WHERE id = $2
-			RETURNING `+jobColumns+`),
-		link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),
-		repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = $3 WHERE last_scheduled_job_id = $2)
-		SELECT `+jobColumns+` FROM ins`),
-		t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay))
+	rows, err := t.db.Query(ctx, t.s.sql(insertRetrySQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay))
 	if err != nil {
 		return store.Job{}, t.fail(err, "retry job %s as %s", id, newID)
 	}
@@ -67,6 +54,26 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	}
 	return job, nil
 }
+
+// lockRetriedSQL locks job $1 and reads what ScheduleRetry checks, and
+// whether the new id $2 is taken.
+const lockRetriedSQL = `
+	SELECT status, next_attempt_id, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2)
+	FROM {schema}.jobs WHERE id = $1 FOR UPDATE`
+
+// insertRetrySQL inserts the next attempt $3 of job $2 with status $4 at
+// now ($1) + delay ($5), links the old row to it and moves the schedule
+// that pointed at the old row.
+const insertRetrySQL = `
+	WITH ins AS (
+		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
+		SELECT $3, queue, payload, metadata, $4, attempt + 1,
+		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name
+		FROM {schema}.jobs WHERE id = $2
+		RETURNING ` + jobColumns + `),
+	link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),
+	repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = $3 WHERE last_scheduled_job_id = $2)
+	SELECT ` + jobColumns + ` FROM ins`
 
 // RescueLostJobs first locks the running rows of workers shut down since
 // the last rescue, and those whose worker was deleted (started_by NULL),

@@ -210,9 +210,7 @@ func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) e
 	if err := t.check(); err != nil {
 		return err
 	}
-	tag, err := t.db.Exec(ctx, t.s.sql(`
-		UPDATE {schema}.jobs SET status = 'failed', failed_at = coalesce($1::timestamptz, now()), failed_reason = $4
-		WHERE id = $2 AND status = 'running' AND `+startedByIs3), t.nowArg(), idArg(id), idArg(worker), store.CleanReason(reason))
+	tag, err := t.db.Exec(ctx, t.s.sql(failSQL), t.nowArg(), idArg(id), idArg(worker), store.CleanReason(reason))
 	if err != nil {
 		return t.fail(err, "fail job %s of worker %s", id, worker)
 	}
@@ -221,3 +219,9 @@ func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) e
 	}
 	return nil
 }
+
+// failSQL is FailJob's statement: $1 now, $2 the job, $3 the worker, $4 the
+// reason.
+const failSQL = `
+	UPDATE {schema}.jobs SET status = 'failed', failed_at = coalesce($1::timestamptz, now()), failed_reason = $4
+	WHERE id = $2 AND status = 'running' AND ` + startedByIs3

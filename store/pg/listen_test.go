@@ -31,6 +31,19 @@ func next(t *testing.T, ch <-chan store.Notification) store.Notification {
 }
 
 // listenerPIDs returns the backends of the store's LISTEN connections.
+// listenDone reports whether the listener's backend has finished a
+// statement (its LISTEN comes first).
+func listenDone(t *testing.T, s *pg.Store) bool {
+	t.Helper()
+	var done bool
+	err := s.Pool().QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+		WHERE application_name = $1 AND state = 'idle' AND query <> '')`, "tickwork listen "+s.Schema()).Scan(&done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return done
+}
+
 func listenerPIDs(t *testing.T, s *pg.Store) []int32 {
 	t.Helper()
 	rows, err := s.Pool().Query(t.Context(), "SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid", "tickwork listen "+s.Schema())
@@ -122,6 +135,9 @@ func TestListenReconnectsAfterTerminate(t *testing.T) {
 	if after := listenerPIDs(t, s); after[0] == before[0] {
 		t.Fatalf("the listener backend is still %d", after[0])
 	}
+	// The backend shows before its LISTEN has run; a notification sent
+	// meanwhile is lost (seen under load).
+	waitFor(t, "the new backend's LISTEN", func() bool { return listenDone(t, s) })
 	insert(t, s, store.NewJob{ID: newULID(t), Queue: "after", Payload: []byte(`1`)})
 	if n := next(t, ch); n != (store.Notification{Channel: store.ChannelAvailable, Queue: "after"}) {
 		t.Fatalf("after reconnecting: %+v, want the new job's notification", n)

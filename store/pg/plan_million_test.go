@@ -162,6 +162,26 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
+		name: "fail", sql: pg.FailSQL,
+		args:  "NULL, '00000000-0000-0000-0000-000000000002', " + liveWorker + ", 'boom'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "lock a job to retry", sql: pg.LockRetriedSQL,
+		args:  "'00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000ffffffff'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "insert a retry", sql: pg.InsertRetrySQL,
+		args:  "NULL, '00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000ffffffff', 'scheduled', '5 seconds'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "check a schedule's job", sql: pg.CheckAdvanceSQL,
+		args:  "'s', '00000000-0000-0000-0000-000000000002'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
 		name: "running jobs of a worker", sql: pg.RunningJobsSQL, guarded: true, args: liveWorker,
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_running_idx") },
 	},

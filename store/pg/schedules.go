@@ -66,10 +66,7 @@ func (t *tx) AdvanceSchedule(ctx context.Context, name string, at time.Time, job
 		return err
 	}
 	var found, jobFound bool
-	err := t.db.QueryRow(ctx, t.s.sql(`
-		SELECT EXISTS (SELECT 1 FROM {schema}.schedules WHERE name = $1),
-		       $2::uuid IS NULL OR EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2::uuid)`),
-		name, refArg(job)).Scan(&found, &jobFound)
+	err := t.db.QueryRow(ctx, t.s.sql(checkAdvanceSQL), name, refArg(job)).Scan(&found, &jobFound)
 	switch {
 	case err != nil:
 		return t.fail(err, "advance schedule %q", name)
@@ -86,3 +83,8 @@ func (t *tx) AdvanceSchedule(ctx context.Context, name string, at time.Time, job
 	}
 	return nil
 }
+
+// checkAdvanceSQL reads whether schedule $1 and job $2 (NULL: none) exist.
+const checkAdvanceSQL = `
+	SELECT EXISTS (SELECT 1 FROM {schema}.schedules WHERE name = $1),
+	       $2::uuid IS NULL OR EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2::uuid)`

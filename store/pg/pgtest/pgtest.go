@@ -130,9 +130,9 @@ func OpenWith(t testing.TB, opts pg.Options) *pg.Store {
 }
 
 // OpenDurable is OpenWith for benchmarks: its connections keep the
-// server's synchronous_commit, so that every commit waits for what it
-// waits for in production, and it logs that setting, which the figures
-// depend on.
+// server's synchronous_commit (or what PGOPTIONS sets), so that every
+// commit waits for what it waits for in production, and it logs that
+// setting, which the figures depend on.
 func OpenDurable(b testing.TB, opts pg.Options) *pg.Store {
 	b.Helper()
 	s := open(b, opts, func(url string) string { return url })
@@ -140,7 +140,7 @@ func OpenDurable(b testing.TB, opts pg.Options) *pg.Store {
 	if err := s.Pool().QueryRow(context.Background(), "SHOW synchronous_commit").Scan(&setting); err != nil {
 		b.Fatalf("pgtest: read synchronous_commit: %v", err)
 	}
-	b.Logf("durable commits: synchronous_commit=%s (the server's setting)", setting)
+	b.Logf("commits as configured: synchronous_commit=%s (the server's setting, or PGOPTIONS's; pgtest leaves it alone)", setting)
 	return s
 }
 
