@@ -185,6 +185,10 @@ type JobRow struct {
 	CancelledAt   time.Time `json:",omitzero"`
 	NextAttemptID ulid.ULID `json:",omitzero"`
 	ScheduleName  string    `json:",omitzero"`
+	// UniqueKey is the row's stored unique key; the row holds it while its
+	// status is one of UniqueWhile's, a comma-separated list.
+	UniqueKey   string `json:",omitzero"`
+	UniqueWhile string `json:",omitzero"`
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

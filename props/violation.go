@@ -20,6 +20,8 @@ const (
 	ConcurrencyCap   Property = 5
 	SingleExecution  Property = 6
 	ScheduleRuns     Property = 7
+	// UniqueKeys: never two rows holding the same unique key (issue 11).
+	UniqueKeys Property = 8
 )
 
 var propertyNames = [...]string{
@@ -31,6 +33,7 @@ var propertyNames = [...]string{
 	ConcurrencyCap:   "concurrency cap",
 	SingleExecution:  "single execution",
 	ScheduleRuns:     "schedules",
+	UniqueKeys:       "unique keys",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -40,7 +40,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		}
 		jobs[i] = j
 	}
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error { return tx.InsertJobs(s.ctx, jobs) })
+	err := s.be.InTx(s.ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
 	s.takeCommits(nil)
 	if err != nil {
 		s.stop(nil, err)

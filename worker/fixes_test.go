@@ -233,7 +233,8 @@ func scheduleJob(e *env, q string, d time.Duration) ulid.ULID {
 	id := ulid.Make()
 	e.inTx(func(tx store.Tx) error {
 		now, _ := tx.Now(e.ctx)
-		return tx.InsertJobs(e.ctx, []store.NewJob{{ID: id, Queue: q, Payload: []byte(`{}`), ScheduledAt: now.Add(d)}})
+		_, err := tx.InsertJobs(e.ctx, []store.NewJob{{ID: id, Queue: q, Payload: []byte(`{}`), ScheduledAt: now.Add(d)}})
+		return err
 	})
 	return id
 }

@@ -112,7 +112,8 @@ func (e *env) enqueue(q string, n int) []ulid.ULID {
 			ids = append(ids, id)
 			jobs[i] = store.NewJob{ID: id, Queue: q, Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}
 		}
-		return tx.InsertJobs(e.ctx, jobs)
+		_, err := tx.InsertJobs(e.ctx, jobs)
+		return err
 	})
 	return ids
 }

@@ -110,6 +110,10 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	field("failed", preciseTime(job.FailedAt))
 	field("cancelled", preciseTime(job.CancelledAt))
 	field("next attempt", formatID(job.NextAttemptID))
+	if job.UniqueKey != "" {
+		field("unique key", cell(job.UniqueKey))
+		field("unique while", job.UniqueStates.String())
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -217,6 +221,8 @@ type jobJSON struct {
 	CancelledAt   time.Time       `json:"cancelled_at,omitzero"`
 	NextAttemptID ulid.ULID       `json:"next_attempt_id,omitzero"`
 	ScheduleName  string          `json:"schedule_name,omitempty"`
+	UniqueKey     string          `json:"unique_key,omitempty"`
+	UniqueStates  store.StatusSet `json:"unique_states,omitzero"`
 }
 
 func jobsJSON(jobs []store.Job) []jobJSON {

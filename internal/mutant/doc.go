@@ -25,6 +25,7 @@ var Names = []string{
 	RunnerNoCancel,
 	RunnerDropResults,
 	FailRetried,
+	UniqueSkippedOnCopy,
 }
 
 // The planted bugs.
@@ -62,6 +63,9 @@ const (
 	RunnerDropResults = "runner-drop-results"
 	// FailRetried retries a job whose handler decided to fail it.
 	FailRetried = "fail-retried"
+	// UniqueSkippedOnCopy inserts every job of a batch large enough for
+	// store/pg's COPY path, duplicates of a unique key included.
+	UniqueSkippedOnCopy = "unique-skipped-on-copy"
 )
 
 // Known reports whether name is one of Names.

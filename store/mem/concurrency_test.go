@@ -20,7 +20,7 @@ func TestConcurrentWorkersReserveEachJobOnce(t *testing.T) {
 	for i := range jobs {
 		batch = append(batch, store.NewJob{ID: f.id(), Queue: "q", Payload: []byte{'0' + byte(i%10)}})
 	}
-	f.do(func(tx store.Tx) error { return tx.InsertJobs(f.ctx, batch) })
+	f.do(func(tx store.Tx) error { _, err := tx.InsertJobs(f.ctx, batch); return err })
 	got := make([][]ulid.ULID, workers)
 	var wg sync.WaitGroup
 	for w := range workers {

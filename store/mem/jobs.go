@@ -27,22 +27,30 @@ func export(j *store.Job) store.Job {
 
 // InsertJobs validates every job first (ErrInvalid), then rejects an id
 // that exists or repeats in the batch (ErrConflict); nothing is written
-// unless the whole batch is accepted.
-func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) error {
+// unless the whole batch is accepted. A job whose unique key a row holds,
+// one inserted earlier in the batch included, is returned as a duplicate.
+func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplicate, error) {
 	if err := t.check(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, nj := range jobs {
 		if err := store.ValidateNewJob(nj); err != nil {
-			return fmt.Errorf("insert jobs: %w", err)
+			return nil, fmt.Errorf("insert jobs: %w", err)
 		}
 	}
 	if err := t.checkNewIDs(jobs); err != nil {
-		return err
+		return nil, err
 	}
+	// The COPY path of store/pg is taken above copyThreshold jobs.
+	skipUnique := len(jobs) > 64 && mutant.On(mutant.UniqueSkippedOnCopy)
 	var queues []string
-	for _, nj := range jobs {
+	var dups []store.Duplicate
+	for i, nj := range jobs {
 		j := t.newRow(nj)
+		if held, ok := t.s.unique[j.UniqueKey]; ok && j.Holds() && !skipUnique {
+			dups = append(dups, store.Duplicate{Index: i, Existing: export(t.s.jobs[held])})
+			continue
+		}
 		t.setJob(nil, j)
 		if j.Status == store.Available {
 			queues = append(queues, j.Queue)
@@ -50,7 +58,7 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) error {
 	}
 	slices.Sort(queues)
 	t.notifyQueues(queues)
-	return nil
+	return dups, nil
 }
 
 func (t *tx) checkNewIDs(jobs []store.NewJob) error {
@@ -80,6 +88,8 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now,
 		ScheduleName: nj.ScheduleName,
+		UniqueKey:    store.StoredUniqueKey(nj, t.now),
+		UniqueStates: nj.CoveredStatuses(),
 	}
 	if nj.Metadata != nil {
 		j.Metadata = bytes.Clone(nj.Metadata)

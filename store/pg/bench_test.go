@@ -48,7 +48,7 @@ func BenchmarkBulkEnqueue(b *testing.B) {
 				b.StopTimer()
 				jobs := benchJobs(rnd, batch)
 				b.StartTimer()
-				if err := s.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+				if err := s.InTx(ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(ctx, jobs); return err }); err != nil {
 					b.Fatal(err)
 				}
 				total += batch
@@ -102,7 +102,7 @@ func BenchmarkReserveComplete(b *testing.B) {
 func fill(b *testing.B, s *pg.Store, rnd *clockrng.Rand, n int) {
 	ctx := context.Background()
 	jobs := benchJobs(rnd, n)
-	if err := s.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+	if err := s.InTx(ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(ctx, jobs); return err }); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -123,7 +123,8 @@ func drawInsert(rt *rapid.T, d *diff) op {
 		jobs[i] = d.drawNewJob(rt)
 	}
 	return op{fmt.Sprintf("insertJobs %d", len(jobs)), func(ctx context.Context, tx store.Tx) (string, error) {
-		return "", tx.InsertJobs(ctx, jobs)
+		dups, err := tx.InsertJobs(ctx, jobs)
+		return formatDuplicates(dups), err
 	}}
 }
 

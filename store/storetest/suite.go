@@ -18,6 +18,7 @@ var suites = []struct {
 	{"Workers", workerCases},
 	{"Lease", leaseCases},
 	{"Insert", insertCases},
+	{"Unique", uniqueCases},
 	{"Reserve", reserveCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
