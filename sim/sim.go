@@ -78,6 +78,7 @@ type sim struct {
 	res     Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
+	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
 	globalRnd  [numFaultKinds]*clockrng.Rand
 	rows       rowBook
 	names      names
@@ -147,6 +148,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines)
 	s.client = s.master.Child("client")
+	s.uniqueRnd = s.master.Child("unique")
 	s.names = newNames()
 	s.cfg = workerConfig(&sc)
 	if err := s.cfg.Validate(); err != nil {
