@@ -96,10 +96,11 @@ type Jobs interface {
 	// RunningJobs returns the jobs running under worker, in id order. A
 	// worker uses it to recover reservations whose commit it did not see.
 	RunningJobs(ctx context.Context, worker ulid.ULID) ([]Job, error)
-	// CompleteJobs marks the given jobs completed if each is still running
-	// under worker, and returns the ids that were fenced off (not changed),
-	// in the order given.
-	CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) (fenced []ulid.ULID, err error)
+	// CompleteJobs marks c's jobs completed, each with its output if c has
+	// one, if each is still running under c.Worker, and returns the ids that
+	// were fenced off (not changed), in the order given. ErrInvalid for an
+	// output that ValidateOutput refuses (nothing is changed).
+	CompleteJobs(ctx context.Context, c Completion) (fenced []ulid.ULID, err error)
 	// FailJob marks a job failed with reason (as CleanReason keeps it) if
 	// it is still running under worker; ErrFenced (nothing changed)
 	// otherwise.

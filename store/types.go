@@ -59,6 +59,8 @@ type Job struct {
 	// holds it while its status is in UniqueStates.
 	UniqueKey    string
 	UniqueStates StatusSet
+	// Output is what the handler recorded for a completed row; nil: none.
+	Output json.RawMessage
 }
 
 // NewJob describes a job to insert. A zero ScheduledAt, or one not after the

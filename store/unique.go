@@ -127,3 +127,6 @@ type Duplicate struct {
 	Index    int
 	Existing Job
 }
+
+// MarshalText renders the set as String does, so that JSON shows names.
+func (set StatusSet) MarshalText() ([]byte, error) { return []byte(set.String()), nil }

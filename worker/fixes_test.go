@@ -429,7 +429,7 @@ func TestRetentionSweepsInBatches(t *testing.T) {
 		if _, err := tx.Reserve(e.ctx, w, []string{"q"}, len(old)); err != nil {
 			return err
 		}
-		_, err := tx.CompleteJobs(e.ctx, w, old)
+		_, err := tx.CompleteJobs(e.ctx, store.Completion{Worker: w, IDs: old})
 		return err
 	})
 	e.advance(31 * 24 * time.Hour)

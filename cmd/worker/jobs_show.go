@@ -120,6 +120,9 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	block(w, "reason", job.FailedReason)
 	block(w, "payload", indentJSON(job.Payload))
 	block(w, "metadata", indentJSON(job.Metadata))
+	if job.Output != nil {
+		block(w, "output", indentJSON(job.Output))
+	}
 
 	fmt.Fprintf(w, "\nattempts (%d, oldest first):\n", len(chain))
 	fmt.Fprintln(tw, "\tATTEMPT\tID\tSTATUS\tSTARTED BY\tSTARTED\tENDED\tREASON")
@@ -223,6 +226,7 @@ type jobJSON struct {
 	ScheduleName  string          `json:"schedule_name,omitempty"`
 	UniqueKey     string          `json:"unique_key,omitempty"`
 	UniqueStates  store.StatusSet `json:"unique_states,omitzero"`
+	Output        json.RawMessage `json:"output,omitempty"`
 }
 
 func jobsJSON(jobs []store.Job) []jobJSON {

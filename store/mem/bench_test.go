@@ -63,7 +63,7 @@ func BenchmarkReserveComplete(b *testing.B) {
 			b.Fatalf("reserve: %v, %d jobs", err, len(got))
 		}
 		err = st.InTx(ctx, func(tx store.Tx) error {
-			fenced, err := tx.CompleteJobs(ctx, w, []ulid.ULID{got[0].ID})
+			fenced, err := tx.CompleteJobs(ctx, store.Completion{Worker: w, IDs: []ulid.ULID{got[0].ID}})
 			if len(fenced) != 0 {
 				b.Fatalf("fenced %v", fenced)
 			}

@@ -34,7 +34,7 @@ func TestConcurrentWorkersReserveEachJobOnce(t *testing.T) {
 					if err != nil || len(reserved) == 0 {
 						return err
 					}
-					_, err = tx.CompleteJobs(f.ctx, id, []ulid.ULID{reserved[0].ID})
+					_, err = tx.CompleteJobs(f.ctx, store.Completion{Worker: id, IDs: []ulid.ULID{reserved[0].ID}})
 					return err
 				})
 				if err != nil {

@@ -97,7 +97,7 @@ func TestCommitHookListsChangesInOrder(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.CompleteJobs(f.ctx, w, []ulid.ULID{jobs[1].ID}); err != nil {
+		if _, err := tx.CompleteJobs(f.ctx, store.Completion{Worker: w, IDs: []ulid.ULID{jobs[1].ID}}); err != nil {
 			return err
 		}
 		if _, err := tx.ExpireLease(f.ctx); err != nil {

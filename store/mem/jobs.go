@@ -22,6 +22,7 @@ func export(j *store.Job) store.Job {
 	out := *j
 	out.Payload = bytes.Clone(j.Payload)
 	out.Metadata = bytes.Clone(j.Metadata)
+	out.Output = bytes.Clone(j.Output)
 	return out
 }
 
@@ -192,19 +193,22 @@ func (s *Store) runningUnder(worker, id ulid.ULID) (*store.Job, bool) {
 }
 
 // CompleteJobs decides fencing on the rows as they were when it was called:
-// an id given twice is completed once and fenced neither time, like the
-// single UPDATE … WHERE id = ANY($ids) of pg.
-func (t *tx) CompleteJobs(_ context.Context, worker ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+// an id given twice is completed once (with its first output) and fenced
+// neither time, like the single UPDATE … WHERE id = ANY($ids) of pg.
+func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, error) {
 	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if err := c.ValidateOutputs(); err != nil {
 		return nil, err
 	}
 	var fenced []ulid.ULID
 	var done map[ulid.ULID]bool
-	for _, id := range ids {
+	for i, id := range c.IDs {
 		if done[id] {
 			continue
 		}
-		j, ok := t.s.runningUnder(worker, id)
+		j, ok := t.s.runningUnder(c.Worker, id)
 		if !ok {
 			fenced = append(fenced, id)
 			continue
@@ -212,6 +216,7 @@ func (t *tx) CompleteJobs(_ context.Context, worker ulid.ULID, ids []ulid.ULID) 
 		after := *j
 		after.Status = store.Completed
 		after.CompletedAt = t.now
+		after.Output = bytes.Clone(c.Output(i))
 		t.setJob(j, &after)
 		if done == nil {
 			done = map[ulid.ULID]bool{}

@@ -126,7 +126,7 @@ func txTick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, ba
 	ctx := context.Background()
 	var next []ulid.ULID
 	err := s.InTx(ctx, func(tx store.Tx) error {
-		if fenced, err := tx.CompleteJobs(ctx, worker, running); err != nil || len(fenced) > 0 {
+		if fenced, err := tx.CompleteJobs(ctx, store.Completion{Worker: worker, IDs: running}); err != nil || len(fenced) > 0 {
 			return fmt.Errorf("complete: fenced %v, %w", fenced, err)
 		}
 		jobs, err := tx.Reserve(ctx, worker, []string{"bench"}, batch)

@@ -160,7 +160,10 @@ func TestTxUsedAfterInTxFails(t *testing.T) {
 	for name, err := range map[string]error{
 		"Now":             func() error { _, err := kept.Now(ctx); return err }(),
 		"InsertJobs(nil)": func() error { _, err := kept.InsertJobs(ctx, nil); return err }(),
-		"CompleteJobs":    func() error { _, err := kept.CompleteJobs(ctx, newULID(t), nil); return err }(),
+		"CompleteJobs": func() error {
+			_, err := kept.CompleteJobs(ctx, store.Completion{Worker: newULID(t), IDs: nil})
+			return err
+		}(),
 		"EnsureSchedules": kept.EnsureSchedules(ctx, nil),
 		"GetLease":        func() error { _, err := kept.GetLease(ctx); return err }(),
 	} {

@@ -28,8 +28,12 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))
 	}
 	for _, c := range p.Complete {
+		if err := c.ValidateOutputs(); err != nil {
+			return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, err)
+		}
 		if len(c.IDs) > 0 {
-			b.Queue(s.sql(completeSQL), now, idArgs(c.IDs), idArg(c.Worker))
+			sql, args := completeStatement(c, now)
+			b.Queue(s.sql(sql), args...)
 		}
 	}
 	reserving := p.Reserves()

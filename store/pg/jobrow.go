@@ -14,7 +14,7 @@ import (
 // use different column names.
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
-	unique_key, unique_states`
+	unique_key, unique_states, output`
 
 // scanJob reads one row of jobColumns. payload and metadata scan as raw
 // bytes: the json codec copies the stored text without re-encoding it.
@@ -22,7 +22,7 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	var (
 		j                                                         store.Job
 		id, startedBy, next                                       pgtype.UUID
-		payload, metadata                                         []byte
+		payload, metadata, output                                 []byte
 		status                                                    string
 		attempt                                                   int32
 		created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
@@ -30,7 +30,7 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 		uniqueStates                                              pgtype.Int2
 	)
 	err := r.Scan(&id, &j.Queue, &payload, &metadata, &status, &attempt, &created, &scheduled,
-		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates)
+		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates, &output)
 	if err != nil {
 		return store.Job{}, err
 	}
@@ -51,6 +51,7 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	j.ScheduleName = schedule.String
 	j.UniqueKey = uniqueKey.String
 	j.UniqueStates = store.StatusSet(uniqueStates.Int16)
+	j.Output = json.RawMessage(output)
 	return j, nil
 }
 

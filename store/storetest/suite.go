@@ -22,6 +22,7 @@ var suites = []struct {
 	{"Reserve", reserveCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
+	{"Output", outputCases},
 	{"Retry", retryCases},
 	{"Rescue", rescueCases},
 	{"Promote", promoteCases},
