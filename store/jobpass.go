@@ -97,9 +97,15 @@ type JobPasser interface {
 // Heartbeat(p.Worker) if asked; CompleteJobs for each completion in order;
 // then Reserve(p.Worker, p.Queues, p.Limit) if p.Worker is set and the
 // limit and queues allow one. A worker that is not live makes the result
-// Dead instead of failing the transaction. As with InTx, an ErrUnavailable
-// may come after the commit.
+// Dead instead of failing the transaction. A bad output (ErrInvalid) fails
+// the pass before anything is sent. As with InTx, an ErrUnavailable may
+// come after the commit.
 func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error) {
+	for _, c := range p.Complete {
+		if err := c.ValidateOutputs(); err != nil {
+			return JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, err)
+		}
+	}
 	if jp, ok := st.(JobPasser); ok {
 		return jp.RunJobPass(ctx, p)
 	}

@@ -12,7 +12,8 @@ import (
 
 var _ store.JobPasser = (*Store)(nil)
 
-// RunJobPass sends the whole pass as one pipelined batch: one round trip,
+// RunJobPass sends the whole pass as one pipelined batch (store.RunJobPass
+// has checked its outputs): one round trip,
 // in the implicit transaction PostgreSQL gives the statements of one sync,
 // so they commit together or not at all. The statements are the ones the
 // Tx methods run; the first also reads the store time and share-locks the
@@ -28,9 +29,6 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))
 	}
 	for _, c := range p.Complete {
-		if err := c.ValidateOutputs(); err != nil {
-			return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, err)
-		}
 		if len(c.IDs) > 0 {
 			sql, args := completeStatement(c, now)
 			b.Queue(s.sql(sql), args...)

@@ -74,23 +74,34 @@ func (t *tx) copyUnderSavepoint(ctx context.Context, jobs []store.NewJob) error 
 // its own sp_1, sp_2...
 const insertSavepoint = "tickwork_insert"
 
-// insertUnderSavepoint sends the savepoint, the insert and the savepoint's
-// release in one round trip, where a savepoint of pgx's costs one each (a
-// single enqueue took three). If the insert fails, PostgreSQL skips the
-// release and a second round trip rolls back to the savepoint.
+// insertUnderSavepoint inserts a batch without unique keys under
+// underSavepoint.
 func (t *tx) insertUnderSavepoint(ctx context.Context, jobs []store.NewJob) error {
+	return t.underSavepoint(ctx, func(b *pgx.Batch) { t.queueInsert(b, jobs) }, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			_, err = countRows(rows)
+		}
+		return err
+	})
+}
+
+// underSavepoint sends the savepoint, the statements queue adds and the
+// savepoint's release in one round trip, where a savepoint of pgx's costs
+// one each (a single enqueue took three); read reads the statements'
+// results. If a statement fails, PostgreSQL skips the release and a second
+// round trip rolls back to the savepoint. A failure must therefore be the
+// server's: read must not refuse a result the server accepted.
+func (t *tx) underSavepoint(ctx context.Context, queue func(*pgx.Batch), read func(pgx.BatchResults) error) error {
 	b := &pgx.Batch{}
 	b.Queue("SAVEPOINT " + insertSavepoint)
-	t.queueInsert(b, jobs)
+	queue(b)
 	b.Queue("RELEASE SAVEPOINT " + insertSavepoint)
 	br := t.db.SendBatch(ctx, b)
 	_, err := br.Exec()
 	taken := err == nil
 	if err == nil {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			_, err = countRows(rows)
-		}
+		err = read(br)
 	}
 	if err == nil {
 		_, err = br.Exec()

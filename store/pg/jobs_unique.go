@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/store"
@@ -20,76 +23,68 @@ func holdsKey(prefix string) string {
 		WHEN 'failed' THEN 16 WHEN 'lost' THEN 32 ELSE 64 END) <> 0`
 }
 
-// insertUnique inserts a batch with unique keys under a savepoint, skipping
-// each row whose key a row holds (one inserted earlier in the batch
-// included: ON CONFLICT sees the statement's own rows), then reads the rows
-// holding the skipped keys.
+// idTakenSQL fails with division_by_zero when an id of $1 exists. ON
+// CONFLICT skips a row whose key is held before its primary key is
+// checked, so a duplicate id would pass unseen; and the check must fail in
+// the server, so that the savepoint's release queued after it is skipped.
+const idTakenSQL = `SELECT 1 / (count(*) = 0)::int FROM {schema}.jobs WHERE id = ANY ($1::uuid[])`
+
+// insertSkippingSQL inserts the rows of insertArgs, skipping each whose key
+// a row holds (one inserted earlier by the statement included), notifies
+// ($10) each queue that got an available row, in queue order, and returns
+// the ids it inserted.
+const insertSkippingSQL = `
+	WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
+	ins AS (` + insertSelect + `
+		ON CONFLICT (unique_key) WHERE {holds} DO NOTHING
+		RETURNING id, queue, status),
+	notified AS (SELECT count(pg_notify($10, q.queue)) AS n
+		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available' ORDER BY queue) AS q)
+	SELECT ins.id FROM notified, ins`
+
+// insertUnique inserts a batch with unique keys in one round trip under
+// a savepoint (a second one reads the rows holding the keys of the jobs
+// it skipped, if any).
 func (t *tx) insertUnique(ctx context.Context, jobs []store.NewJob) ([]store.Duplicate, error) {
-	now, err := t.Now(ctx)
-	if err != nil {
+	if err := repeatedID(jobs); err != nil {
 		return nil, err
+	}
+	var now time.Time
+	for _, j := range jobs {
+		if j.UniquePeriod > 0 { // the window is of the store's time
+			var err error
+			if now, err = t.Now(ctx); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	keys := make([]string, len(jobs))
 	for i, j := range jobs {
 		keys[i] = store.StoredUniqueKey(j, now)
 	}
-	sp, err := t.db.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	dups, err := t.insertSkipping(ctx, sp, jobs, keys)
-	if err != nil {
-		_ = sp.Rollback(ctx)
-		return nil, err
-	}
-	return dups, sp.Commit(ctx)
-}
-
-// insertSkipping checks the ids first, in the same round trip: ON CONFLICT
-// would skip a row whose key is held before its primary key is checked, and
-// a duplicate id must be an ErrConflict whatever the row's key.
-func (t *tx) insertSkipping(ctx context.Context, db pgx.Tx, jobs []store.NewJob, keys []string) ([]store.Duplicate, error) {
-	if err := repeatedID(jobs); err != nil {
-		return nil, err
-	}
-	args := t.insertArgs(jobs, keys)
-	b := &pgx.Batch{}
-	b.Queue(t.s.sql(`SELECT id FROM {schema}.jobs WHERE id = ANY ($1::uuid[]) ORDER BY id LIMIT 1`), args[1])
-	b.Queue(t.s.sql(`
-		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now)`+insertSelect+`
-		ON CONFLICT (unique_key) WHERE `+holdsKey("")+` DO NOTHING
-		RETURNING id, queue, status`), args...)
-	br := db.SendBatch(ctx, b)
-	defer br.Close()
-	var taken pgtype.UUID
-	switch err := br.QueryRow().Scan(&taken); {
-	case err == nil:
-		return nil, fmt.Errorf("insert job %s: duplicate id: %w", toULID(taken), store.ErrConflict)
-	case !errors.Is(err, pgx.ErrNoRows):
-		return nil, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	inserted := map[[16]byte]bool{}
-	var available []string
-	var id pgtype.UUID
-	var queue, status string
-	_, err = pgx.ForEachRow(rows, []any{&id, &queue, &status}, func() error {
-		inserted[id.Bytes] = true
-		if status == string(store.Available) {
-			available = append(available, queue)
+	args := append(t.insertArgs(jobs, keys), t.s.chAvailable)
+	inserted := make(map[[16]byte]bool, len(jobs))
+	err := t.underSavepoint(ctx, func(b *pgx.Batch) {
+		b.Queue(t.s.sql(idTakenSQL), args[1])
+		b.Queue(strings.ReplaceAll(t.s.sql(insertSkippingSQL), "{holds}", holdsKey("")), args...)
+	}, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+				return fmt.Errorf("insert %d jobs: a job's id exists already: %w", len(jobs), store.ErrConflict)
+			}
+			return err
 		}
-		return nil
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		var id pgtype.UUID
+		_, err = pgx.ForEachRow(rows, []any{&id}, func() error { inserted[id.Bytes] = true; return nil })
+		return err
 	})
-	if err == nil {
-		err = br.Close()
-	}
 	if err != nil {
-		return nil, err
-	}
-	if err := t.notifyAvailable(ctx, db, available); err != nil {
 		return nil, err
 	}
 	var skipped []int
@@ -102,7 +97,7 @@ func (t *tx) insertSkipping(ctx context.Context, db pgx.Tx, jobs []store.NewJob,
 	if len(skipped) == 0 {
 		return nil, nil
 	}
-	return t.holders(ctx, db, skipped, skippedKeys)
+	return t.holders(ctx, skipped, skippedKeys)
 }
 
 // repeatedID returns an ErrConflict for the first id the batch repeats.
@@ -119,8 +114,8 @@ func repeatedID(jobs []store.NewJob) error {
 
 // holders reads the rows holding keys, the keys of the jobs at positions
 // skipped of the batch.
-func (t *tx) holders(ctx context.Context, db pgx.Tx, skipped []int, keys []string) ([]store.Duplicate, error) {
-	rows, err := db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
+func (t *tx) holders(ctx context.Context, skipped []int, keys []string) ([]store.Duplicate, error) {
+	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
 		WHERE unique_key = ANY ($1::text[]) AND `+holdsKey("")), keys)
 	if err != nil {
 		return nil, err
