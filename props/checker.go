@@ -44,6 +44,7 @@ type jobState struct {
 	chain   ulid.ULID // id of attempt 0 of its chain (zero: unknown)
 	linked  bool      // its next_attempt_id was set at some point
 	decided Decision  // the decision of its execution, if one ended while the row ran under it
+	output  string    // the output that execution recorded
 	// unlogged: the row failed under its execution's worker, and the process
 	// crashed before logging that execution's end, so its decision is lost
 	// (a live run's log is written just after the commit; the simulator

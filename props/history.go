@@ -133,6 +133,7 @@ type Event struct {
 	// ExecEnded
 	Decision Decision `json:",omitzero"`
 	Reason   string   `json:",omitzero"`
+	Output   string   `json:",omitzero"` // the output the handler recorded, "" for none
 
 	// ShutdownAbandoned
 	Failures int `json:",omitzero"`
@@ -189,6 +190,8 @@ type JobRow struct {
 	// status is one of UniqueWhile's, a comma-separated list.
 	UniqueKey   string `json:",omitzero"`
 	UniqueWhile string `json:",omitzero"`
+	// Output is the recorded output's JSON text, "" for none.
+	Output string `json:",omitzero"`
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

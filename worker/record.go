@@ -53,6 +53,9 @@ func (c *Core) completions() []store.Completion {
 			groups = append(groups, store.Completion{Worker: r.job.StartedBy})
 		}
 		g := &groups[len(groups)-1]
+		if len(g.IDs) > 0 && mutant.On(mutant.OutputDropped) {
+			r.Output = nil
+		}
 		if r.Output != nil && g.Outputs == nil {
 			g.Outputs = make([]json.RawMessage, len(g.IDs), cap(g.IDs)+1)
 		}

@@ -26,6 +26,7 @@ var Names = []string{
 	RunnerDropResults,
 	FailRetried,
 	UniqueSkippedOnCopy,
+	OutputDropped,
 }
 
 // The planted bugs.
@@ -66,6 +67,9 @@ const (
 	// UniqueSkippedOnCopy inserts every job of a batch large enough for
 	// store/pg's COPY path, duplicates of a unique key included.
 	UniqueSkippedOnCopy = "unique-skipped-on-copy"
+	// OutputDropped completes a job without the output its handler
+	// recorded when others complete with it.
+	OutputDropped = "output-dropped"
 )
 
 // Known reports whether name is one of Names.
