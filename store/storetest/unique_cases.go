@@ -167,6 +167,19 @@ var uniqueCases = []testCase{
 		h.wantErr(err, store.ErrConflict, "insert one id twice with one key")
 		h.wantJobCount(1)
 	}},
+	{"NotifiesEachQueueOnceInQueueOrderAndNotForDuplicates", func(h *harness) {
+		ch := h.listen()
+		a, b, c := h.keyed("a"), h.keyed("b"), h.keyed("c")
+		a.Queue, b.Queue, c.Queue = "zeta", "alpha", "zeta"
+		later := h.keyed("later")
+		later.ScheduledAt = h.clock.Now().Add(time.Hour)
+		h.insertUnique(a, b, c, later)
+		again := h.keyed("a")
+		again.Queue = "beta"
+		h.insertUnique(again) // a duplicate: no notification
+		h.insertUnique(h.keyed("d"))
+		h.wantNotes(ch, available("alpha"), available("zeta"), available("q"))
+	}},
 	{"InvalidUniqueFieldsWriteNothing", func(h *harness) {
 		bad := map[string]store.NewJob{
 			"states without key": {ID: h.newID(), Queue: "q", Payload: payload(1), UniqueStates: store.LiveStatuses},
