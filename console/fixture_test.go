@@ -74,7 +74,7 @@ func newFixture(t *testing.T) *fixture {
 			jobs = append(jobs, store.NewJob{ID: newID(), Queue: queue, Payload: json.RawMessage(payload)})
 		}
 		jobs = append(jobs, store.NewJob{ID: newID(), Queue: "email", Payload: json.RawMessage(`{"later":true}`), ScheduledAt: now.Add(3600e9)})
-		if err := tx.InsertJobs(ctx, jobs); err != nil {
+		if _, err := tx.InsertJobs(ctx, jobs); err != nil {
 			return err
 		}
 		f.jobs += len(jobs)
@@ -96,7 +96,7 @@ func newFixture(t *testing.T) *fixture {
 				return err
 			}
 		}
-		if _, err := tx.CompleteJobs(ctx, f.worker, []ulid.ULID{mails[0].ID, mails[1].ID}); err != nil {
+		if _, err := tx.CompleteJobs(ctx, store.Completion{Worker: f.worker, IDs: []ulid.ULID{mails[0].ID, mails[1].ID}}); err != nil {
 			return err
 		}
 		f.completed, f.failedN = f.completed+2, f.failedN+2
@@ -145,7 +145,7 @@ func (f *fixture) history(t *testing.T, back *time.Duration, rnd *clockrng.Rand)
 			for range done + failed {
 				jobs = append(jobs, store.NewJob{ID: clockrng.NewULID(now, rnd), Queue: "reports", Payload: json.RawMessage(`{}`)})
 			}
-			if err := tx.InsertJobs(ctx, jobs); err != nil {
+			if _, err := tx.InsertJobs(ctx, jobs); err != nil {
 				return err
 			}
 			got, err := tx.Reserve(ctx, w, []string{"reports"}, len(jobs))
@@ -157,7 +157,7 @@ func (f *fixture) history(t *testing.T, back *time.Duration, rnd *clockrng.Rand)
 					return err
 				}
 			}
-			_, err = tx.CompleteJobs(ctx, w, ids(got[failed:]))
+			_, err = tx.CompleteJobs(ctx, store.Completion{Worker: w, IDs: ids(got[failed:])})
 			return err
 		})
 		if err != nil {

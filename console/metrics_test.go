@@ -47,7 +47,8 @@ func TestMetricsReuseOneReadingPerTTL(t *testing.T) {
 	}
 	start := time.Now()
 	err = f.st.InTx(context.Background(), func(tx store.Tx) error {
-		return tx.InsertJobs(context.Background(), []store.NewJob{{ID: ulid.Make(), Queue: "email", Payload: json.RawMessage(`{}`)}})
+		_, err := tx.InsertJobs(context.Background(), []store.NewJob{{ID: ulid.Make(), Queue: "email", Payload: json.RawMessage(`{}`)}})
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

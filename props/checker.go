@@ -32,6 +32,7 @@ type Checker struct {
 	procs      map[string]*procState
 	workerProc map[ulid.ULID]string // worker id -> the process acting as it
 	duty       *Event               // the leader duties in progress, if any
+	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -43,6 +44,7 @@ type jobState struct {
 	chain   ulid.ULID // id of attempt 0 of its chain (zero: unknown)
 	linked  bool      // its next_attempt_id was set at some point
 	decided Decision  // the decision of its execution, if one ended while the row ran under it
+	output  string    // the output that execution recorded
 	// unlogged: the row failed under its execution's worker, and the process
 	// crashed before logging that execution's end, so its decision is lost
 	// (a live run's log is written just after the commit; the simulator
@@ -88,6 +90,7 @@ func New(params Params) (*Checker, error) {
 		scheds:     make(map[string]*scheduleState),
 		procs:      make(map[string]*procState),
 		workerProc: make(map[ulid.ULID]string),
+		keyHolders: make(map[string]ulid.ULID),
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

@@ -61,6 +61,7 @@ func (c *Checker) commit(e *Event) {
 		var b, a JobRow
 		c.jobChange(e, norm(ch.Before, &b, normJob), norm(ch.After, &a, normJob), &sc)
 	}
+	c.checkUniqueKeys(e)
 	c.startChains(&sc)
 	for _, l := range sc.links {
 		c.retryLink(l, &sc)

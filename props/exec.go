@@ -105,7 +105,7 @@ func (c *Checker) execEnded(e *Event) {
 	}
 	c.checkDecision(e)
 	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
-		st.decided = e.Decision
+		st.decided, st.output = e.Decision, e.Output
 	}
 }
 

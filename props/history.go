@@ -133,6 +133,7 @@ type Event struct {
 	// ExecEnded
 	Decision Decision `json:",omitzero"`
 	Reason   string   `json:",omitzero"`
+	Output   string   `json:",omitzero"` // the output the handler recorded, "" for none
 
 	// ShutdownAbandoned
 	Failures int `json:",omitzero"`
@@ -185,6 +186,12 @@ type JobRow struct {
 	CancelledAt   time.Time `json:",omitzero"`
 	NextAttemptID ulid.ULID `json:",omitzero"`
 	ScheduleName  string    `json:",omitzero"`
+	// UniqueKey is the row's stored unique key; the row holds it while its
+	// status is one of UniqueWhile's, a comma-separated list.
+	UniqueKey   string `json:",omitzero"`
+	UniqueWhile string `json:",omitzero"`
+	// Output is the recorded output's JSON text, "" for none.
+	Output string `json:",omitzero"`
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

@@ -42,6 +42,9 @@ func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
 	if r.Status != Scheduled && r.Status != Available {
 		c.report(WellFormed, fmt.Sprintf("job %s inserted %s", r.ID, r.Status), withJobs(*r))
 	}
+	if r.Output != "" {
+		c.report(RecordedOutput, fmt.Sprintf("job %s inserted with output %q", r.ID, r.Output), withJobs(*r))
+	}
 	if r.Attempt > c.params.MaxRetries {
 		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond MaxRetries %d", r.ID, r.Attempt, c.params.MaxRetries), withJobs(*r))
 	}
@@ -57,6 +60,7 @@ func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 
 // jobUpdated checks a row that changed in place.
 func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
+	c.checkOutput(b, a)
 	if b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() {
 		sc.links = append(sc.links, link{prev: a.ID, next: a.NextAttemptID})
 	} else if !b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() && a.NextAttemptID != b.NextAttemptID {

@@ -20,6 +20,11 @@ const (
 	ConcurrencyCap   Property = 5
 	SingleExecution  Property = 6
 	ScheduleRuns     Property = 7
+	// UniqueKeys: never two rows holding the same unique key (issue 11).
+	UniqueKeys Property = 8
+	// RecordedOutput: a row gets an output only when its completion is
+	// recorded, the one its handler recorded, and keeps it (issue 11).
+	RecordedOutput Property = 9
 )
 
 var propertyNames = [...]string{
@@ -31,6 +36,8 @@ var propertyNames = [...]string{
 	ConcurrencyCap:   "concurrency cap",
 	SingleExecution:  "single execution",
 	ScheduleRuns:     "schedules",
+	UniqueKeys:       "unique keys",
+	RecordedOutput:   "recorded output",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

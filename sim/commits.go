@@ -80,6 +80,7 @@ func JobRow(j *store.Job) *props.JobRow {
 		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
 		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
 		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
+		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output),
 	}
 }
 

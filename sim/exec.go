@@ -153,7 +153,8 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
+	out := ex.output()
 	s.record(props.Event{Kind: props.ExecEnded, Process: p.name, Worker: ex.worker, Job: ex.job,
-		Decision: props.Decision(ex.decision.String()), Reason: ex.reason}) // worker spells decisions as props does
-	s.step(p, worker.Input{Kind: worker.InJobFinished, Result: worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason}})
+		Decision: props.Decision(ex.decision.String()), Reason: ex.reason, Output: string(out)}) // worker spells decisions as props does
+	s.step(p, worker.Input{Kind: worker.InJobFinished, Result: worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason, Output: out}})
 }

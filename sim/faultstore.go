@@ -108,10 +108,10 @@ func (r *txRecorder) Reserve(ctx context.Context, w ulid.ULID, queues []string, 
 	return jobs, err
 }
 
-func (r *txRecorder) CompleteJobs(ctx context.Context, w ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
-	fenced, err := r.Tx.CompleteJobs(ctx, w, ids)
+func (r *txRecorder) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID, error) {
+	fenced, err := r.Tx.CompleteJobs(ctx, c)
 	if err == nil {
-		r.results += len(ids) - len(fenced)
+		r.results += len(c.IDs) - len(fenced)
 	}
 	return fenced, err
 }

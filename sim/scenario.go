@@ -45,6 +45,7 @@ type Scenario struct {
 	JobTimeout  Dur        `json:"job_timeout"`  // handler timeout (local time)
 	BurstSize   int        `json:"burst_size"`   // most jobs in one burst
 	Crons       []CronSpec `json:"crons,omitempty"`
+	Unique      UniqueLoad `json:"unique,omitzero"`
 
 	// Phases.
 	Chaos      Dur `json:"chaos"`      // faults on
@@ -114,6 +115,7 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 		s.WorkerRetention = pick(5*time.Second, 30*time.Second)
 	}
 	s.Quiescence = Dur(s.settleBound())
+	s.Unique = drawUniqueLoad(seed)
 	return s
 }
 
@@ -320,6 +322,9 @@ func (s *Scenario) Lines() []string {
 	add("drain %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
 	add("backoff base %v factor %.1f jitter %.2f", s.BackoffBase, s.BackoffFactor, s.BackoffJitter)
 	add("job-max %v job-timeout %v chaos %v quiescence-bound %v", s.JobMax, s.JobTimeout, s.Chaos, s.Quiescence)
+	if s.Unique.Frac > 0 {
+		add("%s", s.Unique.line())
+	}
 	for _, c := range s.Crons {
 		add("schedule %s %q queue %s", c.Name, c.Cron, c.Queue)
 	}

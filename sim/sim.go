@@ -85,6 +85,7 @@ type sim struct {
 	res      Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
+	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
 	globalRnd  [numFaultKinds]*clockrng.Rand
 	rows       rowBook
 	names      names
@@ -158,6 +159,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	s.tr = newTracer(opt.Trace, opt.TailLines)
 	s.onRecord = opt.Record
 	s.client = s.master.Child("client")
+	s.uniqueRnd = s.master.Child("unique")
 	s.names = newNames()
 	s.cfg = workerConfig(&sc)
 	if err := s.cfg.Validate(); err != nil {

@@ -24,7 +24,7 @@ func (s *sim) burst() {
 	}
 	s.count(Burst)
 	r := s.clientRand(Burst)
-	s.enqueue(r, 1+r.IntN(s.sc.BurstSize), 0.2)
+	s.enqueue(r, s.sc.Unique.burstSize(s.uniqueRnd, 1+r.IntN(s.sc.BurstSize)), 0.2)
 }
 
 // enqueue inserts n jobs on random queues in one client transaction, a
@@ -38,9 +38,10 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		if r.Chance(delayed) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
 		}
+		s.sc.Unique.keyJob(s.uniqueRnd, &j)
 		jobs[i] = j
 	}
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error { return tx.InsertJobs(s.ctx, jobs) })
+	err := s.be.InTx(s.ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
 	s.takeCommits(nil)
 	if err != nil {
 		s.stop(nil, err)

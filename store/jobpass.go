@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -26,11 +28,45 @@ type JobPass struct {
 	Limit  int
 }
 
-// Completion is one CompleteJobs call of a JobPass.
+// Completion is one CompleteJobs call: the succeeded jobs that Worker
+// reserved, with the outputs their handlers recorded.
 type Completion struct {
 	Worker ulid.ULID
 	IDs    []ulid.ULID
+	// Outputs is nil, or holds one entry per id: the JSON document kept
+	// with the completed row, nil for none. An id given twice keeps the
+	// output of its first entry.
+	Outputs []json.RawMessage
 }
+
+// Output returns the output given for the i-th id, nil for none.
+func (c Completion) Output(i int) json.RawMessage {
+	if i < len(c.Outputs) {
+		return c.Outputs[i]
+	}
+	return nil
+}
+
+// ValidateOutputs checks c's outputs as payloads are checked (valid JSON,
+// UTF-8, at most MaxPayloadBytes) and that there is one per id.
+func (c Completion) ValidateOutputs() error {
+	if c.Outputs != nil && len(c.Outputs) != len(c.IDs) {
+		return fmt.Errorf("complete %d jobs with %d outputs: %w", len(c.IDs), len(c.Outputs), ErrInvalid)
+	}
+	for i, out := range c.Outputs {
+		if out == nil {
+			continue
+		}
+		if err := ValidateOutput(out); err != nil {
+			return fmt.Errorf("complete job %s: %w", c.IDs[i], err)
+		}
+	}
+	return nil
+}
+
+// ValidateOutput checks a job's recorded output as a payload is checked:
+// valid JSON and UTF-8, at most MaxPayloadBytes. The error wraps ErrInvalid.
+func ValidateOutput(doc json.RawMessage) error { return validateDocument("output", doc) }
 
 // JobPassResult is what a JobPass did.
 type JobPassResult struct {
@@ -61,9 +97,15 @@ type JobPasser interface {
 // Heartbeat(p.Worker) if asked; CompleteJobs for each completion in order;
 // then Reserve(p.Worker, p.Queues, p.Limit) if p.Worker is set and the
 // limit and queues allow one. A worker that is not live makes the result
-// Dead instead of failing the transaction. As with InTx, an ErrUnavailable
-// may come after the commit.
+// Dead instead of failing the transaction. A bad output (ErrInvalid) fails
+// the pass before anything is sent. As with InTx, an ErrUnavailable may
+// come after the commit.
 func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error) {
+	for _, c := range p.Complete {
+		if err := c.ValidateOutputs(); err != nil {
+			return JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, err)
+		}
+	}
 	if jp, ok := st.(JobPasser); ok {
 		return jp.RunJobPass(ctx, p)
 	}
@@ -82,7 +124,7 @@ func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error)
 			}
 		}
 		for _, c := range p.Complete {
-			fenced, err := tx.CompleteJobs(ctx, c.Worker, c.IDs)
+			fenced, err := tx.CompleteJobs(ctx, c)
 			if err != nil {
 				return err
 			}

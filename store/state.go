@@ -84,12 +84,13 @@ func (s State) Equal(o State) bool {
 // sameJob compares two rows; == on times also compares locations, which
 // the suite wants (stores return UTC).
 func sameJob(a, b Job) bool {
-	return bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Metadata, b.Metadata) &&
+	return bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Metadata, b.Metadata) && bytes.Equal(a.Output, b.Output) &&
 		a.ID == b.ID && a.Queue == b.Queue && a.Status == b.Status && a.Attempt == b.Attempt &&
 		a.CreatedAt == b.CreatedAt && a.ScheduledAt == b.ScheduledAt && a.StartedAt == b.StartedAt &&
 		a.StartedBy == b.StartedBy && a.CompletedAt == b.CompletedAt && a.FailedAt == b.FailedAt &&
 		a.FailedReason == b.FailedReason && a.CancelledAt == b.CancelledAt &&
-		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName
+		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
+		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -114,10 +115,10 @@ func (s State) String() string {
 // FormatJob formats every column of a row, times with their zone, so that
 // rows compare as text.
 func FormatJob(j Job) string {
-	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q",
+	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q",
 		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, FormatTime(j.CreatedAt), FormatTime(j.ScheduledAt),
 		FormatTime(j.StartedAt), FormatID(j.StartedBy), FormatTime(j.CompletedAt), FormatTime(j.FailedAt), j.FailedReason,
-		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName)
+		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output)
 }
 
 // FormatLease formats the lease row.

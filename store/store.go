@@ -81,10 +81,13 @@ type Leases interface {
 // Jobs manages the jobs table.
 type Jobs interface {
 	// InsertJobs inserts rows, attempt 0, in one statement (COPY for large
-	// batches in PostgreSQL) and notifies the available channel once per
-	// queue that got an available row. ErrInvalid for a bad job (nothing is
-	// inserted), ErrConflict for a duplicate id.
-	InsertJobs(ctx context.Context, jobs []NewJob) error
+	// batches without unique keys in PostgreSQL) and notifies the available
+	// channel once per queue that got an available row. ErrInvalid for a
+	// bad job (nothing is inserted), ErrConflict for a duplicate id. A job
+	// whose stored unique key is held by a row (one inserted earlier in the
+	// batch included) is not inserted: it is returned as a Duplicate, in
+	// batch order.
+	InsertJobs(ctx context.Context, jobs []NewJob) ([]Duplicate, error)
 	// Reserve marks up to limit available jobs of the given queues as
 	// running, started by worker at now, oldest id first, skipping rows
 	// locked by other transactions, and returns them in id order.
@@ -93,21 +96,24 @@ type Jobs interface {
 	// RunningJobs returns the jobs running under worker, in id order. A
 	// worker uses it to recover reservations whose commit it did not see.
 	RunningJobs(ctx context.Context, worker ulid.ULID) ([]Job, error)
-	// CompleteJobs marks the given jobs completed if each is still running
-	// under worker, and returns the ids that were fenced off (not changed),
-	// in the order given.
-	CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) (fenced []ulid.ULID, err error)
+	// CompleteJobs marks c's jobs completed, each with its output if c has
+	// one, if each is still running under c.Worker, and returns the ids that
+	// were fenced off (not changed), in the order given. ErrInvalid for an
+	// output that ValidateOutput refuses (nothing is changed).
+	CompleteJobs(ctx context.Context, c Completion) (fenced []ulid.ULID, err error)
 	// FailJob marks a job failed with reason (as CleanReason keeps it) if
 	// it is still running under worker; ErrFenced (nothing changed)
 	// otherwise.
 	FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error
 	// ScheduleRetry inserts the next attempt of a failed or lost job that
-	// has none: same queue, payload, metadata and schedule name, attempt+1,
+	// has none: same queue, payload, metadata, schedule name and unique key
+	// (which the failed row no longer holds), attempt+1,
 	// scheduled at now + delay (available at once when delay <= 0). It links
 	// the old row's next_attempt_id to it and, if the schedule points at
 	// the old row, moves the schedule's pointer to the new one. It returns
 	// the new row. ErrConflict if the job is not failed or lost, or already
-	// has a next attempt; ErrNotFound if it does not exist.
+	// has a next attempt, or if another row holds its unique key;
+	// ErrNotFound if it does not exist.
 	ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (Job, error)
 	// RescueLostJobs marks every running job whose worker is shut down as
 	// lost (failed_at = now, failed_reason naming the worker) and returns

@@ -55,6 +55,12 @@ type Job struct {
 	CancelledAt   time.Time
 	NextAttemptID ulid.ULID
 	ScheduleName  string
+	// UniqueKey is the stored key (StoredUniqueKey), "" for none; the row
+	// holds it while its status is in UniqueStates.
+	UniqueKey    string
+	UniqueStates StatusSet
+	// Output is what the handler recorded for a completed row; nil: none.
+	Output json.RawMessage
 }
 
 // NewJob describes a job to insert. A zero ScheduledAt, or one not after the
@@ -67,6 +73,13 @@ type NewJob struct {
 	Metadata     json.RawMessage
 	ScheduledAt  time.Time
 	ScheduleName string
+	// UniqueKey, when set, makes the insert a no-op reporting the existing
+	// row if a row holds the same stored key (StoredUniqueKey).
+	// UniqueStates are the statuses covered (0: LiveStatuses); a positive
+	// UniquePeriod makes the key unique per window of store time.
+	UniqueKey    string
+	UniqueStates StatusSet
+	UniquePeriod time.Duration
 }
 
 // Worker is one row of the workers table: one worker start.

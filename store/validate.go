@@ -103,6 +103,9 @@ func ValidateNewJob(j NewJob) error {
 	if err == nil && j.Metadata != nil {
 		err = validateDocument("metadata", j.Metadata)
 	}
+	if err == nil {
+		err = validateUnique(j)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

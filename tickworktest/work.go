@@ -2,6 +2,7 @@ package tickworktest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -22,6 +23,9 @@ type Attempt struct {
 	// Retry is the next attempt's row (scheduled at the backoff delay) when
 	// the decision was Retry and attempts remain, else nil.
 	Retry *store.Job
+	// Output is what the handler recorded with worker.RecordOutput, as the
+	// completed row keeps it (Job.Output); nil for none or a failed attempt.
+	Output json.RawMessage
 }
 
 // WorkOne runs the handler of the next job due now on the queues that have
@@ -132,7 +136,7 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 		return Attempt{}, false, nil
 	}
 	a, err := k.recorded(ctx, job.ID)
-	a.Decision, a.Reason = r.Decision, r.Reason
+	a.Decision, a.Reason, a.Output = r.Decision, r.Reason, a.Job.Output
 	return a, err == nil, err
 }
 

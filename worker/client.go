@@ -55,9 +55,10 @@ func RegisterQueue[T any](c *Client, queue string) error {
 type EnqueueOption func(*enqueueOptions)
 
 type enqueueOptions struct {
-	at    time.Time
-	meta  map[string]string
-	queue string
+	at     time.Time
+	meta   map[string]string
+	queue  string
+	unique uniqueOptions
 }
 
 // At makes the jobs wait until t (compared with the store's time); a time
@@ -89,11 +90,11 @@ func Enqueue[T any](ctx context.Context, c *Client, payload T, opts ...EnqueueOp
 // EnqueueTx is Enqueue inside the caller's transaction: the job exists only
 // if tx commits. With PostgreSQL, store/pg turns a pgx.Tx into a store.Tx.
 func EnqueueTx[T any](ctx context.Context, c *Client, tx store.Tx, payload T, opts ...EnqueueOption) (ulid.ULID, error) {
-	jobs, err := newJobs(ctx, c, []T{payload}, opts)
+	jobs, o, err := newJobs(ctx, c, []T{payload}, opts)
 	if err != nil {
 		return ulid.ULID{}, err
 	}
-	if err := c.insert(ctx, tx, jobs); err != nil {
+	if err := c.insert(ctx, tx, jobs, o.unique.onDuplicate); err != nil {
 		return ulid.ULID{}, err
 	}
 	return jobs[0].ID, nil
@@ -107,11 +108,11 @@ func EnqueueMany[T any](ctx context.Context, c *Client, payloads []T, opts ...En
 	if len(payloads) == 0 {
 		return nil, nil
 	}
-	jobs, err := newJobs(ctx, c, payloads, opts)
+	jobs, o, err := newJobs(ctx, c, payloads, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.st.InTx(ctx, func(tx store.Tx) error { return c.insert(ctx, tx, jobs) }); err != nil {
+	if err := c.st.InTx(ctx, func(tx store.Tx) error { return c.insert(ctx, tx, jobs, o.unique.onDuplicate) }); err != nil {
 		return nil, err
 	}
 	ids := make([]ulid.ULID, len(jobs))
@@ -121,12 +122,18 @@ func EnqueueMany[T any](ctx context.Context, c *Client, payloads []T, opts ...En
 	return ids, nil
 }
 
-// newJobs encodes payloads into rows without ids.
-func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []EnqueueOption) ([]store.NewJob, error) {
+// newJobs encodes payloads into rows without ids, and returns the options
+// that apply after the insert.
+func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []EnqueueOption) ([]store.NewJob, enqueueOptions, error) {
 	var o enqueueOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
+	jobs, err := encodeJobs(ctx, c, payloads, o)
+	return jobs, o, err
+}
+
+func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOptions) ([]store.NewJob, error) {
 	entries := withTraceContext(ctx, o.meta)
 	meta, err := encodeMetadata(entries)
 	if err != nil {
@@ -144,6 +151,7 @@ func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []Enqueue
 			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
 		}
 		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at}
+		o.unique.apply(&jobs[i])
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}
 			if jobs[i].Metadata, err = runHooks(ctx, hooks, i, pending, entries); err != nil {
@@ -175,8 +183,9 @@ func (c *Client) queueOf(p any, explicit string) (string, error) {
 }
 
 // insert gives the jobs ids from the transaction's time, in ascending order,
-// and inserts them.
-func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob) error {
+// and inserts them. A duplicate's id becomes the existing row's, and
+// onDuplicate (if set) hears of it.
+func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob, onDuplicate func(int, store.Job)) error {
 	now, err := tx.Now(ctx)
 	if err != nil {
 		return fmt.Errorf("worker: enqueue: read store time: %w", err)
@@ -191,8 +200,15 @@ func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob) e
 	for i := range jobs {
 		jobs[i].ID = ids[i]
 	}
-	if err := tx.InsertJobs(ctx, jobs); err != nil {
+	dups, err := tx.InsertJobs(ctx, jobs)
+	if err != nil {
 		return fmt.Errorf("worker: enqueue %d jobs on %q: %w", len(jobs), jobs[0].Queue, err)
+	}
+	for _, d := range dups {
+		jobs[d.Index].ID = d.Existing.ID
+		if onDuplicate != nil {
+			onDuplicate(d.Index, d.Existing)
+		}
 	}
 	return nil
 }

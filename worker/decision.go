@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/oklog/ulid/v2"
@@ -39,4 +40,7 @@ type Result struct {
 	JobID    ulid.ULID
 	Decision Decision
 	Reason   string
+	// Output is what the handler recorded with RecordOutput, kept with the
+	// completed row when the decision is Succeed; nil for none.
+	Output json.RawMessage
 }

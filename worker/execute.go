@@ -42,10 +42,11 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) Result 
 	}
 
 	start := w.clock.Now()
-	panicked, err := callHandler(ctx, h, job)
+	out := &outputSlot{}
+	panicked, err := callHandler(context.WithValue(ctx, outputKey{}, out), h, job)
 	elapsed := w.clock.Since(start)
 
-	r := Result{JobID: job.ID, Decision: DecisionOf(err)}
+	r := Result{JobID: job.ID, Decision: DecisionOf(err), Output: out.recorded(err == nil && !panicked)}
 	outcome := outcomeSuccess
 	switch {
 	case panicked:

@@ -233,7 +233,8 @@ func scheduleJob(e *env, q string, d time.Duration) ulid.ULID {
 	id := ulid.Make()
 	e.inTx(func(tx store.Tx) error {
 		now, _ := tx.Now(e.ctx)
-		return tx.InsertJobs(e.ctx, []store.NewJob{{ID: id, Queue: q, Payload: []byte(`{}`), ScheduledAt: now.Add(d)}})
+		_, err := tx.InsertJobs(e.ctx, []store.NewJob{{ID: id, Queue: q, Payload: []byte(`{}`), ScheduledAt: now.Add(d)}})
+		return err
 	})
 	return id
 }
@@ -428,7 +429,7 @@ func TestRetentionSweepsInBatches(t *testing.T) {
 		if _, err := tx.Reserve(e.ctx, w, []string{"q"}, len(old)); err != nil {
 			return err
 		}
-		_, err := tx.CompleteJobs(e.ctx, w, old)
+		_, err := tx.CompleteJobs(e.ctx, store.Completion{Worker: w, IDs: old})
 		return err
 	})
 	e.advance(31 * 24 * time.Hour)

@@ -112,7 +112,8 @@ func (e *env) enqueue(q string, n int) []ulid.ULID {
 			ids = append(ids, id)
 			jobs[i] = store.NewJob{ID: id, Queue: q, Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}
 		}
-		return tx.InsertJobs(e.ctx, jobs)
+		_, err := tx.InsertJobs(e.ctx, jobs)
+		return err
 	})
 	return ids
 }
@@ -250,9 +251,9 @@ func (t *recTx) RunningJobs(ctx context.Context, w ulid.ULID) ([]store.Job, erro
 	t.rec("RunningJobs")
 	return t.Tx.RunningJobs(ctx, w)
 }
-func (t *recTx) CompleteJobs(ctx context.Context, w ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+func (t *recTx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID, error) {
 	t.rec("CompleteJobs")
-	return t.Tx.CompleteJobs(ctx, w, ids)
+	return t.Tx.CompleteJobs(ctx, c)
 }
 func (t *recTx) FailJob(ctx context.Context, w, id ulid.ULID, reason string) error {
 	t.rec("FailJob")

@@ -49,7 +49,7 @@ func BenchmarkEnqueueHooks(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := newJobs(context.Background(), c, payloads, nil); err != nil {
+				if _, _, err := newJobs(context.Background(), c, payloads, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,7 +25,7 @@ const ReasonShutdown = "worker shut down"
 func (c *Core) recordResults(ctx context.Context, tx store.Tx, now time.Time) error {
 	var fenced []ulid.ULID
 	for _, g := range c.completions() {
-		f, err := tx.CompleteJobs(ctx, g.Worker, g.IDs)
+		f, err := tx.CompleteJobs(ctx, g)
 		if err != nil {
 			return fmt.Errorf("complete %d jobs of worker %s: %w", len(g.IDs), g.Worker, err)
 		}
@@ -52,7 +53,16 @@ func (c *Core) completions() []store.Completion {
 			groups = append(groups, store.Completion{Worker: r.job.StartedBy})
 		}
 		g := &groups[len(groups)-1]
+		if len(g.IDs) > 0 && mutant.On(mutant.OutputDropped) {
+			r.Output = nil
+		}
+		if r.Output != nil && g.Outputs == nil {
+			g.Outputs = make([]json.RawMessage, len(g.IDs), cap(g.IDs)+1)
+		}
 		g.IDs = append(g.IDs, r.JobID)
+		if g.Outputs != nil {
+			g.Outputs = append(g.Outputs, r.Output)
+		}
 	}
 	return groups
 }

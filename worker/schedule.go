@@ -77,7 +77,7 @@ func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID) (bo
 func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleSpec) error {
 	at := c.crons[s.Name].Next(now.UTC())
 	job := store.NewJob{ID: clockrng.NewULID(now, c.idRand), Queue: s.Queue, Payload: s.Payload, ScheduledAt: at, ScheduleName: s.Name}
-	if err := tx.InsertJobs(ctx, []store.NewJob{job}); err != nil {
+	if _, err := tx.InsertJobs(ctx, []store.NewJob{job}); err != nil {
 		return fmt.Errorf("schedule %q: enqueue run at %v: %w", s.Name, at, err)
 	}
 	if err := tx.AdvanceSchedule(ctx, s.Name, at, job.ID); err != nil {

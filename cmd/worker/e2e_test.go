@@ -143,7 +143,8 @@ func insertJobs(t *testing.T, st store.Store, queue string, payloads ...string) 
 			jobs[i] = store.NewJob{ID: clockrng.NewULID(now, rnd), Queue: queue, Payload: json.RawMessage(p)}
 			ids = append(ids, jobs[i].ID)
 		}
-		return tx.InsertJobs(context.Background(), jobs)
+		_, err = tx.InsertJobs(context.Background(), jobs)
+		return err
 	})
 	if err != nil {
 		t.Fatalf("insert jobs: %v", err)

@@ -18,7 +18,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-unique-key K] [flags]
 
 Adds one job and prints its id. Without -at or -in the job is available at
 once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
@@ -26,7 +26,9 @@ with -in (e.g. 10s) until that long after the database's current time. The
 payload is a JSON document of at most 1 MiB, given on the command line,
 read from a file (-payload @job.json) or from standard input (-payload -).
 A payload for a built-in queue (webhook, noop) is checked before it is
-stored.`
+stored. With -unique-key (or -unique-by-payload) nothing is stored while a
+job holding the same key exists: its id is printed instead, with a note on
+standard error.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -34,6 +36,7 @@ type enqueueFlags struct {
 	payload string
 	at      string
 	in      time.Duration
+	unique  uniqueFlags
 }
 
 // maxDelay bounds -in: ten years.
@@ -44,6 +47,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.payload, "payload", "", "job payload (required): a JSON document, @FILE to read it from FILE, or - to read it from standard input; at most 1 MiB")
 	fs.StringVar(&f.at, "at", "", "run the job no earlier than this RFC 3339 time")
 	durationVar(fs, &f.in, "in", 0, 0, maxDelay, "run the job no earlier than this long after the database's current time")
+	f.unique.register(fs)
 }
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
@@ -54,6 +58,11 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	job, err := f.newJob(c.stdin)
+	if err != nil {
+		return err
+	}
+	var existing store.Job
+	uniqueOpts, err := f.unique.options(&existing)
 	if err != nil {
 		return err
 	}
@@ -80,11 +89,15 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 			}
 			at = now.Add(f.in)
 		}
-		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, worker.ToQueue(job.Queue), worker.At(at))
+		opts := append([]worker.EnqueueOption{worker.ToQueue(job.Queue), worker.At(at)}, uniqueOpts...)
+		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, opts...)
 		return err
 	})
 	if err != nil {
 		return explainStoreError(fmt.Errorf("enqueue on queue %s: %w", shown(job.Queue), err), db.schema)
+	}
+	if existing.ID == id {
+		fmt.Fprintf(c.stderr, "worker enqueue: nothing enqueued: job %s (%s) holds the unique key %s\n", id, existing.Status, shown(existing.UniqueKey))
 	}
 	fmt.Fprintln(c.stdout, id)
 	return nil

@@ -109,7 +109,7 @@ func TestHistoryLogShutdownReadsTheStore(t *testing.T) {
 		if err := tx.RegisterWorker(ctx, w); err != nil {
 			return err
 		}
-		if err := tx.InsertJobs(ctx, []store.NewJob{{ID: job, Queue: "noop", Payload: json.RawMessage(`{}`)}}); err != nil {
+		if _, err := tx.InsertJobs(ctx, []store.NewJob{{ID: job, Queue: "noop", Payload: json.RawMessage(`{}`)}}); err != nil {
 			return err
 		}
 		if _, err := tx.Reserve(ctx, w, []string{"noop"}, 1); err != nil {

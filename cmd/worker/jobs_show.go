@@ -110,12 +110,19 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	field("failed", preciseTime(job.FailedAt))
 	field("cancelled", preciseTime(job.CancelledAt))
 	field("next attempt", formatID(job.NextAttemptID))
+	if job.UniqueKey != "" {
+		field("unique key", cell(job.UniqueKey))
+		field("unique while", job.UniqueStates.String())
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	block(w, "reason", job.FailedReason)
 	block(w, "payload", indentJSON(job.Payload))
 	block(w, "metadata", indentJSON(job.Metadata))
+	if job.Output != nil {
+		block(w, "output", indentJSON(job.Output))
+	}
 
 	fmt.Fprintf(w, "\nattempts (%d, oldest first):\n", len(chain))
 	fmt.Fprintln(tw, "\tATTEMPT\tID\tSTATUS\tSTARTED BY\tSTARTED\tENDED\tREASON")
@@ -217,6 +224,9 @@ type jobJSON struct {
 	CancelledAt   time.Time       `json:"cancelled_at,omitzero"`
 	NextAttemptID ulid.ULID       `json:"next_attempt_id,omitzero"`
 	ScheduleName  string          `json:"schedule_name,omitempty"`
+	UniqueKey     string          `json:"unique_key,omitempty"`
+	UniqueStates  store.StatusSet `json:"unique_states,omitzero"`
+	Output        json.RawMessage `json:"output,omitempty"`
 }
 
 func jobsJSON(jobs []store.Job) []jobJSON {

@@ -25,6 +25,8 @@ var Names = []string{
 	RunnerNoCancel,
 	RunnerDropResults,
 	FailRetried,
+	UniqueSkippedOnCopy,
+	OutputDropped,
 }
 
 // The planted bugs.
@@ -62,6 +64,12 @@ const (
 	RunnerDropResults = "runner-drop-results"
 	// FailRetried retries a job whose handler decided to fail it.
 	FailRetried = "fail-retried"
+	// UniqueSkippedOnCopy inserts every job of a batch large enough for
+	// store/pg's COPY path, duplicates of a unique key included.
+	UniqueSkippedOnCopy = "unique-skipped-on-copy"
+	// OutputDropped completes a job without the output its handler
+	// recorded when others complete with it.
+	OutputDropped = "output-dropped"
 )
 
 // Known reports whether name is one of Names.

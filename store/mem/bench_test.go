@@ -27,7 +27,7 @@ func benchStore(b *testing.B, n int) (*mem.Store, *storetest.Clock, ulid.ULID) {
 	ctx := context.Background()
 	jobs := make([]store.NewJob, 0, 1000)
 	flush := func() {
-		if err := st.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+		if err := st.InTx(ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(ctx, jobs); return err }); err != nil {
 			b.Fatal(err)
 		}
 		jobs = jobs[:0]
@@ -63,7 +63,7 @@ func BenchmarkReserveComplete(b *testing.B) {
 			b.Fatalf("reserve: %v, %d jobs", err, len(got))
 		}
 		err = st.InTx(ctx, func(tx store.Tx) error {
-			fenced, err := tx.CompleteJobs(ctx, w, []ulid.ULID{got[0].ID})
+			fenced, err := tx.CompleteJobs(ctx, store.Completion{Worker: w, IDs: []ulid.ULID{got[0].ID}})
 			if len(fenced) != 0 {
 				b.Fatalf("fenced %v", fenced)
 			}
@@ -85,7 +85,7 @@ func BenchmarkInsert(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		j := []store.NewJob{{ID: clockrng.NewULID(clock.Advance(time.Microsecond), rnd), Queue: "q", Payload: benchPayload}}
-		if err := st.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, j) }); err != nil {
+		if err := st.InTx(ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(ctx, j); return err }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -106,7 +106,8 @@ func BenchmarkLeaderPass(b *testing.B) {
 		if _, err := tx.Reserve(ctx, w, []string{"q"}, 10000); err != nil {
 			return err
 		}
-		return tx.InsertJobs(ctx, later)
+		_, err := tx.InsertJobs(ctx, later)
+		return err
 	})
 	if err != nil {
 		b.Fatal(err)

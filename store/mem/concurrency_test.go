@@ -20,7 +20,7 @@ func TestConcurrentWorkersReserveEachJobOnce(t *testing.T) {
 	for i := range jobs {
 		batch = append(batch, store.NewJob{ID: f.id(), Queue: "q", Payload: []byte{'0' + byte(i%10)}})
 	}
-	f.do(func(tx store.Tx) error { return tx.InsertJobs(f.ctx, batch) })
+	f.do(func(tx store.Tx) error { _, err := tx.InsertJobs(f.ctx, batch); return err })
 	got := make([][]ulid.ULID, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -34,7 +34,7 @@ func TestConcurrentWorkersReserveEachJobOnce(t *testing.T) {
 					if err != nil || len(reserved) == 0 {
 						return err
 					}
-					_, err = tx.CompleteJobs(f.ctx, id, []ulid.ULID{reserved[0].ID})
+					_, err = tx.CompleteJobs(f.ctx, store.Completion{Worker: id, IDs: []ulid.ULID{reserved[0].ID}})
 					return err
 				})
 				if err != nil {

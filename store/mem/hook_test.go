@@ -85,10 +85,11 @@ func TestCommitHookListsChangesInOrder(t *testing.T) {
 		return err
 	})
 	f.do(func(tx store.Tx) error {
-		return tx.InsertJobs(f.ctx, []store.NewJob{
+		_, err := tx.InsertJobs(f.ctx, []store.NewJob{
 			{ID: a, Queue: "y", Payload: []byte(`1`)},
 			{ID: b, Queue: "x", Payload: []byte(`2`)},
 		})
+		return err
 	})
 	f.clock.Advance(time.Second)
 	f.do(func(tx store.Tx) error {
@@ -96,7 +97,7 @@ func TestCommitHookListsChangesInOrder(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.CompleteJobs(f.ctx, w, []ulid.ULID{jobs[1].ID}); err != nil {
+		if _, err := tx.CompleteJobs(f.ctx, store.Completion{Worker: w, IDs: []ulid.ULID{jobs[1].ID}}); err != nil {
 			return err
 		}
 		if _, err := tx.ExpireLease(f.ctx); err != nil {
@@ -131,7 +132,7 @@ func TestCommitHookSeesRetentionSetNull(t *testing.T) {
 		if err := tx.RegisterWorker(f.ctx, w); err != nil {
 			return err
 		}
-		if err := tx.InsertJobs(f.ctx, []store.NewJob{{ID: job, Queue: "q", Payload: []byte(`{}`)}}); err != nil {
+		if _, err := tx.InsertJobs(f.ctx, []store.NewJob{{ID: job, Queue: "q", Payload: []byte(`{}`)}}); err != nil {
 			return err
 		}
 		_, err := tx.Reserve(f.ctx, w, []string{"q"}, 1)
@@ -157,7 +158,8 @@ func TestListenDropsWhenFull(t *testing.T) {
 	}
 	for i := range mem.ListenBuffer + 10 {
 		f.do(func(tx store.Tx) error {
-			return tx.InsertJobs(f.ctx, []store.NewJob{{ID: f.id(), Queue: fmt.Sprint(i), Payload: []byte(`{}`)}})
+			_, err := tx.InsertJobs(f.ctx, []store.NewJob{{ID: f.id(), Queue: fmt.Sprint(i), Payload: []byte(`{}`)}})
+			return err
 		})
 	}
 	if len(ch) != mem.ListenBuffer {
@@ -186,7 +188,8 @@ func TestReturnedBytesAreCopies(t *testing.T) {
 	id := f.id()
 	in := []byte(`{"a":1}`)
 	f.do(func(tx store.Tx) error {
-		return tx.InsertJobs(f.ctx, []store.NewJob{{ID: id, Queue: "q", Payload: in}})
+		_, err := tx.InsertJobs(f.ctx, []store.NewJob{{ID: id, Queue: "q", Payload: in}})
+		return err
 	})
 	in[2] = 'X'
 	var got store.Job
@@ -205,7 +208,7 @@ func TestTxAfterInTxReturnsErrTxDone(t *testing.T) {
 	if _, err := kept.Now(f.ctx); !errors.Is(err, mem.ErrTxDone) {
 		t.Fatalf("Now on a finished Tx: %v, want ErrTxDone", err)
 	}
-	if err := kept.InsertJobs(f.ctx, []store.NewJob{{ID: f.id(), Queue: "q", Payload: []byte(`1`)}}); !errors.Is(err, mem.ErrTxDone) {
+	if _, err := kept.InsertJobs(f.ctx, []store.NewJob{{ID: f.id(), Queue: "q", Payload: []byte(`1`)}}); !errors.Is(err, mem.ErrTxDone) {
 		t.Fatalf("InsertJobs on a finished Tx: %v, want ErrTxDone", err)
 	}
 }

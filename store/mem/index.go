@@ -27,6 +27,17 @@ func (s *Store) writeJob(id ulid.ULID, before, after *store.Job) {
 	s.indexEnded(id, before, after)
 	s.indexRunning(id, before, after)
 	s.indexAttempts(id, before, after)
+	s.indexUnique(id, before, after)
+}
+
+// indexUnique keeps unique[key] = the row holding key.
+func (s *Store) indexUnique(id ulid.ULID, before, after *store.Job) {
+	if before != nil && before.Holds() && s.unique[before.UniqueKey] == id {
+		delete(s.unique, before.UniqueKey)
+	}
+	if after != nil && after.Holds() {
+		s.unique[after.UniqueKey] = id
+	}
 }
 
 // compactIDs drops deleted ids from the sorted id list once they make up

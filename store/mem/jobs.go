@@ -22,27 +22,36 @@ func export(j *store.Job) store.Job {
 	out := *j
 	out.Payload = bytes.Clone(j.Payload)
 	out.Metadata = bytes.Clone(j.Metadata)
+	out.Output = bytes.Clone(j.Output)
 	return out
 }
 
 // InsertJobs validates every job first (ErrInvalid), then rejects an id
 // that exists or repeats in the batch (ErrConflict); nothing is written
-// unless the whole batch is accepted.
-func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) error {
+// unless the whole batch is accepted. A job whose unique key a row holds,
+// one inserted earlier in the batch included, is returned as a duplicate.
+func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplicate, error) {
 	if err := t.check(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, nj := range jobs {
 		if err := store.ValidateNewJob(nj); err != nil {
-			return fmt.Errorf("insert jobs: %w", err)
+			return nil, fmt.Errorf("insert jobs: %w", err)
 		}
 	}
 	if err := t.checkNewIDs(jobs); err != nil {
-		return err
+		return nil, err
 	}
+	// The COPY path of store/pg is taken above copyThreshold jobs.
+	skipUnique := len(jobs) > 64 && mutant.On(mutant.UniqueSkippedOnCopy)
 	var queues []string
-	for _, nj := range jobs {
+	var dups []store.Duplicate
+	for i, nj := range jobs {
 		j := t.newRow(nj)
+		if held, ok := t.s.unique[j.UniqueKey]; ok && j.Holds() && !skipUnique {
+			dups = append(dups, store.Duplicate{Index: i, Existing: export(t.s.jobs[held])})
+			continue
+		}
 		t.setJob(nil, j)
 		if j.Status == store.Available {
 			queues = append(queues, j.Queue)
@@ -50,7 +59,7 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) error {
 	}
 	slices.Sort(queues)
 	t.notifyQueues(queues)
-	return nil
+	return dups, nil
 }
 
 func (t *tx) checkNewIDs(jobs []store.NewJob) error {
@@ -80,6 +89,8 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now,
 		ScheduleName: nj.ScheduleName,
+		UniqueKey:    store.StoredUniqueKey(nj, t.now),
+		UniqueStates: nj.CoveredStatuses(),
 	}
 	if nj.Metadata != nil {
 		j.Metadata = bytes.Clone(nj.Metadata)
@@ -182,19 +193,22 @@ func (s *Store) runningUnder(worker, id ulid.ULID) (*store.Job, bool) {
 }
 
 // CompleteJobs decides fencing on the rows as they were when it was called:
-// an id given twice is completed once and fenced neither time, like the
-// single UPDATE … WHERE id = ANY($ids) of pg.
-func (t *tx) CompleteJobs(_ context.Context, worker ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+// an id given twice is completed once (with its first output) and fenced
+// neither time, like the single UPDATE … WHERE id = ANY($ids) of pg.
+func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, error) {
 	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if err := c.ValidateOutputs(); err != nil {
 		return nil, err
 	}
 	var fenced []ulid.ULID
 	var done map[ulid.ULID]bool
-	for _, id := range ids {
+	for i, id := range c.IDs {
 		if done[id] {
 			continue
 		}
-		j, ok := t.s.runningUnder(worker, id)
+		j, ok := t.s.runningUnder(c.Worker, id)
 		if !ok {
 			fenced = append(fenced, id)
 			continue
@@ -202,6 +216,7 @@ func (t *tx) CompleteJobs(_ context.Context, worker ulid.ULID, ids []ulid.ULID) 
 		after := *j
 		after.Status = store.Completed
 		after.CompletedAt = t.now
+		after.Output = bytes.Clone(c.Output(i))
 		t.setJob(j, &after)
 		if done == nil {
 			done = map[ulid.ULID]bool{}

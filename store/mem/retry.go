@@ -27,6 +27,9 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 	if _, taken := t.s.jobs[newID]; taken {
 		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
 	}
+	if holder, held := t.s.unique[old.UniqueKey]; held && old.UniqueKey != "" {
+		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key %s: %w", id, holder, store.QuoteCut(old.UniqueKey), store.ErrConflict)
+	}
 	next := &store.Job{
 		ID:           newID,
 		Queue:        old.Queue,
@@ -37,6 +40,8 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now.Add(delay.Truncate(time.Microsecond)),
 		ScheduleName: old.ScheduleName,
+		UniqueKey:    old.UniqueKey,
+		UniqueStates: old.UniqueStates,
 	}
 	if delay <= 0 {
 		next.Status = store.Available

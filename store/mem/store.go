@@ -31,6 +31,7 @@ type Store struct {
 	ended     entryHeap                // terminal rows by (end time, id)
 	running   map[ulid.ULID][]ulid.ULID
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
+	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -49,6 +50,7 @@ func New(now func() time.Time) *Store {
 		available: map[string]*entryHeap{},
 		running:   map[ulid.ULID][]ulid.ULID{},
 		prevOf:    map[ulid.ULID]ulid.ULID{},
+		unique:    map[string]ulid.ULID{},
 		workers:   map[ulid.ULID]*store.Worker{},
 		schedules: map[string]*store.Schedule{},
 	}

@@ -48,7 +48,7 @@ func BenchmarkBulkEnqueue(b *testing.B) {
 				b.StopTimer()
 				jobs := benchJobs(rnd, batch)
 				b.StartTimer()
-				if err := s.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+				if err := s.InTx(ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(ctx, jobs); return err }); err != nil {
 					b.Fatal(err)
 				}
 				total += batch
@@ -102,7 +102,7 @@ func BenchmarkReserveComplete(b *testing.B) {
 func fill(b *testing.B, s *pg.Store, rnd *clockrng.Rand, n int) {
 	ctx := context.Background()
 	jobs := benchJobs(rnd, n)
-	if err := s.InTx(ctx, func(tx store.Tx) error { return tx.InsertJobs(ctx, jobs) }); err != nil {
+	if err := s.InTx(ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(ctx, jobs); return err }); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -126,7 +126,7 @@ func txTick(b *testing.B, s *pg.Store, worker ulid.ULID, running []ulid.ULID, ba
 	ctx := context.Background()
 	var next []ulid.ULID
 	err := s.InTx(ctx, func(tx store.Tx) error {
-		if fenced, err := tx.CompleteJobs(ctx, worker, running); err != nil || len(fenced) > 0 {
+		if fenced, err := tx.CompleteJobs(ctx, store.Completion{Worker: worker, IDs: running}); err != nil || len(fenced) > 0 {
 			return fmt.Errorf("complete: fenced %v, %w", fenced, err)
 		}
 		jobs, err := tx.Reserve(ctx, worker, []string{"bench"}, batch)

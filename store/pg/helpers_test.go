@@ -19,7 +19,7 @@ func newULID(t *testing.T) ulid.ULID {
 // insert inserts jobs in a transaction of their own.
 func insert(t *testing.T, s *pg.Store, jobs ...store.NewJob) {
 	t.Helper()
-	if err := s.InTx(t.Context(), func(tx store.Tx) error { return tx.InsertJobs(t.Context(), jobs) }); err != nil {
+	if err := s.InTx(t.Context(), func(tx store.Tx) error { _, err := tx.InsertJobs(t.Context(), jobs); return err }); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -27,7 +27,7 @@ func userTx(t *testing.T) (pgx.Tx, *pgx.Conn) {
 
 func enqueueIn(t *testing.T, s *pg.Store, outer pgx.Tx, job store.NewJob) {
 	t.Helper()
-	err := s.InPgxTx(t.Context(), outer, func(tx store.Tx) error { return tx.InsertJobs(t.Context(), []store.NewJob{job}) })
+	err := s.InPgxTx(t.Context(), outer, func(tx store.Tx) error { _, err := tx.InsertJobs(t.Context(), []store.NewJob{job}); return err })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestInPgxTxFailureKeepsCallerTxUsable(t *testing.T) {
 	}
 	boom := errors.New("the caller's fn fails")
 	err := s.InPgxTx(t.Context(), outer, func(tx store.Tx) error {
-		if err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: undone, Queue: "q", Payload: []byte(`1`)}}); err != nil {
+		if _, err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: undone, Queue: "q", Payload: []byte(`1`)}}); err != nil {
 			return err
 		}
 		return boom
@@ -81,7 +81,8 @@ func TestInPgxTxFailureKeepsCallerTxUsable(t *testing.T) {
 	// A duplicate id fails inside PostgreSQL; the savepoint keeps outer alive.
 	enqueueIn(t, s, outer, store.NewJob{ID: kept, Queue: "q", Payload: []byte(`2`)})
 	err = s.InPgxTx(t.Context(), outer, func(tx store.Tx) error {
-		return tx.InsertJobs(t.Context(), []store.NewJob{{ID: kept, Queue: "q", Payload: []byte(`3`)}})
+		_, err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: kept, Queue: "q", Payload: []byte(`3`)}})
+		return err
 	})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("inserting a duplicate id: %v, want ErrConflict", err)
@@ -108,7 +109,7 @@ func TestDuplicateInsertLeavesTxUsable(t *testing.T) {
 	first, second := newULID(t), newULID(t)
 	insert(t, s, store.NewJob{ID: first, Queue: "q", Payload: []byte(`1`)})
 	err := s.InTx(t.Context(), func(tx store.Tx) error {
-		err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: second, Queue: "q", Payload: []byte(`2`)}, {ID: first, Queue: "q", Payload: []byte(`3`)}})
+		_, err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: second, Queue: "q", Payload: []byte(`2`)}, {ID: first, Queue: "q", Payload: []byte(`3`)}})
 		if !errors.Is(err, store.ErrConflict) {
 			t.Errorf("batch with a duplicate id: %v, want ErrConflict", err)
 		}
@@ -132,7 +133,7 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 			}
 		}()
 		_ = s.InTx(t.Context(), func(tx store.Tx) error {
-			if err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: id, Queue: "q", Payload: []byte(`1`)}}); err != nil {
+			if _, err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: id, Queue: "q", Payload: []byte(`1`)}}); err != nil {
 				return err
 			}
 			panic("handler bug")
@@ -158,8 +159,11 @@ func TestTxUsedAfterInTxFails(t *testing.T) {
 	ctx := t.Context()
 	for name, err := range map[string]error{
 		"Now":             func() error { _, err := kept.Now(ctx); return err }(),
-		"InsertJobs(nil)": kept.InsertJobs(ctx, nil),
-		"CompleteJobs":    func() error { _, err := kept.CompleteJobs(ctx, newULID(t), nil); return err }(),
+		"InsertJobs(nil)": func() error { _, err := kept.InsertJobs(ctx, nil); return err }(),
+		"CompleteJobs": func() error {
+			_, err := kept.CompleteJobs(ctx, store.Completion{Worker: newULID(t), IDs: nil})
+			return err
+		}(),
 		"EnsureSchedules": kept.EnsureSchedules(ctx, nil),
 		"GetLease":        func() error { _, err := kept.GetLease(ctx); return err }(),
 	} {

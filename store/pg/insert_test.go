@@ -68,7 +68,7 @@ func TestBatchInsertMatchesMem(t *testing.T) {
 	for _, n := range []int{500, 9} { // COPY, then one INSERT
 		jobs := oddJobs(now, n)
 		for _, st := range []store.Store{pgs, ms} {
-			if err := st.InTx(t.Context(), func(tx store.Tx) error { return tx.InsertJobs(t.Context(), jobs) }); err != nil {
+			if err := st.InTx(t.Context(), func(tx store.Tx) error { _, err := tx.InsertJobs(t.Context(), jobs); return err }); err != nil {
 				t.Fatalf("insert %d jobs: %v", n, err)
 			}
 		}
@@ -117,10 +117,10 @@ func TestDatabaseClock(t *testing.T) {
 		if err := tx.RegisterWorker(t.Context(), w); err != nil {
 			return err
 		}
-		if err := tx.InsertJobs(t.Context(), copied); err != nil {
+		if _, err := tx.InsertJobs(t.Context(), copied); err != nil {
 			return err
 		}
-		if err := tx.InsertJobs(t.Context(), single); err != nil {
+		if _, err := tx.InsertJobs(t.Context(), single); err != nil {
 			return err
 		}
 		if now, err = tx.Now(t.Context()); err != nil {

@@ -12,7 +12,8 @@ import (
 
 var _ store.JobPasser = (*Store)(nil)
 
-// RunJobPass sends the whole pass as one pipelined batch: one round trip,
+// RunJobPass sends the whole pass as one pipelined batch (store.RunJobPass
+// has checked its outputs): one round trip,
 // in the implicit transaction PostgreSQL gives the statements of one sync,
 // so they commit together or not at all. The statements are the ones the
 // Tx methods run; the first also reads the store time and share-locks the
@@ -29,7 +30,8 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	}
 	for _, c := range p.Complete {
 		if len(c.IDs) > 0 {
-			b.Queue(s.sql(completeSQL), now, idArgs(c.IDs), idArg(c.Worker))
+			sql, args := completeStatement(c, now)
+			b.Queue(s.sql(sql), args...)
 		}
 	}
 	reserving := p.Reserves()

@@ -13,7 +13,8 @@ import (
 // that return jobs name these columns unqualified, so their other relations
 // use different column names.
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
-	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name`
+	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
+	unique_key, unique_states, output`
 
 // scanJob reads one row of jobColumns. payload and metadata scan as raw
 // bytes: the json codec copies the stored text without re-encoding it.
@@ -21,14 +22,15 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	var (
 		j                                                         store.Job
 		id, startedBy, next                                       pgtype.UUID
-		payload, metadata                                         []byte
+		payload, metadata, output                                 []byte
 		status                                                    string
 		attempt                                                   int32
 		created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
-		reason, schedule                                          pgtype.Text
+		reason, schedule, uniqueKey                               pgtype.Text
+		uniqueStates                                              pgtype.Int2
 	)
 	err := r.Scan(&id, &j.Queue, &payload, &metadata, &status, &attempt, &created, &scheduled,
-		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule)
+		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates, &output)
 	if err != nil {
 		return store.Job{}, err
 	}
@@ -47,6 +49,9 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	j.CancelledAt = toTime(cancelled)
 	j.NextAttemptID = toULID(next)
 	j.ScheduleName = schedule.String
+	j.UniqueKey = uniqueKey.String
+	j.UniqueStates = store.StatusSet(uniqueStates.Int16)
+	j.Output = json.RawMessage(output)
 	return j, nil
 }
 

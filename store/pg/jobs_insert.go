@@ -24,29 +24,37 @@ var emptyMetadata = []byte("{}")
 
 // InsertJobs validates every job before writing anything, then inserts them
 // under a savepoint: a duplicate id (ErrConflict) undoes the whole batch
-// and leaves the transaction usable, as in store/mem.
-func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) error {
+// and leaves the transaction usable, as in store/mem. A batch with unique
+// keys takes insertUnique's path whatever its size: COPY cannot skip a
+// duplicate.
+func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Duplicate, error) {
 	if err := t.check(); err != nil {
-		return err
+		return nil, err
 	}
+	unique := false
 	for _, j := range jobs {
 		if err := store.ValidateNewJob(j); err != nil {
-			return fmt.Errorf("insert jobs: %w", err)
+			return nil, fmt.Errorf("insert jobs: %w", err)
 		}
+		unique = unique || j.UniqueKey != ""
 	}
 	if len(jobs) == 0 {
-		return nil
+		return nil, nil
 	}
+	var dups []store.Duplicate
 	var err error
-	if len(jobs) > copyThreshold {
+	switch {
+	case unique:
+		dups, err = t.insertUnique(ctx, jobs)
+	case len(jobs) > copyThreshold:
 		err = t.copyUnderSavepoint(ctx, jobs)
-	} else {
+	default:
 		err = t.insertUnderSavepoint(ctx, jobs)
 	}
 	if err != nil {
-		return t.fail(err, "insert %d jobs (first %s)", len(jobs), jobs[0].ID)
+		return nil, t.fail(err, "insert %d jobs (first %s)", len(jobs), jobs[0].ID)
 	}
-	return nil
+	return dups, nil
 }
 
 // copyUnderSavepoint runs copyJobs under a savepoint of pgx's.
@@ -66,23 +74,34 @@ func (t *tx) copyUnderSavepoint(ctx context.Context, jobs []store.NewJob) error 
 // its own sp_1, sp_2...
 const insertSavepoint = "tickwork_insert"
 
-// insertUnderSavepoint sends the savepoint, the insert and the savepoint's
-// release in one round trip, where a savepoint of pgx's costs one each (a
-// single enqueue took three). If the insert fails, PostgreSQL skips the
-// release and a second round trip rolls back to the savepoint.
+// insertUnderSavepoint inserts a batch without unique keys under
+// underSavepoint.
 func (t *tx) insertUnderSavepoint(ctx context.Context, jobs []store.NewJob) error {
+	return t.underSavepoint(ctx, func(b *pgx.Batch) { t.queueInsert(b, jobs) }, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			_, err = countRows(rows)
+		}
+		return err
+	})
+}
+
+// underSavepoint sends the savepoint, the statements queue adds and the
+// savepoint's release in one round trip, where a savepoint of pgx's costs
+// one each (a single enqueue took three); read reads the statements'
+// results. If a statement fails, PostgreSQL skips the release and a second
+// round trip rolls back to the savepoint. A failure must therefore be the
+// server's: read must not refuse a result the server accepted.
+func (t *tx) underSavepoint(ctx context.Context, queue func(*pgx.Batch), read func(pgx.BatchResults) error) error {
 	b := &pgx.Batch{}
 	b.Queue("SAVEPOINT " + insertSavepoint)
-	t.queueInsert(b, jobs)
+	queue(b)
 	b.Queue("RELEASE SAVEPOINT " + insertSavepoint)
 	br := t.db.SendBatch(ctx, b)
 	_, err := br.Exec()
 	taken := err == nil
 	if err == nil {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			_, err = countRows(rows)
-		}
+		err = read(br)
 	}
 	if err == nil {
 		_, err = br.Exec()
@@ -101,33 +120,50 @@ func (t *tx) insertUnderSavepoint(ctx context.Context, jobs []store.NewJob) erro
 	return err
 }
 
-// queueInsert adds the insert of a small batch: one statement that decides
-// each row's status from the store's now and notifies each queue that got
-// an available row, in queue order.
+// queueInsert adds the insert of a small batch without unique keys: one
+// statement that decides each row's status from the store's now and
+// notifies each queue that got an available row, in queue order.
 func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
+	b.Queue(t.s.sql(`
+		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
+		ins AS (`+insertSelect+`
+			RETURNING queue, status)
+		SELECT pg_notify($10, q.queue) IS NULL
+		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
+		append(t.insertArgs(jobs, nil), t.s.chAvailable)...)
+}
+
+// insertSelect inserts the rows of insertArgs ($1 now, $2-$7 the columns,
+// $8 and $9 the stored unique keys and covered statuses), in batch order.
+const insertSelect = `
+	INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
+	                           unique_key, unique_states)
+	SELECT i.id, i.queue, i.payload::json, i.metadata::json,
+	       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
+	       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, ''), nullif(i.ukey, ''), nullif(i.ustates, 0)
+	FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[],
+	                 $8::text[], $9::int2[])
+	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, ord)
+	ORDER BY i.ord`
+
+// insertArgs returns the arguments $1 to $9 of insertSelect. keys are the
+// stored unique keys (nil: none).
+func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	n := len(jobs)
 	ids := make([]pgtype.UUID, n)
 	queues, payloads, metadata, names := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	scheduled := make([]pgtype.Timestamptz, n)
+	states := make([]int16, n)
 	for i, j := range jobs {
 		ids[i], queues[i], payloads[i], names[i] = idArg(j.ID), j.Queue, string(j.Payload), j.ScheduleName
 		metadata[i] = string(metadataOf(j))
 		scheduled[i] = timeArg(j.ScheduledAt)
+		states[i] = int16(j.CoveredStatuses())
 	}
-	b.Queue(t.s.sql(`
-		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
-		ins AS (
-			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
-			SELECT i.id, i.queue, i.payload::json, i.metadata::json,
-			       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
-			       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, '')
-			FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
-			     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ord)
-			ORDER BY i.ord
-			RETURNING queue, status)
-		SELECT pg_notify($8, q.queue) IS NULL
-		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
-		t.nowArg(), ids, queues, payloads, metadata, scheduled, names, t.s.chAvailable)
+	if keys == nil {
+		keys = make([]string, n)
+	}
+	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states}
 }
 
 // copyJobs inserts a large batch with COPY, which cannot compute values:

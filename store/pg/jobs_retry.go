@@ -21,9 +21,9 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 		return store.Job{}, err
 	}
 	var status string
-	var next pgtype.UUID
+	var next, holder pgtype.UUID
 	var taken bool
-	err := t.db.QueryRow(ctx, t.s.sql(lockRetriedSQL), idArg(id), idArg(newID)).Scan(&status, &next, &taken)
+	err := t.db.QueryRow(ctx, t.s.sql(lockRetriedSQL), idArg(id), idArg(newID)).Scan(&status, &next, &taken, &holder)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
@@ -36,6 +36,8 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	case taken:
 		// Checked here: a unique violation would abort the transaction.
 		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	case holder.Valid:
+		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key: %w", id, toULID(holder), store.ErrConflict)
 	}
 	newStatus := store.Scheduled
 	if delay <= 0 {
@@ -57,18 +59,21 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 
 // lockRetriedSQL locks job $1 and reads what ScheduleRetry checks, and
 // whether the new id $2 is taken.
-const lockRetriedSQL = `
-	SELECT status, next_attempt_id, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2)
-	FROM {schema}.jobs WHERE id = $1 FOR UPDATE`
+var lockRetriedSQL = `
+	SELECT status, next_attempt_id, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2),
+	       (SELECT h.id FROM {schema}.jobs AS h WHERE h.unique_key = j.unique_key AND ` + holdsKey("h.") + `)
+	FROM {schema}.jobs AS j WHERE id = $1 FOR UPDATE`
 
 // insertRetrySQL inserts the next attempt $3 of job $2 with status $4 at
 // now ($1) + delay ($5), links the old row to it and moves the schedule
 // that pointed at the old row.
 const insertRetrySQL = `
 	WITH ins AS (
-		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
+		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
+		                           unique_key, unique_states)
 		SELECT $3, queue, payload, metadata, $4, attempt + 1,
-		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name
+		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name,
+		       unique_key, unique_states
 		FROM {schema}.jobs WHERE id = $2
 		RETURNING ` + jobColumns + `),
 	link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),

@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -153,22 +154,49 @@ const runningJobsSQL = `SELECT ` + jobColumns + ` FROM {schema}.jobs
 // CompleteJobs completes in one statement the rows still running under
 // worker; the others are fenced. Fencing is decided on the rows as they
 // were: an id given twice is completed once and fenced neither time.
-func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID) ([]ulid.ULID, error) {
+func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
+	if err := c.ValidateOutputs(); err != nil {
+		return nil, err
+	}
+	if len(c.IDs) == 0 {
 		return nil, nil
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(completeSQL), t.nowArg(), idArgs(ids), idArg(worker))
+	sql, args := completeStatement(c, t.nowArg())
+	rows, err := t.db.Query(ctx, t.s.sql(sql), args...)
 	var fenced []ulid.ULID
 	if err == nil {
-		fenced, err = readFenced(rows, ids)
+		fenced, err = readFenced(rows, c.IDs)
 	}
 	if err != nil {
-		return nil, t.fail(err, "complete %d jobs of worker %s", len(ids), worker)
+		return nil, t.fail(err, "complete %d jobs of worker %s", len(c.IDs), c.Worker)
 	}
 	return fenced, nil
+}
+
+// completeStatement returns the statement completing c and its arguments:
+// completeSQL, or completeOutputSQL when a job has an output.
+func completeStatement(c store.Completion, now pgtype.Timestamptz) (string, []any) {
+	if !slices.ContainsFunc(c.Outputs, func(o json.RawMessage) bool { return o != nil }) {
+		return completeSQL, []any{now, idArgs(c.IDs), idArg(c.Worker)}
+	}
+	// An id given twice keeps its first output: UPDATE … FROM would pick
+	// one of its rows at random.
+	seen := make(map[ulid.ULID]bool, len(c.IDs))
+	var ids []pgtype.UUID
+	var outputs []pgtype.Text
+	for i, id := range c.IDs {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		out := c.Output(i)
+		ids = append(ids, idArg(id))
+		outputs = append(outputs, pgtype.Text{String: string(out), Valid: out != nil})
+	}
+	return completeOutputSQL, []any{now, ids, idArg(c.Worker), outputs}
 }
 
 // completeSQL is CompleteJobs's statement: $1 now, $2 the ids, $3 the
@@ -183,6 +211,14 @@ func (t *tx) CompleteJobs(ctx context.Context, worker ulid.ULID, ids []ulid.ULID
 const completeSQL = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
 	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
+	RETURNING id`
+
+// completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
+// (which holds each id once).
+const completeOutputSQL = `
+	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now()), output = o.output::json
+	FROM unnest($2::uuid[], $4::text[]) AS o(done_id, output)
+	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
 	RETURNING id`
 
 // readFenced reads completeSQL's rows and returns the ids among ids that it

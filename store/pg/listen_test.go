@@ -72,7 +72,7 @@ func TestListenDeliversOnlyCommittedNotifications(t *testing.T) {
 	}
 	rollback := errors.New("roll back")
 	err = s.InTx(t.Context(), func(tx store.Tx) error {
-		if err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: newULID(t), Queue: "rolled-back", Payload: []byte(`1`)}}); err != nil {
+		if _, err := tx.InsertJobs(t.Context(), []store.NewJob{{ID: newULID(t), Queue: "rolled-back", Payload: []byte(`1`)}}); err != nil {
 			return err
 		}
 		return rollback

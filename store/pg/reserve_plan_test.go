@@ -33,7 +33,7 @@ func staleStatistics(t *testing.T) (*pg.Store, ulid.ULID, []ulid.ULID) {
 	quickly(t, s, "finish most jobs, reserve 100 more", func(ctx context.Context, tx store.Tx) error {
 		got, err := tx.Reserve(ctx, w, []string{"q"}, 2500)
 		if err == nil {
-			_, err = tx.CompleteJobs(ctx, w, jobIDs(got))
+			_, err = tx.CompleteJobs(ctx, store.Completion{Worker: w, IDs: jobIDs(got)})
 		}
 		if err == nil {
 			got, err = tx.Reserve(ctx, w, []string{"q"}, 100)

@@ -21,7 +21,16 @@ var (
 	diffSchedules = []string{"s1", "s2", "s3", "", "s\x00"}
 	diffPayloads  = []string{`{"n":1}`, ` [1, 2] `, `"x"`, `null`, `{"a":`}
 	diffMetadata  = []string{"", `{"t":"x"}`, `nope`}
-	allQueues     = diffQueues[:3]
+	// Unique keys: "" (none) half the time, two that collide, then ones
+	// no store accepts.
+	diffUniqueKeys = []string{"", "", "k1", "k2", "k\x00", strings.Repeat("k", store.MaxUniqueKeyBytes+1)}
+	// Covered statuses: the default, the allowed extensions, then sets
+	// that leave a live status out or cover failed.
+	diffUniqueStates = []store.StatusSet{0, store.LiveStatuses, store.LiveStatuses | store.StatusesOf(store.Completed),
+		store.LiveStatuses | store.StatusesOf(store.Cancelled), store.StatusesOf(store.Available),
+		store.LiveStatuses | store.StatusesOf(store.Failed)}
+	diffUniquePeriods = []time.Duration{0, time.Minute, 90 * time.Second, -time.Second}
+	allQueues         = diffQueues[:3]
 )
 
 // freshID returns a new id from the shared clock and the drawn seed, the
@@ -84,6 +93,10 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 	}
 	if m := rarely(rt, diffMetadata, 2, "metadata"); m != "" {
 		j.Metadata = json.RawMessage(m)
+	}
+	if j.UniqueKey = rarely(rt, diffUniqueKeys, 4, "unique key"); j.UniqueKey != "" {
+		j.UniqueStates = rarely(rt, diffUniqueStates, 4, "unique states")
+		j.UniquePeriod = rarely(rt, diffUniquePeriods, 3, "unique period")
 	}
 	if rapid.Bool().Draw(rt, "scheduled") {
 		j.ScheduledAt = d.clock.Now().Add(duration(rt, "scheduled in", -2*time.Minute, 5*time.Minute))

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -123,7 +124,8 @@ func drawInsert(rt *rapid.T, d *diff) op {
 		jobs[i] = d.drawNewJob(rt)
 	}
 	return op{fmt.Sprintf("insertJobs %d", len(jobs)), func(ctx context.Context, tx store.Tx) (string, error) {
-		return "", tx.InsertJobs(ctx, jobs)
+		dups, err := tx.InsertJobs(ctx, jobs)
+		return formatDuplicates(dups), err
 	}}
 }
 
@@ -162,13 +164,25 @@ func (d *diff) drawCompletion(rt *rapid.T, more int) store.Completion {
 	for range rapid.IntRange(0, more).Draw(rt, "more ids") {
 		c.IDs = append(c.IDs, d.pickJob(rt))
 	}
+	if rapid.Bool().Draw(rt, "outputs") {
+		c.Outputs = make([]json.RawMessage, len(c.IDs))
+		for i := range c.Outputs {
+			if out := rarely(rt, diffOutputs, 4, "output"); out != "-" {
+				c.Outputs[i] = json.RawMessage(out)
+			}
+		}
+	}
 	return c
 }
 
+// diffOutputs are the outputs completions draw: "-" for none, then one no
+// store accepts.
+var diffOutputs = []string{"-", `{"ok":true}`, ` [1, 2] `, `"x"`, `{"a":`}
+
 func drawComplete(rt *rapid.T, d *diff) op {
 	c := d.drawCompletion(rt, 3)
-	return op{fmt.Sprintf("completeJobs %s %v", c.Worker, c.IDs), func(ctx context.Context, tx store.Tx) (string, error) {
-		fenced, err := tx.CompleteJobs(ctx, c.Worker, c.IDs)
+	return op{fmt.Sprintf("completeJobs %s %v %q", c.Worker, c.IDs, c.Outputs), func(ctx context.Context, tx store.Tx) (string, error) {
+		fenced, err := tx.CompleteJobs(ctx, c)
 		return fmtIDs(fenced), err
 	}}
 }

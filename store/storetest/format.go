@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -13,3 +15,13 @@ import (
 func ts(t time.Time) string { return store.FormatTime(t) }
 
 func id(u ulid.ULID) string { return store.FormatID(u) }
+
+// formatDuplicates formats InsertJobs' duplicates, so that the stores'
+// answers compare as text.
+func formatDuplicates(dups []store.Duplicate) string {
+	lines := make([]string, len(dups))
+	for i, d := range dups {
+		lines[i] = fmt.Sprintf("#%d of %s", d.Index, store.FormatJob(d.Existing))
+	}
+	return "duplicates [" + strings.Join(lines, "; ") + "]"
+}

@@ -87,7 +87,8 @@ func (h *harness) insert(queue string, at time.Time) ulid.ULID {
 	h.t.Helper()
 	id := h.newID()
 	h.do(func(tx store.Tx) error {
-		return tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: queue, Payload: payload(1), ScheduledAt: at}})
+		_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: queue, Payload: payload(1), ScheduledAt: at}})
+		return err
 	})
 	return id
 }

@@ -15,7 +15,8 @@ var insertCases = []testCase{
 		id := h.newID()
 		meta := json.RawMessage(`{"traceparent":"00-1"}`)
 		h.do(func(tx store.Tx) error {
-			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "email", Payload: payload(7), Metadata: meta, ScheduleName: "nightly"}})
+			_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "email", Payload: payload(7), Metadata: meta, ScheduleName: "nightly"}})
+			return err
 		})
 		h.wantJob(id, store.Job{ID: id, Queue: "email", Payload: payload(7), Metadata: meta, Status: store.Available,
 			CreatedAt: h.now(), ScheduledAt: h.now(), ScheduleName: "nightly"})
@@ -65,7 +66,7 @@ var insertCases = []testCase{
 			"before year 1":          {ID: h.newID(), Queue: "q", Payload: payload(1), ScheduledAt: store.MinTime.Add(-time.Microsecond)},
 		}
 		for _, name := range sortedKeys(bad) {
-			err := h.tx(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, []store.NewJob{good, bad[name]}) })
+			err := h.tx(func(tx store.Tx) error { _, err := tx.InsertJobs(h.ctx, []store.NewJob{good, bad[name]}); return err })
 			h.wantErr(err, store.ErrInvalid, name)
 			if strings.Contains(err.Error(), "SQLSTATE") {
 				h.t.Errorf("%s: the database, not the store, refused it: %v", name, err)
@@ -90,12 +91,14 @@ var insertCases = []testCase{
 		before := h.state()
 		fresh := h.newID()
 		err := h.tx(func(tx store.Tx) error {
-			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: fresh, Queue: "q", Payload: payload(1)}, {ID: dup, Queue: "r", Payload: payload(2)}})
+			_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: fresh, Queue: "q", Payload: payload(1)}, {ID: dup, Queue: "r", Payload: payload(2)}})
+			return err
 		})
 		h.wantErr(err, store.ErrConflict, "insert of an existing id")
 		twice := h.newID()
 		err = h.tx(func(tx store.Tx) error {
-			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: twice, Queue: "q", Payload: payload(1)}, {ID: twice, Queue: "q", Payload: payload(1)}})
+			_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: twice, Queue: "q", Payload: payload(1)}, {ID: twice, Queue: "q", Payload: payload(1)}})
+			return err
 		})
 		h.wantErr(err, store.ErrConflict, "insert of an id twice in one batch")
 		if after := h.state(); after.String() != before.String() {
@@ -103,7 +106,7 @@ var insertCases = []testCase{
 		}
 	}},
 	{"EmptyBatch", func(h *harness) {
-		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, nil) })
+		h.do(func(tx store.Tx) error { _, err := tx.InsertJobs(h.ctx, nil); return err })
 		if s := h.state(); len(s.Jobs) != 0 {
 			h.t.Fatalf("empty batch wrote:\n%s", s)
 		}
@@ -113,7 +116,7 @@ var insertCases = []testCase{
 		for i := range 1000 {
 			jobs = append(jobs, store.NewJob{ID: h.newID(), Queue: []string{"a", "b"}[i%2], Payload: payload(i)})
 		}
-		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, jobs) })
+		h.do(func(tx store.Tx) error { _, err := tx.InsertJobs(h.ctx, jobs); return err })
 		s := h.state()
 		if len(s.Jobs) != len(jobs) {
 			h.t.Fatalf("%d rows after inserting %d", len(s.Jobs), len(jobs))

@@ -80,7 +80,7 @@ var listCases = []testCase{
 		for i := range 105 {
 			jobs = append(jobs, store.NewJob{ID: h.newID(), Queue: "q", Payload: payload(i)})
 		}
-		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, jobs) })
+		h.do(func(tx store.Tx) error { _, err := tx.InsertJobs(h.ctx, jobs); return err })
 		if got := h.list(store.JobFilter{}); len(got) != 100 || got[99] != jobs[99].ID {
 			h.t.Fatalf("ListJobs without limit returned %d rows", len(got))
 		}

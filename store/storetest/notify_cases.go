@@ -54,7 +54,7 @@ func (h *harness) insertBatch(queues ...string) {
 	for _, q := range queues {
 		jobs = append(jobs, store.NewJob{ID: h.newID(), Queue: q, Payload: payload(1)})
 	}
-	h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, jobs) })
+	h.do(func(tx store.Tx) error { _, err := tx.InsertJobs(h.ctx, jobs); return err })
 }
 
 var notifyCases = []testCase{
@@ -75,7 +75,7 @@ var notifyCases = []testCase{
 		ch := h.listen()
 		h.do(func(tx store.Tx) error {
 			for _, q := range []string{"b", "a", "b"} {
-				if err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: q, Payload: payload(1)}}); err != nil {
+				if _, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: q, Payload: payload(1)}}); err != nil {
 					return err
 				}
 			}
@@ -105,7 +105,7 @@ var notifyCases = []testCase{
 	{"RollbackIsSilent", func(h *harness) {
 		ch := h.listen()
 		_ = h.tx(func(tx store.Tx) error {
-			if err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: "gone", Payload: payload(1)}}); err != nil {
+			if _, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: "gone", Payload: payload(1)}}); err != nil {
 				return err
 			}
 			return errAbort

@@ -113,7 +113,8 @@ var reserveCases = []testCase{
 			h.t.Fatalf("retention deleted %d rows, want 1", n)
 		}
 		h.do(func(tx store.Tx) error {
-			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "new", Payload: payload(1)}})
+			_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "new", Payload: payload(1)}})
+			return err
 		})
 		if got := h.reserve(w, 5, "old"); len(got) != 0 {
 			h.t.Fatalf("reserve on queue old returned %v, a row of queue new", ids(got))

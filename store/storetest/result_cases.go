@@ -14,7 +14,10 @@ import (
 func (h *harness) complete(w ulid.ULID, jobs ...ulid.ULID) []ulid.ULID {
 	h.t.Helper()
 	var fenced []ulid.ULID
-	h.do(func(tx store.Tx) (err error) { fenced, err = tx.CompleteJobs(h.ctx, w, jobs); return err })
+	h.do(func(tx store.Tx) (err error) {
+		fenced, err = tx.CompleteJobs(h.ctx, store.Completion{Worker: w, IDs: jobs})
+		return err
+	})
 	return fenced
 }
 

@@ -74,7 +74,7 @@ var retentionCases = []testCase{
 		for i := range 300 {
 			batch = append(batch, store.NewJob{ID: h.newID(), Queue: "q", Payload: payload(i)})
 		}
-		h.do(func(tx store.Tx) error { return tx.InsertJobs(h.ctx, batch) })
+		h.do(func(tx store.Tx) error { _, err := tx.InsertJobs(h.ctx, batch); return err })
 		done := ids(h.reserve(w, 250, "q"))
 		h.complete(w, done...)
 		h.clock.Advance(time.Hour)

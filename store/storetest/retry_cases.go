@@ -26,7 +26,8 @@ var retryCases = []testCase{
 		id := h.newID()
 		meta := []byte(`{"k": "v"}`)
 		h.do(func(tx store.Tx) error {
-			return tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "q", Payload: payload(3), Metadata: meta, ScheduleName: "s"}})
+			_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "q", Payload: payload(3), Metadata: meta, ScheduleName: "s"}})
+			return err
 		})
 		h.reserve(w, 1, "q")
 		h.fail(w, id, "boom")
@@ -115,7 +116,7 @@ var retryCases = []testCase{
 		id := h.newID()
 		at := h.clock.Now().Add(-time.Second)
 		h.do(func(tx store.Tx) error {
-			if err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "q", Payload: payload(1), ScheduledAt: at, ScheduleName: "nightly"}}); err != nil {
+			if _, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: id, Queue: "q", Payload: payload(1), ScheduledAt: at, ScheduleName: "nightly"}}); err != nil {
 				return err
 			}
 			return tx.AdvanceSchedule(h.ctx, "nightly", at, id)

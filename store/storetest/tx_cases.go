@@ -26,7 +26,8 @@ var txCases = []testCase{
 				func() error { return tx.RegisterWorker(h.ctx, h.newID()) },
 				func() error { return tx.Heartbeat(h.ctx, other) },
 				func() error {
-					return tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: "q", Payload: payload(2)}})
+					_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: h.newID(), Queue: "q", Payload: payload(2)}})
+					return err
 				},
 				func() error { _, err := tx.Reserve(h.ctx, other, []string{"q"}, 10); return err },
 				func() error { return tx.FailJob(h.ctx, w, run, "boom") },

@@ -144,7 +144,7 @@ var workerCases = []testCase{
 		var fenced []ulid.ULID
 		h.do(func(tx store.Tx) (err error) { running, err = tx.RunningJobs(h.ctx, zero); return err })
 		h.do(func(tx store.Tx) (err error) {
-			fenced, err = tx.CompleteJobs(h.ctx, zero, []ulid.ULID{orphan})
+			fenced, err = tx.CompleteJobs(h.ctx, store.Completion{Worker: zero, IDs: []ulid.ULID{orphan}})
 			return err
 		})
 		if len(running) != 0 || len(fenced) != 1 {

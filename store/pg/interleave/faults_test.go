@@ -93,7 +93,8 @@ func TestLostCommitAnswer(t *testing.T) {
 		r := w.run(seed, "a", "b")
 		jobs := newJobs(seed, 2)
 		errs := r.inTx([]string{"a", "b"}, func(i int, ctx context.Context, tx store.Tx) error {
-			return tx.InsertJobs(ctx, jobs[i:i+1])
+			_, err := tx.InsertJobs(ctx, jobs[i:i+1])
+			return err
 		})
 		events := r.faultAt(trip("a#0", "commit"), r.ctl.ReleaseLosingAnswer)
 		if !errors.Is(errs[0], store.ErrUnavailable) || errs[1] != nil {

@@ -20,7 +20,7 @@ func overlapRun(t *testing.T, w *world, seed uint64) ([]interleave.Event, map[st
 	r := w.run(seed, labels...)
 	jobs := newJobs(seed, len(labels))
 	errs := r.inTx(labels, func(i int, ctx context.Context, tx store.Tx) error {
-		if err := tx.InsertJobs(ctx, jobs[i:i+1]); err != nil {
+		if _, err := tx.InsertJobs(ctx, jobs[i:i+1]); err != nil {
 			return err
 		}
 		_, err := tx.GetJob(ctx, jobs[i].ID)
@@ -86,7 +86,8 @@ func TestCopyIsOneRoundTrip(t *testing.T) {
 		r := w.run(seed, "a", "b")
 		jobs := newJobs(seed, 200)
 		errs := r.inTx([]string{"a", "b"}, func(i int, ctx context.Context, tx store.Tx) error {
-			return tx.InsertJobs(ctx, jobs[100*i:100*(i+1)])
+			_, err := tx.InsertJobs(ctx, jobs[100*i:100*(i+1)])
+			return err
 		})
 		events := r.finish()
 		if errs[0] != nil || errs[1] != nil {

@@ -56,7 +56,8 @@ func (w *reserveWorld) reset(seed uint64) {
 		if jobs[1].ID.Compare(w.oldest) < 0 {
 			w.oldest = jobs[1].ID
 		}
-		return tx.InsertJobs(context.Background(), jobs)
+		_, err := tx.InsertJobs(context.Background(), jobs)
+		return err
 	})
 	if err != nil {
 		w.t.Fatal(err)

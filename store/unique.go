@@ -1,0 +1,132 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// StatusSet is a set of statuses, one bit per status: the statuses in which
+// a row holds its unique key.
+type StatusSet uint8
+
+// statusOrder gives each status its bit: the order of the CASE in the
+// PostgreSQL index predicate (store/pg, migration unique_jobs) must match it.
+var statusOrder = [...]Status{Scheduled, Available, Running, Completed, Failed, Lost, Cancelled}
+
+// StatusesOf returns the set holding statuses.
+func StatusesOf(statuses ...Status) StatusSet {
+	var set StatusSet
+	for _, s := range statuses {
+		for i, o := range statusOrder {
+			if o == s {
+				set |= 1 << i
+			}
+		}
+	}
+	return set
+}
+
+// Has reports whether s is in the set.
+func (set StatusSet) Has(s Status) bool { return set&StatusesOf(s) != 0 }
+
+// String lists the set's statuses in status order, comma-separated.
+func (set StatusSet) String() string {
+	var names []string
+	for i, s := range statusOrder {
+		if set&(1<<i) != 0 {
+			names = append(names, string(s))
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// LiveStatuses are the statuses a unique key always covers, and the default
+// set: a row that may still run holds its key. Failed and lost are never
+// covered, so that a retry, which inherits its row's key in the same
+// transaction that failed the row, never meets that row.
+var LiveStatuses = StatusesOf(Scheduled, Available, Running)
+
+// coverable are the statuses a unique key may cover.
+var coverable = LiveStatuses | StatusesOf(Completed, Cancelled)
+
+// MaxUniqueKeyBytes is the longest unique key a job may be given.
+const MaxUniqueKeyBytes = 256
+
+// PayloadUniqueKey derives a unique key from a job's queue and payload
+// bytes: jobs with the same queue and the same payload text share it.
+func PayloadUniqueKey(queue string, payload []byte) string {
+	h := sha256.New()
+	h.Write([]byte(queue))
+	h.Write([]byte{0})
+	h.Write(payload)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// StoredUniqueKey is the key a store writes for nj inserted at now: the
+// given key, the covered statuses and, with a period, the window of store
+// time now falls in. Two rows conflict only when all three agree. "" when
+// nj has no key.
+func StoredUniqueKey(nj NewJob, now time.Time) string {
+	if nj.UniqueKey == "" {
+		return ""
+	}
+	key := nj.UniqueKey + "|" + nj.CoveredStatuses().String()
+	if nj.UniquePeriod > 0 {
+		key += "|" + now.UTC().Truncate(nj.UniquePeriod).Format(time.RFC3339Nano) + "/" + nj.UniquePeriod.String()
+	}
+	return key
+}
+
+// CoveredStatuses returns the statuses nj's key covers: UniqueStates, or
+// LiveStatuses when that is empty. Empty when nj has no key.
+func (nj NewJob) CoveredStatuses() StatusSet {
+	switch {
+	case nj.UniqueKey == "":
+		return 0
+	case nj.UniqueStates == 0:
+		return LiveStatuses
+	}
+	return nj.UniqueStates
+}
+
+// Holds reports whether row j holds its unique key now.
+func (j Job) Holds() bool { return j.UniqueKey != "" && j.UniqueStates.Has(j.Status) }
+
+// validateUnique checks the unique fields of a new job.
+func validateUnique(j NewJob) error {
+	if j.UniqueKey == "" {
+		if j.UniqueStates != 0 || j.UniquePeriod != 0 {
+			return fmt.Errorf("unique statuses or period without a unique key: %w", ErrInvalid)
+		}
+		return nil
+	}
+	var why string
+	switch set := j.CoveredStatuses(); {
+	case len(j.UniqueKey) > MaxUniqueKeyBytes:
+		why = fmt.Sprintf("is longer than %d bytes", MaxUniqueKeyBytes)
+	case !utf8.ValidString(j.UniqueKey) || strings.IndexByte(j.UniqueKey, 0) >= 0:
+		why = "is not valid UTF-8 without NUL"
+	case set&LiveStatuses != LiveStatuses || set&^coverable != 0:
+		why = fmt.Sprintf("covers %q: it must cover %s and may add completed or cancelled only", set, LiveStatuses)
+	case j.UniquePeriod < 0:
+		why = fmt.Sprintf("has a negative period %s", j.UniquePeriod)
+	default:
+		return nil
+	}
+	return fmt.Errorf("unique key %s %s: %w", QuoteCut(j.UniqueKey), why, ErrInvalid)
+}
+
+// Duplicate is a job InsertJobs did not insert because a row holding the
+// same unique key exists: Existing is that row, Index the job's position
+// in the batch.
+type Duplicate struct {
+	Index    int
+	Existing Job
+}
+
+// MarshalText renders the set as String does, so that JSON shows names.
+func (set StatusSet) MarshalText() ([]byte, error) { return []byte(set.String()), nil }
