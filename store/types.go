@@ -55,7 +55,17 @@ type Job struct {
 	CancelledAt   time.Time
 	NextAttemptID ulid.ULID
 	ScheduleName  string
+	Priority      int // see MaxPriority; retries keep it
 }
+
+// Job priorities: Reserve takes the smallest number first, then the
+// earliest scheduled_at, then the smallest id. 0, the default, is the most
+// urgent, as in Oban: rows written before priorities existed behave as
+// before, and a job can only be made to wait behind them.
+const (
+	MinPriority = 0
+	MaxPriority = 9
+)
 
 // NewJob describes a job to insert. A zero ScheduledAt, or one not after the
 // store's now, makes the row Available at once; a later one makes it
@@ -67,6 +77,7 @@ type NewJob struct {
 	Metadata     json.RawMessage
 	ScheduledAt  time.Time
 	ScheduleName string
+	Priority     int // MinPriority to MaxPriority
 }
 
 // Worker is one row of the workers table: one worker start.

@@ -217,6 +217,7 @@ type jobJSON struct {
 	CancelledAt   time.Time       `json:"cancelled_at,omitzero"`
 	NextAttemptID ulid.ULID       `json:"next_attempt_id,omitzero"`
 	ScheduleName  string          `json:"schedule_name,omitempty"`
+	Priority      int             `json:"priority,omitempty"`
 }
 
 func jobsJSON(jobs []store.Job) []jobJSON {

@@ -25,6 +25,9 @@ var Names = []string{
 	RunnerNoCancel,
 	RunnerDropResults,
 	FailRetried,
+	PriorityInverted,
+	PauseIgnored,
+	LimitPerWorker,
 }
 
 // The planted bugs.
@@ -62,6 +65,14 @@ const (
 	RunnerDropResults = "runner-drop-results"
 	// FailRetried retries a job whose handler decided to fail it.
 	FailRetried = "fail-retried"
+	// PriorityInverted: the in-memory store reserves the largest priority
+	// number first.
+	PriorityInverted = "priority-inverted"
+	// PauseIgnored: the in-memory store reserves from paused queues.
+	PauseIgnored = "pause-ignored"
+	// LimitPerWorker: the in-memory store counts a queue's limit against
+	// the reserving worker's running jobs instead of every worker's.
+	LimitPerWorker = "limit-per-worker"
 )
 
 // Known reports whether name is one of Names.

@@ -37,6 +37,7 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now.Add(delay.Truncate(time.Microsecond)),
 		ScheduleName: old.ScheduleName,
+		Priority:     old.Priority,
 	}
 	if delay <= 0 {
 		next.Status = store.Available

@@ -13,7 +13,7 @@ import (
 // that return jobs name these columns unqualified, so their other relations
 // use different column names.
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
-	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name`
+	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name, priority`
 
 // scanJob reads one row of jobColumns. payload and metadata scan as raw
 // bytes: the json codec copies the stored text without re-encoding it.
@@ -24,11 +24,12 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 		payload, metadata                                         []byte
 		status                                                    string
 		attempt                                                   int32
+		priority                                                  int16
 		created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
 		reason, schedule                                          pgtype.Text
 	)
 	err := r.Scan(&id, &j.Queue, &payload, &metadata, &status, &attempt, &created, &scheduled,
-		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule)
+		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &priority)
 	if err != nil {
 		return store.Job{}, err
 	}
@@ -47,6 +48,7 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	j.CancelledAt = toTime(cancelled)
 	j.NextAttemptID = toULID(next)
 	j.ScheduleName = schedule.String
+	j.Priority = int(priority)
 	return j, nil
 }
 

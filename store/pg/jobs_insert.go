@@ -109,7 +109,9 @@ func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
 	ids := make([]pgtype.UUID, n)
 	queues, payloads, metadata, names := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	scheduled := make([]pgtype.Timestamptz, n)
+	priorities := make([]int16, n)
 	for i, j := range jobs {
+		priorities[i] = int16(j.Priority)
 		ids[i], queues[i], payloads[i], names[i] = idArg(j.ID), j.Queue, string(j.Payload), j.ScheduleName
 		metadata[i] = string(metadataOf(j))
 		scheduled[i] = timeArg(j.ScheduledAt)
@@ -117,17 +119,17 @@ func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
 	b.Queue(t.s.sql(`
 		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
 		ins AS (
-			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
+			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name, priority)
 			SELECT i.id, i.queue, i.payload::json, i.metadata::json,
 			       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
-			       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, '')
-			FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
-			     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ord)
+			       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, ''), i.priority
+			FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $9::smallint[])
+			     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, priority, ord)
 			ORDER BY i.ord
 			RETURNING queue, status)
 		SELECT pg_notify($8, q.queue) IS NULL
 		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
-		t.nowArg(), ids, queues, payloads, metadata, scheduled, names, t.s.chAvailable)
+		t.nowArg(), ids, queues, payloads, metadata, scheduled, names, t.s.chAvailable, priorities)
 }
 
 // copyJobs inserts a large batch with COPY, which cannot compute values:
@@ -142,7 +144,7 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 	}
 	order := idOrder(jobs)
 	var available []string // one per row: notifyAvailable drops repeats
-	row := make([]any, 9)  // CopyFrom encodes each row before asking for the next
+	row := make([]any, 10) // CopyFrom encodes each row before asking for the next
 	src := pgx.CopyFromSlice(len(jobs), func(i int) ([]any, error) {
 		j := &jobs[order[i]]
 		at, status := placement(j.ScheduledAt, now)
@@ -154,11 +156,11 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 			schedule = pgtype.Text{String: j.ScheduleName, Valid: true}
 		}
 		row[0], row[1], row[2], row[3], row[4] = idArg(j.ID), j.Queue, []byte(j.Payload), metadataOf(*j), string(status)
-		row[5], row[6], row[7], row[8] = int32(0), now, at, schedule
+		row[5], row[6], row[7], row[8], row[9] = int32(0), now, at, schedule, int16(j.Priority)
 		return row, nil
 	})
 	_, err = db.CopyFrom(ctx, pgx.Identifier{t.s.schema, "jobs"},
-		[]string{"id", "queue", "payload", "metadata", "status", "attempt", "created_at", "scheduled_at", "schedule_name"}, src)
+		[]string{"id", "queue", "payload", "metadata", "status", "attempt", "created_at", "scheduled_at", "schedule_name", "priority"}, src)
 	if err != nil {
 		return err
 	}

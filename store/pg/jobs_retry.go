@@ -46,9 +46,9 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
 		WITH ins AS (
-			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name)
+			INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name, priority)
 			SELECT $3, queue, payload, metadata, $4, attempt + 1,
-			       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name
+			       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name, priority
 			FROM {schema}.jobs WHERE id = $2
 			RETURNING `+jobColumns+`),
 		link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),

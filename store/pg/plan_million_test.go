@@ -153,7 +153,7 @@ var planCases = []planCase{
 		name: "reserve", sql: pg.ReserveSQL, guarded: true,
 		args: "NULL, " + liveWorker + ", '{q}', 100",
 		check: func(p planNode) []string {
-			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_available_idx")...)
+			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey", "jobs_running_queue_idx"), notSortedBeforeLimit(p, "jobs_available_idx")...)
 		},
 	},
 	{

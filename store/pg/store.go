@@ -53,6 +53,7 @@ type Store struct {
 	chStepdown  string
 	dutyKey     int64
 	migrateKey  int64
+	queueKey    int32 // with hashtext(queue), the key of a queue's advisory lock
 }
 
 var _ store.Store = (*Store)(nil)
@@ -124,6 +125,7 @@ func newStore(pool *pgxpool.Pool, opts Options) *Store {
 		chStepdown:  opts.Schema + "_" + string(store.ChannelStepdown),
 		dutyKey:     lockKey("leader duties", opts.Schema),
 		migrateKey:  lockKey("migrate", opts.Schema),
+		queueKey:    int32(lockKey("queue", opts.Schema)),
 	}
 }
 
