@@ -19,6 +19,8 @@ var suites = []struct {
 	{"Lease", leaseCases},
 	{"Insert", insertCases},
 	{"Reserve", reserveCases},
+	{"Priority", priorityCases},
+	{"Queues", queueCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
 	{"Retry", retryCases},
