@@ -32,6 +32,7 @@ type Checker struct {
 	procs      map[string]*procState
 	workerProc map[ulid.ULID]string // worker id -> the process acting as it
 	duty       *Event               // the leader duties in progress, if any
+	queues     queueIndex
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -88,6 +89,7 @@ func New(params Params) (*Checker, error) {
 		scheds:     make(map[string]*scheduleState),
 		procs:      make(map[string]*procState),
 		workerProc: make(map[ulid.ULID]string),
+		queues:     newQueueIndex(),
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

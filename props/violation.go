@@ -20,6 +20,9 @@ const (
 	ConcurrencyCap   Property = 5
 	SingleExecution  Property = 6
 	ScheduleRuns     Property = 7
+	Priorities       Property = 8
+	QueuePause       Property = 9
+	QueueLimit       Property = 10
 )
 
 var propertyNames = [...]string{
@@ -31,6 +34,9 @@ var propertyNames = [...]string{
 	ConcurrencyCap:   "concurrency cap",
 	SingleExecution:  "single execution",
 	ScheduleRuns:     "schedules",
+	Priorities:       "priorities",
+	QueuePause:       "queue pause",
+	QueueLimit:       "queue limit",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

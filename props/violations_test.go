@@ -36,6 +36,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, singleExecutionCases...)
 	cases = append(cases, scheduleCases...)
 	cases = append(cases, wellFormedCases...)
+	cases = append(cases, queueCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()
