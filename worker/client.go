@@ -56,8 +56,9 @@ type EnqueueOption func(*enqueueOptions)
 
 type enqueueOptions struct {
 	at    time.Time
-	meta  map[string]string
-	queue string
+	meta     map[string]string
+	queue    string
+	priority int
 }
 
 // At makes the jobs wait until t (compared with the store's time); a time
@@ -69,6 +70,12 @@ func At(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t }
 func WithMetadata(entries map[string]string) EnqueueOption {
 	return func(o *enqueueOptions) { o.meta = entries }
 }
+
+// WithPriority gives the jobs priority p, from store.MinPriority (0, the
+// default and the most urgent) to store.MaxPriority: a worker reserves the
+// smallest number first, then the earliest due, then the oldest. Retries
+// keep it. A priority out of range is an error and nothing is written.
+func WithPriority(p int) EnqueueOption { return func(o *enqueueOptions) { o.priority = p } }
 
 // ToQueue sends the jobs to queue whatever their payload type says.
 func ToQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
@@ -143,7 +150,7 @@ func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []Enqueue
 		if err != nil {
 			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
 		}
-		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at}
+		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority}
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}
 			if jobs[i].Metadata, err = runHooks(ctx, hooks, i, pending, entries); err != nil {
