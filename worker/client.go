@@ -55,7 +55,7 @@ func RegisterQueue[T any](c *Client, queue string) error {
 type EnqueueOption func(*enqueueOptions)
 
 type enqueueOptions struct {
-	at    time.Time
+	at       time.Time
 	meta     map[string]string
 	queue    string
 	priority int

@@ -188,4 +188,3 @@ func queuesJSON(queues []store.QueueStats) []queueJSON {
 	}
 	return out
 }
-
