@@ -61,7 +61,7 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if released && err == nil {
 		c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelStepdown})
 	}
-	if len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Notifications) > 0 || c.Lease != nil {
+	if len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Queues)+len(c.Notifications) > 0 || c.Lease != nil {
 		b.commits = append(b.commits, c)
 	}
 	return err

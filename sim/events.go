@@ -24,6 +24,7 @@ const (
 	evShutdownNow                  // graceful shutdown begins
 	evBurst                        // fault timer: a burst of enqueues
 	evCancel                       // fault timer: an operator cancels a job
+	evQueueControl                 // fault timer: an operator pauses, resumes or limits a queue
 	evOutage                       // an outage window opens (for the trace)
 	evQuiesce                      // chaos ends
 	evSettleCheck                  // quiescence: is everything settled?
@@ -34,7 +35,7 @@ const (
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evOutage, evQuiesce, evSettleCheck, evEnd:
+	case evBurst, evCancel, evQueueControl, evOutage, evQuiesce, evSettleCheck, evEnd:
 		return false
 	}
 	return true
@@ -72,6 +73,8 @@ func (s *sim) dispatch(e *event) {
 		s.burst()
 	case evCancel:
 		s.cancelOne()
+	case evQueueControl:
+		s.queueControl()
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tickwork/tickwork/props"
@@ -14,11 +15,7 @@ func (s *sim) queueChanges(actor string, writes []store.QueueChange) []props.Que
 	out := make([]props.QueueChange, len(folded))
 	for i, ch := range folded {
 		out[i] = props.QueueChange{Before: queueRow(ch.Before), After: queueRow(ch.After)}
-		if a := ch.After; a != nil {
-			s.tr.printf(s.now, actor, "queue %s paused %s limit %d", a.Name, stamp(a.PausedAt), a.Limit)
-		} else {
-			s.tr.printf(s.now, actor, "queue %s uncontrolled", ch.Before.Name)
-		}
+		s.tr.printf(s.now, actor, "queue %s %s", rowName(ch.Before, ch.After), queueState(ch.After))
 	}
 	return out
 }
@@ -35,4 +32,23 @@ func sameQueue(a, b *store.Queue) bool {
 		return n
 	}
 	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit
+}
+
+func rowName(before, after *store.Queue) string {
+	if after != nil {
+		return after.Name
+	}
+	return before.Name
+}
+
+// queueState describes a queue's controls for the trace.
+func queueState(q *store.Queue) string {
+	state := "active"
+	if q != nil && !q.PausedAt.IsZero() {
+		state = "paused"
+	}
+	if q != nil && q.Limit > 0 {
+		state += " limit " + strconv.Itoa(q.Limit)
+	}
+	return state
 }
