@@ -80,3 +80,6 @@ func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
 
 // RunningJobsSQL is RunningJobs's statement with the store's schema.
 func RunningJobsSQL(s *Store) string { return s.sql(runningJobsSQL) }
+
+// SQL fills in the store's schema in query.
+func SQL(s *Store, query string) string { return s.sql(query) }

@@ -115,6 +115,17 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 			if read := entriesRead(plan, "jobs_available_idx"); read > 200 {
 				t.Errorf("reserving 100 of %d waiting jobs, %s, %s: read %.0f index entries\n%s", waiting, stats, mode, read, plan)
 			}
+			// With a limit, the queue's running rows are counted too: the
+			// 200 running, not the million finished or waiting.
+			o.setup = []string{
+				pg.SQL(s, `INSERT INTO {schema}.queues (name, max_running) VALUES ('q', 1000)`),
+				`SELECT set_config('tickwork.limited_queues', '{q}', true)`,
+			}
+			plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+			read, counted := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "jobs_running_queue_idx")
+			if read > 200 || counted == 0 || counted > 400 {
+				t.Errorf("reserving 100 of a limited queue, %s, %s: read %.0f available and %.0f running entries\n%s", stats, mode, read, counted, plan)
+			}
 		}
 	}
 }
