@@ -123,8 +123,9 @@ func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
 // its order under the LIMIT costs no more than any other plan whatever the
 // statistics say, so it is the plan: about limit entries per queue, with a
 // backlog of a million rows as with ten. A queue's row is read by primary
-// key; its running rows are counted (through jobs_running_queue_idx) only
-// when it has a limit.
+// key; its running rows are counted only when it has a limit, by walking
+// jobs_running_idx: every running row of every queue, as many as the
+// workers run at once, whatever the backlog or the history.
 //
 // The queue is matched with >= and <= rather than = on purpose: with an
 // equality the planner treats ORDER BY queue, priority, … as ORDER BY
@@ -141,7 +142,7 @@ const reserveSQL = `
 				WHEN ctl.max_running IS NULL THEN $4
 				WHEN NOT ctl.name = ANY (current_setting('tickwork.limited_queues')::text[]) THEN 0
 				ELSE greatest(0, ctl.max_running - (SELECT count(*) FROM {schema}.jobs AS r
-					WHERE r.status = 'running' AND r.queue > '' AND r.queue = q.queue)) END
+					WHERE r.status = 'running' AND r.queue = q.queue)) END
 			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
 		CROSS JOIN LATERAL (
 			SELECT id, priority, scheduled_at FROM {schema}.jobs

@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 				`SELECT set_config('tickwork.limited_queues', '{q}', true)`,
 			}
 			plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
-			read, counted := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "jobs_running_queue_idx")
+			read, counted := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "jobs_running_idx")
 			if read > 200 || counted == 0 || counted > 400 {
 				t.Errorf("reserving 100 of a limited queue, %s, %s: read %.0f available and %.0f running entries\n%s", stats, mode, read, counted, plan)
 			}
@@ -164,7 +165,12 @@ var planCases = []planCase{
 		name: "reserve", sql: pg.ReserveSQL, guarded: true,
 		args: "NULL, " + liveWorker + ", '{q}', 100",
 		check: func(p planNode) []string {
-			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey", "jobs_running_queue_idx"), notSortedBeforeLimit(p, "jobs_available_idx")...)
+			// A limited queue's running rows are counted by walking all of
+			// jobs_running_idx: the rows running now, bounded by the
+			// workers' concurrency rather than by the table.
+			bad := slices.DeleteFunc(boundedJobScans(p, "jobs_available_idx", "jobs_pkey", "jobs_running_idx"),
+				func(s string) bool { return s == "index scan of all of jobs_running_idx" })
+			return append(bad, notSortedBeforeLimit(p, "jobs_available_idx")...)
 		},
 	},
 	{
