@@ -10,25 +10,25 @@ import (
 type eventKind uint8
 
 const (
-	evTimer       eventKind = iota // a runner timer: timer, gen its generation
-	evResume                       // a core call parked on store latency goes on
-	evJobDone                      // gen: execution id
-	evJobTimeout                   // gen: execution id; the handler's context is cancelled
-	evNotify                       // note reaches the worker
-	evStart                        // the process starts (first time or after a crash or shutdown)
-	evCrash                        // fault timer: the process dies
-	evStall                        // fault timer: the process pauses
-	evStallEnd                     // the pause ends
-	evJump                         // fault timer: the local clock jumps
-	evShutdown                     // fault timer: graceful shutdown begins (maybe at the next job start)
-	evShutdownNow                  // graceful shutdown begins
-	evBurst                        // fault timer: a burst of enqueues
-	evCancel                       // fault timer: an operator cancels a job
-	evQueueControl                 // fault timer: an operator pauses, resumes or limits a queue
-	evOutage                       // an outage window opens (for the trace)
-	evQuiesce                      // chaos ends
-	evSettleCheck                  // quiescence: is everything settled?
-	evEnd                          // the quiescence bound
+	evTimer        eventKind = iota // a runner timer: timer, gen its generation
+	evResume                        // a core call parked on store latency goes on
+	evJobDone                       // gen: execution id
+	evJobTimeout                    // gen: execution id; the handler's context is cancelled
+	evNotify                        // note reaches the worker
+	evStart                         // the process starts (first time or after a crash or shutdown)
+	evCrash                         // fault timer: the process dies
+	evStall                         // fault timer: the process pauses
+	evStallEnd                      // the pause ends
+	evJump                          // fault timer: the local clock jumps
+	evShutdown                      // fault timer: graceful shutdown begins (maybe at the next job start)
+	evShutdownNow                   // graceful shutdown begins
+	evBurst                         // fault timer: a burst of enqueues
+	evCancel                        // fault timer: an operator cancels a job
+	evQueueControl                  // fault timer: an operator pauses, resumes or limits a queue
+	evOutage                        // an outage window opens (for the trace)
+	evQuiesce                       // chaos ends
+	evSettleCheck                   // quiescence: is everything settled?
+	evEnd                           // the quiescence bound
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
