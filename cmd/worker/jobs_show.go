@@ -101,6 +101,7 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	field("queue", cell(job.Queue))
 	field("status", string(job.Status))
 	field("attempt", strconv.Itoa(job.Attempt))
+	field("priority", strconv.Itoa(job.Priority))
 	field("schedule", cell(job.ScheduleName))
 	field("created", preciseTime(job.CreatedAt))
 	field("scheduled", preciseTime(job.ScheduledAt))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -33,8 +34,12 @@ func TestQueuesCommands(t *testing.T) {
 		return stdout
 	}
 	out := run(exitOK, cmdArgs([]string{"enqueue"}, db, "-queue", "mail", "-payload", "{}", "-priority", "4")...)
-	if j := getJob(t, st, ulid.MustParseStrict(strings.TrimSpace(out))); j.Priority != 4 {
+	id := strings.TrimSpace(out)
+	if j := getJob(t, st, ulid.MustParseStrict(id)); j.Priority != 4 {
 		t.Errorf("enqueue -priority 4 stored priority %d", j.Priority)
+	}
+	if out := run(exitOK, cmdArgs([]string{"jobs", "show"}, db, id)...); !regexp.MustCompile(`(?m)^priority:\s+4$`).MatchString(out) {
+		t.Errorf("jobs show does not print the priority:\n%s", out)
 	}
 	if out := run(exitUsage, cmdArgs([]string{"enqueue"}, db, "-queue", "mail", "-payload", "{}", "-priority", "10")...); !strings.Contains(out, "-priority") {
 		t.Errorf("enqueue -priority 10 did not name the flag:\n%s", out)
