@@ -33,6 +33,7 @@ type Checker struct {
 	workerProc map[ulid.ULID]string // worker id -> the process acting as it
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
+	queues     queueIndex
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -91,6 +92,7 @@ func New(params Params) (*Checker, error) {
 		procs:      make(map[string]*procState),
 		workerProc: make(map[ulid.ULID]string),
 		keyHolders: make(map[string]ulid.ULID),
+		queues:     newQueueIndex(),
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

@@ -15,6 +15,7 @@ type commitScope struct {
 	inserted   []ulid.ULID // job rows inserted, in the order given
 	links      []link      // next_attempt_id set on a row
 	failed     []ulid.ULID // running rows their worker failed
+	reserved   []ulid.ULID // rows that started running
 }
 
 // link is a retry: Prev's next_attempt_id was set to Next.
@@ -49,6 +50,10 @@ func (sc *commitScope) wasInserted(id ulid.ULID) bool {
 // runs, leader-only changes).
 func (c *Checker) commit(e *Event) {
 	var sc commitScope
+	for _, ch := range e.Queues {
+		var b, a QueueRow
+		c.queueChange(norm(ch.Before, &b, normQueue), norm(ch.After, &a, normQueue))
+	}
 	for _, ch := range e.Leases {
 		var b, a LeaseRow
 		c.leaseChange(e, norm(ch.Before, &b, normLease), norm(ch.After, &a, normLease))
@@ -76,6 +81,7 @@ func (c *Checker) commit(e *Event) {
 		c.scheduleChange(norm(ch.Before, &b, normSchedule), norm(ch.After, &a, normSchedule), &sc)
 	}
 	c.checkLeaderOnly(e, &sc)
+	c.checkReservations(e, &sc)
 }
 
 // workerChange applies one workers row change. A worker shut down by

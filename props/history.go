@@ -35,6 +35,12 @@ type Params struct {
 	// 0 turns the checks of releases at shutdown off (a live log stamps
 	// ShutdownBegan at the next transaction, not at the signal).
 	DrainTimeout time.Duration
+	// SerialTransactions says that no two store transactions of the run
+	// overlapped (the simulator's in-memory store runs one at a time), so
+	// that a row left available by a reservation was locked by nobody:
+	// only then is the priority property decided (a live history does not
+	// show which rows other transactions held).
+	SerialTransactions bool
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds
@@ -129,6 +135,7 @@ type Event struct {
 	Workers   []WorkerChange   `json:",omitempty"`
 	Leases    []LeaseChange    `json:",omitempty"`
 	Schedules []ScheduleChange `json:",omitempty"`
+	Queues    []QueueChange    `json:",omitempty"`
 
 	// ExecEnded
 	Decision Decision `json:",omitzero"`
@@ -191,7 +198,16 @@ type JobRow struct {
 	UniqueKey   string `json:",omitzero"`
 	UniqueWhile string `json:",omitzero"`
 	// Output is the recorded output's JSON text, "" for none.
-	Output string `json:",omitzero"`
+	Output   string `json:",omitzero"`
+	Priority int    `json:",omitzero"` // smaller runs first
+}
+
+// QueueRow is a queues row: an operator's controls on a queue. A queue
+// without a row is neither paused nor limited.
+type QueueRow struct {
+	Name     string
+	PausedAt time.Time `json:",omitzero"` // zero: not paused
+	Limit    int       `json:",omitzero"` // most running at once; 0: none
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.
@@ -234,3 +250,6 @@ type LeaseChange = Change[LeaseRow]
 
 // ScheduleChange is one schedules row changed by a commit.
 type ScheduleChange = Change[ScheduleRow]
+
+// QueueChange is one queues row changed by a commit.
+type QueueChange = Change[QueueRow]

@@ -81,6 +81,7 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 	case b.Status == Scheduled && a.Status == Available:
 		c.promoted(e, b, a, sc)
 	case b.Status == Available && a.Status == Running:
+		sc.reserved = append(sc.reserved, a.ID)
 		c.reserved(e, b, a)
 	case b.Status == Running && (a.Status == Completed || a.Status == Failed):
 		if !e.Worker.IsZero() && e.Worker != b.StartedBy {
@@ -138,6 +139,7 @@ func (c *Checker) rescued(b, a *JobRow, sc *commitScope) {
 // in step: rows running per worker, rows a process started and has not
 // finished.
 func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
+	c.queues.indexJob(id, before, after)
 	if before != nil && before.Status == Running {
 		// An emptied set is kept: a worker reserves again soon, and the
 		// sets are bounded by the number of workers.

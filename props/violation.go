@@ -25,6 +25,9 @@ const (
 	// RecordedOutput: a row gets an output only when its completion is
 	// recorded, the one its handler recorded, and keeps it (issue 11).
 	RecordedOutput Property = 9
+	Priorities     Property = 10
+	QueuePause     Property = 11
+	QueueLimit     Property = 12
 )
 
 var propertyNames = [...]string{
@@ -38,6 +41,9 @@ var propertyNames = [...]string{
 	ScheduleRuns:     "schedules",
 	UniqueKeys:       "unique keys",
 	RecordedOutput:   "recorded output",
+	Priorities:       "priorities",
+	QueuePause:       "queue pause",
+	QueueLimit:       "queue limit",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

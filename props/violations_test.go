@@ -38,6 +38,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, wellFormedCases...)
 	cases = append(cases, uniqueCases...)
 	cases = append(cases, outputCases...)
+	cases = append(cases, queueCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -16,7 +16,7 @@ import (
 // is the process whose transaction it was (nil for the client).
 func (s *sim) takeCommits(p *proc) {
 	for _, c := range s.be.TakeCommits() {
-		if len(c.Jobs) == 0 && len(c.Workers) == 0 && c.Lease == nil && len(c.Schedules) == 0 && len(c.Notifications) == 0 {
+		if len(c.Jobs) == 0 && len(c.Workers) == 0 && c.Lease == nil && len(c.Schedules) == 0 && len(c.Queues) == 0 && len(c.Notifications) == 0 {
 			continue // read-only
 		}
 		s.commit(p, &c)
@@ -50,6 +50,7 @@ func (s *sim) commit(p *proc, c *store.Commit) {
 		e.Leases = s.leaseChanges(actor, c.Lease)
 	}
 	e.Schedules = s.scheduleChanges(actor, c.Schedules)
+	e.Queues = s.queueChanges(actor, c.Queues)
 	s.record(e)
 	s.deliver(c.Notifications)
 }
@@ -80,7 +81,7 @@ func JobRow(j *store.Job) *props.JobRow {
 		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
 		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
 		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
-		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output),
+		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
 	}
 }
 

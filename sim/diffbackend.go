@@ -61,7 +61,7 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if released && err == nil {
 		c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelStepdown})
 	}
-	if len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Notifications) > 0 || c.Lease != nil {
+	if len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Queues)+len(c.Notifications) > 0 || c.Lease != nil {
 		b.commits = append(b.commits, c)
 	}
 	return err
@@ -97,6 +97,9 @@ func (b *diffBackend) diff(next store.State) store.Commit {
 	}
 	for _, ch := range diffRows(b.prev.Schedules, next.Schedules, func(s store.Schedule) string { return s.Name }, strings.Compare, sameSchedule) {
 		c.Schedules = append(c.Schedules, store.ScheduleChange(ch))
+	}
+	for _, ch := range diffRows(b.prev.Queues, next.Queues, func(q store.Queue) string { return q.Name }, strings.Compare, sameQueue) {
+		c.Queues = append(c.Queues, store.QueueChange(ch))
 	}
 	slices.SortFunc(c.Notifications, func(a, b store.Notification) int { return strings.Compare(a.Queue, b.Queue) })
 	c.Notifications = slices.Compact(c.Notifications)

@@ -10,31 +10,32 @@ import (
 type eventKind uint8
 
 const (
-	evTimer       eventKind = iota // a runner timer: timer, gen its generation
-	evResume                       // a core call parked on store latency goes on
-	evJobDone                      // gen: execution id
-	evJobTimeout                   // gen: execution id; the handler's context is cancelled
-	evNotify                       // note reaches the worker
-	evStart                        // the process starts (first time or after a crash or shutdown)
-	evCrash                        // fault timer: the process dies
-	evStall                        // fault timer: the process pauses
-	evStallEnd                     // the pause ends
-	evJump                         // fault timer: the local clock jumps
-	evShutdown                     // fault timer: graceful shutdown begins (maybe at the next job start)
-	evShutdownNow                  // graceful shutdown begins
-	evBurst                        // fault timer: a burst of enqueues
-	evCancel                       // fault timer: an operator cancels a job
-	evOutage                       // an outage window opens (for the trace)
-	evQuiesce                      // chaos ends
-	evSettleCheck                  // quiescence: is everything settled?
-	evEnd                          // the quiescence bound
+	evTimer        eventKind = iota // a runner timer: timer, gen its generation
+	evResume                        // a core call parked on store latency goes on
+	evJobDone                       // gen: execution id
+	evJobTimeout                    // gen: execution id; the handler's context is cancelled
+	evNotify                        // note reaches the worker
+	evStart                         // the process starts (first time or after a crash or shutdown)
+	evCrash                         // fault timer: the process dies
+	evStall                         // fault timer: the process pauses
+	evStallEnd                      // the pause ends
+	evJump                          // fault timer: the local clock jumps
+	evShutdown                      // fault timer: graceful shutdown begins (maybe at the next job start)
+	evShutdownNow                   // graceful shutdown begins
+	evBurst                         // fault timer: a burst of enqueues
+	evCancel                        // fault timer: an operator cancels a job
+	evQueueControl                  // fault timer: an operator pauses, resumes or limits a queue
+	evOutage                        // an outage window opens (for the trace)
+	evQuiesce                       // chaos ends
+	evSettleCheck                   // quiescence: is everything settled?
+	evEnd                           // the quiescence bound
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evOutage, evQuiesce, evSettleCheck, evEnd:
+	case evBurst, evCancel, evQueueControl, evOutage, evQuiesce, evSettleCheck, evEnd:
 		return false
 	}
 	return true
@@ -72,6 +73,8 @@ func (s *sim) dispatch(e *event) {
 		s.burst()
 	case evCancel:
 		s.cancelOne()
+	case evQueueControl:
+		s.queueControl()
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

@@ -34,6 +34,8 @@ const (
 	HandlerPanic                    // handlers panic (recorded as retry); rate: weight among outcomes
 	HandlerTimeout                  // handlers overrun their timeout; rate: weight among outcomes
 	IgnoreCancel                    // handlers ignore cancellation; rate: probability per cancelled run
+	Priorities                      // enqueued jobs get priorities; rate: share of jobs given one
+	QueueControl                    // an operator pauses, resumes or limits a queue; rate: per minute
 	numFaultKinds
 )
 
@@ -41,6 +43,7 @@ var faultNames = [numFaultKinds]string{
 	"crash", "stall", "store-before", "store-abort", "store-after", "latency", "outage",
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
+	"priorities", "queue-control",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

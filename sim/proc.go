@@ -81,6 +81,7 @@ func (s *sim) start() {
 	s.enqueueInitial()
 	s.armGlobalFault(Burst, evBurst)
 	s.armGlobalFault(Cancel, evCancel)
+	s.armGlobalFault(QueueControl, evQueueControl)
 	s.at(s.sc.Chaos.D(), &event{kind: evQuiesce, w: -1})
 }
 

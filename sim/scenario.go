@@ -170,6 +170,8 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	HandlerPanic:   {0.4, 0.3, 1},
 	HandlerTimeout: {0.5, 0.3, 1},
 	IgnoreCancel:   {0.5, 0.2, 0.8},
+	Priorities:     {0.5, 0.3, 1},
+	QueueControl:   {0.5, 2, 12},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

@@ -203,6 +203,7 @@ func historyParams(sc *Scenario) props.Params {
 		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
 		ShutdownAttempts: worker.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
+		SerialTransactions: true, // one goroutine: transactions never overlap
 	}
 	for _, c := range sc.Crons {
 		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})

@@ -35,6 +35,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 	for i := range jobs {
 		j := store.NewJob{ID: clockrng.NewULID(now, s.client), Queue: s.cfg.Queues[r.IntN(s.sc.Queues)]}
 		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.names.jobIDs)+i) + `}`)
+		j.Priority = s.drawPriority()
 		if r.Chance(delayed) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
 		}
@@ -90,6 +91,7 @@ func (s *sim) quiesce() {
 			s.at(s.now, &event{kind: evStart, w: p.idx, inc: p.inc})
 		}
 	}
+	s.resumeQueues()
 	s.after(time.Second, &event{kind: evSettleCheck, w: -1})
 	s.after(bound, &event{kind: evEnd, w: -1})
 }

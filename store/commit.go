@@ -19,6 +19,7 @@ type Commit struct {
 	Workers       []WorkerChange
 	Lease         *LeaseChange // nil when the transaction did not write the lease
 	Schedules     []ScheduleChange
+	Queues        []QueueChange
 	Notifications []Notification // as delivered to listeners, in order
 }
 

@@ -19,6 +19,7 @@ type State struct {
 	Workers   []Worker
 	Lease     *Lease // nil: no lease
 	Schedules []Schedule
+	Queues    []Queue // the queues rows, in name order
 }
 
 // ReadState reads every row through tx: all jobs page by page, the
@@ -47,7 +48,15 @@ func ReadState(ctx context.Context, tx Tx) (State, error) {
 	case !errors.Is(err, ErrNotFound):
 		return s, err
 	}
-	s.Schedules, err = tx.ListSchedules(ctx)
+	if s.Schedules, err = tx.ListSchedules(ctx); err != nil {
+		return s, err
+	}
+	stats, err := tx.ListQueues(ctx)
+	for _, q := range stats {
+		if q.Controlled() {
+			s.Queues = append(s.Queues, q.Queue)
+		}
+	}
 	return s, err
 }
 
@@ -78,7 +87,7 @@ func (s State) Equal(o State) bool {
 	return slices.EqualFunc(s.Jobs, o.Jobs, sameJob) &&
 		slices.Equal(s.Workers, o.Workers) &&
 		(s.Lease == nil) == (o.Lease == nil) && (s.Lease == nil || *s.Lease == *o.Lease) &&
-		slices.Equal(s.Schedules, o.Schedules)
+		slices.Equal(s.Schedules, o.Schedules) && slices.Equal(s.Queues, o.Queues)
 }
 
 // sameJob compares two rows; == on times also compares locations, which
@@ -90,7 +99,7 @@ func sameJob(a, b Job) bool {
 		a.StartedBy == b.StartedBy && a.CompletedAt == b.CompletedAt && a.FailedAt == b.FailedAt &&
 		a.FailedReason == b.FailedReason && a.CancelledAt == b.CancelledAt &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
-		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates
+		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -109,16 +118,19 @@ func (s State) String() string {
 	for _, sc := range s.Schedules {
 		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, FormatTime(sc.LastScheduledAt), FormatID(sc.LastScheduledJobID))
 	}
+	for _, q := range s.Queues {
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d\n", q.Name, FormatTime(q.PausedAt), q.Limit)
+	}
 	return b.String()
 }
 
 // FormatJob formats every column of a row, times with their zone, so that
 // rows compare as text.
 func FormatJob(j Job) string {
-	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q",
+	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q priority=%d",
 		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, FormatTime(j.CreatedAt), FormatTime(j.ScheduledAt),
 		FormatTime(j.StartedAt), FormatID(j.StartedBy), FormatTime(j.CompletedAt), FormatTime(j.FailedAt), j.FailedReason,
-		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output)
+		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output, j.Priority)
 }
 
 // FormatLease formats the lease row.

@@ -32,6 +32,7 @@ type Tx interface {
 	Leases
 	Jobs
 	Schedules
+	Queues
 }
 
 // Workers manages the workers table.
@@ -89,8 +90,10 @@ type Jobs interface {
 	// batch order.
 	InsertJobs(ctx context.Context, jobs []NewJob) ([]Duplicate, error)
 	// Reserve marks up to limit available jobs of the given queues as
-	// running, started by worker at now, oldest id first, skipping rows
-	// locked by other transactions, and returns them in id order.
+	// running, started by worker at now, skipping rows locked by other
+	// transactions, paused queues and what would take a queue past its
+	// limit, and returns them in id order. It takes the smallest priority
+	// first, then the earliest scheduled_at, then the smallest id.
 	// ErrNotFound if worker is not a live worker; nothing is reserved then.
 	Reserve(ctx context.Context, worker ulid.ULID, queues []string, limit int) ([]Job, error)
 	// RunningJobs returns the jobs running under worker, in id order. A

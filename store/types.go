@@ -60,8 +60,18 @@ type Job struct {
 	UniqueKey    string
 	UniqueStates StatusSet
 	// Output is what the handler recorded for a completed row; nil: none.
-	Output json.RawMessage
+	Output   json.RawMessage
+	Priority int // see MaxPriority; retries keep it
 }
+
+// Job priorities: Reserve takes the smallest number first, then the
+// earliest scheduled_at, then the smallest id. 0, the default, is the most
+// urgent, as in Oban: rows written before priorities existed behave as
+// before, and a job can only be made to wait behind them.
+const (
+	MinPriority = 0
+	MaxPriority = 9
+)
 
 // NewJob describes a job to insert. A zero ScheduledAt, or one not after the
 // store's now, makes the row Available at once; a later one makes it
@@ -80,6 +90,7 @@ type NewJob struct {
 	UniqueKey    string
 	UniqueStates StatusSet
 	UniquePeriod time.Duration
+	Priority     int // MinPriority to MaxPriority
 }
 
 // Worker is one row of the workers table: one worker start.

@@ -91,7 +91,10 @@ func ValidateNewJob(j NewJob) error {
 	}
 	name += fmt.Sprintf(" on queue %q", j.Queue)
 	var err error
-	if j.ScheduleName != "" {
+	if j.Priority < MinPriority || j.Priority > MaxPriority {
+		err = fmt.Errorf("priority %d is outside %d to %d: %w", j.Priority, MinPriority, MaxPriority, ErrInvalid)
+	}
+	if err == nil && j.ScheduleName != "" {
 		err = CheckName("schedule", j.ScheduleName)
 	}
 	if err == nil {

@@ -55,10 +55,11 @@ func RegisterQueue[T any](c *Client, queue string) error {
 type EnqueueOption func(*enqueueOptions)
 
 type enqueueOptions struct {
-	at     time.Time
-	meta   map[string]string
-	queue  string
-	unique uniqueOptions
+	at       time.Time
+	meta     map[string]string
+	queue    string
+	unique   uniqueOptions
+	priority int
 }
 
 // At makes the jobs wait until t (compared with the store's time); a time
@@ -70,6 +71,12 @@ func At(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t }
 func WithMetadata(entries map[string]string) EnqueueOption {
 	return func(o *enqueueOptions) { o.meta = entries }
 }
+
+// WithPriority gives the jobs priority p, from store.MinPriority (0, the
+// default and the most urgent) to store.MaxPriority: a worker reserves the
+// smallest number first, then the earliest due, then the oldest. Retries
+// keep it. A priority out of range is an error and nothing is written.
+func WithPriority(p int) EnqueueOption { return func(o *enqueueOptions) { o.priority = p } }
 
 // ToQueue sends the jobs to queue whatever their payload type says.
 func ToQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
@@ -150,7 +157,7 @@ func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOp
 		if err != nil {
 			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
 		}
-		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at}
+		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority}
 		o.unique.apply(&jobs[i])
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}

@@ -101,6 +101,7 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	field("queue", cell(job.Queue))
 	field("status", string(job.Status))
 	field("attempt", strconv.Itoa(job.Attempt))
+	field("priority", strconv.Itoa(job.Priority))
 	field("schedule", cell(job.ScheduleName))
 	field("created", preciseTime(job.CreatedAt))
 	field("scheduled", preciseTime(job.ScheduledAt))
@@ -227,6 +228,7 @@ type jobJSON struct {
 	UniqueKey     string          `json:"unique_key,omitempty"`
 	UniqueStates  store.StatusSet `json:"unique_states,omitzero"`
 	Output        json.RawMessage `json:"output,omitempty"`
+	Priority      int             `json:"priority,omitempty"`
 }
 
 func jobsJSON(jobs []store.Job) []jobJSON {

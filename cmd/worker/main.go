@@ -47,13 +47,17 @@ const topUsage = `worker is the tickwork job-queue worker for PostgreSQL.
 Usage:
   worker run [flags]                       process jobs until SIGTERM/SIGINT, then drain
   worker migrate [flags]                   create or upgrade the queue tables
-  worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [flags]
+  worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [flags]
                                            add a job and print its id
   worker jobs list [-status S] [-queue Q] [-final] [-format table|json] [flags]
                                            list jobs, newest first
   worker jobs show [flags] ID              one job in full, with all its attempts
   worker jobs retry [flags] ID             start a new attempt of a failed or lost job
   worker jobs cancel [flags] ID            cancel a scheduled, available or running job
+  worker queues list [-format table|json] [flags]
+                                           each queue's state, limit and jobs by status
+  worker queues pause|resume [flags] Q     stop or restart reserving jobs of queue Q
+  worker queues set-limit [flags] Q N|none at most N jobs of Q running across all workers
   worker version                           print the version and build information
   worker console [-addr A] [-admin-token T] [flags]
                                            serve the web console (read-only without a token)
@@ -85,6 +89,8 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		err = c.enqueueCmd(ctx, rest)
 	case "jobs":
 		name, err = c.jobsCmd(ctx, rest)
+	case "queues":
+		name, err = c.queuesCmd(ctx, rest)
 	case "version", "-version", "--version":
 		err = c.versionCmd(rest)
 	case "console":

@@ -27,6 +27,9 @@ var Names = []string{
 	FailRetried,
 	UniqueSkippedOnCopy,
 	OutputDropped,
+	PriorityInverted,
+	PauseIgnored,
+	LimitPerWorker,
 }
 
 // The planted bugs.
@@ -70,6 +73,14 @@ const (
 	// OutputDropped completes a job without the output its handler
 	// recorded when others complete with it.
 	OutputDropped = "output-dropped"
+	// PriorityInverted: the in-memory store reserves the largest priority
+	// number first.
+	PriorityInverted = "priority-inverted"
+	// PauseIgnored: the in-memory store reserves from paused queues.
+	PauseIgnored = "pause-ignored"
+	// LimitPerWorker: the in-memory store counts a queue's limit against
+	// the reserving worker's running jobs instead of every worker's.
+	LimitPerWorker = "limit-per-worker"
 )
 
 // Known reports whether name is one of Names.

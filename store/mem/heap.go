@@ -7,14 +7,18 @@ import (
 )
 
 // entry is one index entry: a job id and, for time-ordered indexes, the time
-// it is ordered by. Entries are ordered by (at, id), so ties break by id and
+// it is ordered by. Entries are ordered by (pri, at, id), so ties break by id and
 // the order never depends on insertion order.
 type entry struct {
-	at time.Time
-	id ulid.ULID
+	pri int // the job's priority, for the available heaps; 0 elsewhere
+	at  time.Time
+	id  ulid.ULID
 }
 
 func (a entry) less(b entry) bool {
+	if a.pri != b.pri {
+		return a.pri < b.pri
+	}
 	if c := a.at.Compare(b.at); c != 0 {
 		return c < 0
 	}

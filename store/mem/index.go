@@ -5,6 +5,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -73,7 +74,11 @@ func (s *Store) indexAvailable(id ulid.ULID, before, after *store.Job) {
 		h = &entryHeap{}
 		s.available[after.Queue] = h
 	}
-	h.push(entry{id: id})
+	pri := after.Priority
+	if mutant.On(mutant.PriorityInverted) {
+		pri = -pri
+	}
+	h.push(entry{pri: pri, at: after.ScheduledAt, id: id})
 }
 
 func (s *Store) indexScheduled(id ulid.ULID, before, after *store.Job) {
@@ -113,6 +118,7 @@ func (s *Store) indexRunning(id ulid.ULID, before, after *store.Job) {
 		return
 	}
 	if wasRunning {
+		s.runningIn[before.Queue]--
 		w := before.StartedBy
 		if ids := removeID(s.running[w], id); len(ids) == 0 {
 			delete(s.running, w)
@@ -121,6 +127,7 @@ func (s *Store) indexRunning(id ulid.ULID, before, after *store.Job) {
 		}
 	}
 	if isRunning {
+		s.runningIn[after.Queue]++
 		s.running[after.StartedBy] = insertID(s.running[after.StartedBy], id)
 	}
 }

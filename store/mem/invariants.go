@@ -31,6 +31,14 @@ func (t *tx) checkCommit() {
 		if running := j.Status == store.Running; running != t.s.indexedRunning(j.StartedBy, id) {
 			broken = append(broken, fmt.Sprintf("the running index disagrees with the row (running %v): %s", running, store.FormatJob(*j)))
 		}
+		if n := t.s.runningIn[j.Queue]; n < 0 || (j.Status == store.Running && n == 0) {
+			broken = append(broken, fmt.Sprintf("queue %q counts %d running rows: %s", j.Queue, n, store.FormatJob(*j)))
+		}
+	}
+	for _, c := range t.queues {
+		if q := c.After; q != nil && !q.Controlled() {
+			broken = append(broken, fmt.Sprintf("queue row %+v controls nothing: it should have been deleted", *q))
+		}
 	}
 	for _, c := range t.workers {
 		if w := c.After; w != nil && (w.RegisteredAt.IsZero() || w.LastSeenAt.IsZero()) {

@@ -91,6 +91,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		ScheduleName: nj.ScheduleName,
 		UniqueKey:    store.StoredUniqueKey(nj, t.now),
 		UniqueStates: nj.CoveredStatuses(),
+		Priority:     nj.Priority,
 	}
 	if nj.Metadata != nil {
 		j.Metadata = bytes.Clone(nj.Metadata)
@@ -126,11 +127,13 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 			w.heap.push(w.entry)
 		}
 	}()
+	open := t.s.openQueues(worker, queues)
 	for len(out) < limit {
-		h := t.s.nextAvailable(queues)
-		if h == nil {
+		i := t.s.nextAvailable(open)
+		if i < 0 {
 			break
 		}
+		h := t.s.available[open[i].name]
 		e := h.pop()
 		j := t.s.jobs[e.id]
 		if j.ScheduledAt.After(t.now) {
@@ -145,23 +148,74 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		after.StartedBy = worker
 		t.setJob(j, &after)
 		out = append(out, export(&after))
+		if open[i].room--; open[i].room == 0 {
+			open = slices.Delete(open, i, i+1)
+		}
 	}
+	slices.SortFunc(out, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
 	return out, nil
 }
 
-// nextAvailable returns the heap, among those of queues, whose top is the
-// available row with the smallest id; nil when none has one.
-func (s *Store) nextAvailable(queues []string) *entryHeap {
-	var best *entryHeap
-	var bestID ulid.ULID
-	for _, q := range queues {
-		h := s.available[q]
+// openQueue is a queue Reserve may take jobs of, and how many at most
+// (negative: no bound).
+type openQueue struct {
+	name string
+	room int
+}
+
+// openQueues returns the queues among queues that are not paused and have
+// room under their limit, each once, in name order.
+func (s *Store) openQueues(worker ulid.ULID, queues []string) []openQueue {
+	var open []openQueue
+	for _, name := range slices.Compact(slices.Sorted(slices.Values(queues))) {
+		q := s.queues[name]
+		if q == nil {
+			open = append(open, openQueue{name, -1})
+			continue
+		}
+		if !q.PausedAt.IsZero() && !mutant.On(mutant.PauseIgnored) {
+			continue
+		}
+		room := -1
+		if q.Limit > 0 {
+			running := s.runningIn[name]
+			if mutant.On(mutant.LimitPerWorker) {
+				running = s.runningOf(worker, name)
+			}
+			if room = q.Limit - running; room <= 0 {
+				continue
+			}
+		}
+		open = append(open, openQueue{name, room})
+	}
+	return open
+}
+
+// runningOf counts the rows of queue running under worker.
+func (s *Store) runningOf(worker ulid.ULID, queue string) int {
+	n := 0
+	for _, id := range s.running[worker] {
+		if s.jobs[id].Queue == queue {
+			n++
+		}
+	}
+	return n
+}
+
+// nextAvailable returns the index, among open, of the queue whose heap top
+// is the first available row in reservation order (priority, scheduled_at,
+// id); -1 when none has one.
+func (s *Store) nextAvailable(open []openQueue) int {
+	best := -1
+	var bestEntry entry
+	for i, q := range open {
+		h := s.available[q.name]
 		if h == nil {
 			continue
 		}
-		valid := func(e entry) bool { return s.validAvailable(e, q) }
-		if e, ok := h.top(valid); ok && (best == nil || e.id.Compare(bestID) < 0) {
-			best, bestID = h, e.id
+		valid := func(e entry) bool { return s.validAvailable(e, q.name) }
+		if e, ok := h.top(valid); ok && (best < 0 || e.less(bestEntry)) {
+			best, bestEntry = i, e
 		}
 	}
 	return best

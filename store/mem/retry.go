@@ -42,6 +42,7 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 		ScheduleName: old.ScheduleName,
 		UniqueKey:    old.UniqueKey,
 		UniqueStates: old.UniqueStates,
+		Priority:     old.Priority,
 	}
 	if delay <= 0 {
 		next.Status = store.Available

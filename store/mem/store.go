@@ -30,6 +30,8 @@ type Store struct {
 	scheduled entryHeap                // scheduled rows by (scheduled_at, id)
 	ended     entryHeap                // terminal rows by (end time, id)
 	running   map[ulid.ULID][]ulid.ULID
+	runningIn map[string]int // per queue: how many rows are running
+	queues    map[string]*store.Queue
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 
@@ -49,6 +51,8 @@ func New(now func() time.Time) *Store {
 		jobs:      map[ulid.ULID]*store.Job{},
 		available: map[string]*entryHeap{},
 		running:   map[ulid.ULID][]ulid.ULID{},
+		runningIn: map[string]int{},
+		queues:    map[string]*store.Queue{},
 		prevOf:    map[ulid.ULID]ulid.ULID{},
 		unique:    map[string]ulid.ULID{},
 		workers:   map[ulid.ULID]*store.Worker{},

@@ -20,6 +20,7 @@ type tx struct {
 	workers   []store.WorkerChange
 	lease     *store.LeaseChange
 	schedules []store.ScheduleChange
+	queues    []store.QueueChange
 	notes     []store.Notification
 }
 
@@ -54,6 +55,7 @@ func (t *tx) commit() {
 			Workers:       t.workers,
 			Lease:         t.lease,
 			Schedules:     t.schedules,
+			Queues:        t.queues,
 			Notifications: t.notes,
 		})
 	}
@@ -75,6 +77,10 @@ func (t *tx) rollback() {
 	for i := len(t.schedules) - 1; i >= 0; i-- {
 		c := t.schedules[i]
 		s.writeSchedule(c.Name(), c.Before)
+	}
+	for i := len(t.queues) - 1; i >= 0; i-- {
+		c := t.queues[i]
+		s.writeQueue(c.Name(), c.Before)
 	}
 }
 

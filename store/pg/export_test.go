@@ -87,3 +87,6 @@ func FailSQL(s *Store) string         { return s.sql(failSQL) }
 func LockRetriedSQL(s *Store) string  { return s.sql(lockRetriedSQL) }
 func InsertRetrySQL(s *Store) string  { return s.sql(insertRetrySQL) }
 func CheckAdvanceSQL(s *Store) string { return s.sql(checkAdvanceSQL) }
+
+// SQL fills in the store's schema in query.
+func SQL(s *Store, query string) string { return s.sql(query) }

@@ -14,7 +14,7 @@ import (
 // use different column names.
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
-	unique_key, unique_states, output`
+	unique_key, unique_states, output, priority`
 
 // scanJob reads one row of jobColumns. payload and metadata scan as raw
 // bytes: the json codec copies the stored text without re-encoding it.
@@ -25,12 +25,13 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 		payload, metadata, output                                 []byte
 		status                                                    string
 		attempt                                                   int32
+		priority                                                  int16
 		created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
 		reason, schedule, uniqueKey                               pgtype.Text
 		uniqueStates                                              pgtype.Int2
 	)
 	err := r.Scan(&id, &j.Queue, &payload, &metadata, &status, &attempt, &created, &scheduled,
-		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates, &output)
+		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates, &output, &priority)
 	if err != nil {
 		return store.Job{}, err
 	}
@@ -52,6 +53,7 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	j.UniqueKey = uniqueKey.String
 	j.UniqueStates = store.StatusSet(uniqueStates.Int16)
 	j.Output = json.RawMessage(output)
+	j.Priority = int(priority)
 	return j, nil
 }
 

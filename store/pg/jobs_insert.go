@@ -128,33 +128,36 @@ func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
 		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
 		ins AS (`+insertSelect+`
 			RETURNING queue, status)
-		SELECT pg_notify($10, q.queue) IS NULL
+		SELECT pg_notify($11, q.queue) IS NULL
 		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
 		append(t.insertArgs(jobs, nil), t.s.chAvailable)...)
 }
 
 // insertSelect inserts the rows of insertArgs ($1 now, $2-$7 the columns,
-// $8 and $9 the stored unique keys and covered statuses), in batch order.
+// $8 and $9 the stored unique keys and covered statuses, $10 the
+// priorities), in batch order.
 const insertSelect = `
 	INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
-	                           unique_key, unique_states)
+	                           unique_key, unique_states, priority)
 	SELECT i.id, i.queue, i.payload::json, i.metadata::json,
 	       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
-	       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, ''), nullif(i.ukey, ''), nullif(i.ustates, 0)
+	       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, ''), nullif(i.ukey, ''), nullif(i.ustates, 0),
+	       i.priority
 	FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[],
-	                 $8::text[], $9::int2[])
-	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, ord)
+	                 $8::text[], $9::int2[], $10::int2[])
+	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, priority, ord)
 	ORDER BY i.ord`
 
-// insertArgs returns the arguments $1 to $9 of insertSelect. keys are the
+// insertArgs returns the arguments $1 to $10 of insertSelect. keys are the
 // stored unique keys (nil: none).
 func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	n := len(jobs)
 	ids := make([]pgtype.UUID, n)
 	queues, payloads, metadata, names := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	scheduled := make([]pgtype.Timestamptz, n)
-	states := make([]int16, n)
+	states, priorities := make([]int16, n), make([]int16, n)
 	for i, j := range jobs {
+		priorities[i] = int16(j.Priority)
 		ids[i], queues[i], payloads[i], names[i] = idArg(j.ID), j.Queue, string(j.Payload), j.ScheduleName
 		metadata[i] = string(metadataOf(j))
 		scheduled[i] = timeArg(j.ScheduledAt)
@@ -163,7 +166,7 @@ func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	if keys == nil {
 		keys = make([]string, n)
 	}
-	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states}
+	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states, priorities}
 }
 
 // copyJobs inserts a large batch with COPY, which cannot compute values:
@@ -178,7 +181,7 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 	}
 	order := idOrder(jobs)
 	var available []string // one per row: notifyAvailable drops repeats
-	row := make([]any, 9)  // CopyFrom encodes each row before asking for the next
+	row := make([]any, 10) // CopyFrom encodes each row before asking for the next
 	src := pgx.CopyFromSlice(len(jobs), func(i int) ([]any, error) {
 		j := &jobs[order[i]]
 		at, status := placement(j.ScheduledAt, now)
@@ -190,11 +193,11 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 			schedule = pgtype.Text{String: j.ScheduleName, Valid: true}
 		}
 		row[0], row[1], row[2], row[3], row[4] = idArg(j.ID), j.Queue, []byte(j.Payload), metadataOf(*j), string(status)
-		row[5], row[6], row[7], row[8] = int32(0), now, at, schedule
+		row[5], row[6], row[7], row[8], row[9] = int32(0), now, at, schedule, int16(j.Priority)
 		return row, nil
 	})
 	_, err = db.CopyFrom(ctx, pgx.Identifier{t.s.schema, "jobs"},
-		[]string{"id", "queue", "payload", "metadata", "status", "attempt", "created_at", "scheduled_at", "schedule_name"}, src)
+		[]string{"id", "queue", "payload", "metadata", "status", "attempt", "created_at", "scheduled_at", "schedule_name", "priority"}, src)
 	if err != nil {
 		return err
 	}

@@ -70,10 +70,10 @@ var lockRetriedSQL = `
 const insertRetrySQL = `
 	WITH ins AS (
 		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
-		                           unique_key, unique_states)
+		                           unique_key, unique_states, priority)
 		SELECT $3, queue, payload, metadata, $4, attempt + 1,
 		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name,
-		       unique_key, unique_states
+		       unique_key, unique_states, priority
 		FROM {schema}.jobs WHERE id = $2
 		RETURNING ` + jobColumns + `),
 	link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),

@@ -66,11 +66,36 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // one: PostgreSQL rejects LIMIT with a negative count.
 func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	queueIndexScansOnly(b, s.sql(reserveSQL), now, idArg(worker), queues, limit)
 }
 
+// lockQueuesSQL takes the advisory lock of each queue of $2 (see
+// queues.go), in the order of their keys so that two reservations never
+// wait for each other in a cycle: exclusive for a queue that has a limit,
+// so that its reservations count its running rows one after another, and
+// shared for the others, which do not wait for each other at all. It
+// records in tickwork.limited_queues the queues it locked exclusively:
+// reserveSQL takes nothing from a queue whose limit it sees without
+// holding that lock (the limit was set after this statement read the
+// queues table).
+const lockQueuesSQL = `
+	SELECT set_config('tickwork.limited_queues',
+		coalesce(array_agg(l.queue) FILTER (WHERE l.limited AND l.locked), '{}')::text, true),
+		bool_and(l.locked)
+	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q
+	CROSS JOIN LATERAL (
+		SELECT q.queue, m.limited, CASE
+			WHEN m.limited THEN (SELECT true FROM pg_advisory_xact_lock($1, hashtext(q.queue)))
+			ELSE (SELECT true FROM pg_advisory_xact_lock_shared($1, hashtext(q.queue))) END AS locked
+		FROM (SELECT EXISTS (SELECT FROM {schema}.queues AS c
+			WHERE c.name = q.queue AND c.max_running IS NOT NULL) AS limited) AS m) AS l`
+
 // readReserved reads the reserved rows.
 func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
+	if _, err := br.Exec(); err != nil { // lockQueuesSQL
+		return nil, err
+	}
 	var jobs []store.Job
 	err := readIndexScansOnly(br, func() error {
 		rows, err := br.Query()
@@ -82,39 +107,52 @@ func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
 	return jobs, err
 }
 
-// reserveSQL picks, for each queue, its oldest available rows that no
-// other transaction holds (SKIP LOCKED), keeps the limit oldest of them all
-// and marks those running. A row whose scheduled_at is after the
-// transaction's now waits: with database time, now() is when the reserving
-// transaction began, and a row inserted or promoted by a transaction that
-// began later may already be visible; starting it would stamp started_at
-// before its scheduled_at (found by the live chaos run). The per-queue scans walk jobs_available_idx in
-// (queue, id) order; rows a scan locked but the merge dropped stay locked
-// until commit, at most (queues − 1) × limit of them, which other workers
-// skip meanwhile.
+// reserveSQL picks, for each queue that is not paused, its first
+// available rows in reservation order (priority, scheduled_at, id) that no
+// other transaction holds (SKIP LOCKED), at most the room its limit leaves,
+// keeps the limit first of them all and marks those running. A row whose
+// scheduled_at is after the transaction's now waits: with database time,
+// now() is when the reserving transaction began, and a row inserted or
+// promoted by a transaction that began later may already be visible;
+// starting it would stamp started_at before its scheduled_at (found by the
+// live chaos run). The per-queue scans walk jobs_available_idx in its
+// order; rows a scan locked but the merge dropped stay locked until
+// commit, at most (queues − 1) × limit of them, which other workers skip
+// meanwhile.
 //
 // With the planner limited to index scans, reading jobs_available_idx in
-// (queue, id) order under the LIMIT costs no more than any other plan
-// whatever the statistics say, so it is the plan: about limit entries per
-// queue, with a backlog of a million rows as with ten.
+// its order under the LIMIT costs no more than any other plan whatever the
+// statistics say, so it is the plan: about limit entries per queue, with a
+// backlog of a million rows as with ten. A queue's row is read by primary
+// key; its running rows are counted only when it has a limit, by walking
+// jobs_running_idx: every running row of every queue, as many as the
+// workers run at once, whatever the backlog or the history.
 //
 // The queue is matched with >= and <= rather than = on purpose: with an
-// equality the planner treats ORDER BY queue, id as ORDER BY id, which the
-// primary key also provides, and with statistics that still count finished
-// rows as available (a queue table changes faster than ANALYZE runs) it
-// then prefers walking the primary key past every finished row. With a
-// range, only the partial index yields that order.
+// equality the planner treats ORDER BY queue, priority, … as ORDER BY
+// priority, …, and with statistics that still count finished rows as
+// available (a queue table changes faster than ANALYZE runs) it may then
+// prefer another path past every finished row. With a range, only the
+// partial index yields that order.
 const reserveSQL = `
 	WITH picked AS MATERIALIZED (
-		SELECT c.id FROM unnest($3::text[]) AS q(queue)
+		SELECT c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
+		CROSS JOIN LATERAL (SELECT coalesce((
+			SELECT CASE
+				WHEN ctl.paused_at IS NOT NULL THEN 0
+				WHEN ctl.max_running IS NULL THEN $4
+				WHEN NOT ctl.name = ANY (current_setting('tickwork.limited_queues')::text[]) THEN 0
+				ELSE greatest(0, ctl.max_running - (SELECT count(*) FROM {schema}.jobs AS r
+					WHERE r.status = 'running' AND r.queue = q.queue)) END
+			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
 		CROSS JOIN LATERAL (
-			SELECT id FROM {schema}.jobs
+			SELECT id, priority, scheduled_at FROM {schema}.jobs
 			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND ` + workerLive + `
-			ORDER BY queue, id LIMIT $4
+			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
 			FOR UPDATE SKIP LOCKED) AS c
-		ORDER BY c.id LIMIT $4),
+		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4),
 	reserved AS (
 		UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
 		WHERE id = ANY (ARRAY(SELECT id FROM picked))

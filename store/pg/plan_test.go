@@ -28,9 +28,10 @@ type planNode struct {
 
 // planOptions say how a statement is explained.
 type planOptions struct {
-	mode    string // plan_cache_mode: force_generic_plan or force_custom_plan
-	guarded bool   // the store plans it with index scans only
-	analyze bool   // run it (in a transaction rolled back afterwards)
+	mode    string   // plan_cache_mode: force_generic_plan or force_custom_plan
+	guarded bool     // the store plans it with index scans only
+	analyze bool     // run it (in a transaction rolled back afterwards)
+	setup   []string // statements to run first, in the same transaction
 }
 
 // explainPlan returns the plan of query, prepared, for EXECUTE with args,
@@ -53,6 +54,7 @@ func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) p
 	if o.guarded {
 		setup = append(setup, pg.IndexScansOnlySQL)
 	}
+	setup = append(setup, o.setup...)
 	for _, q := range setup {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -71,6 +71,7 @@ type Store struct {
 	dutyKey     int64
 	migrateKey  int64
 	listenCfg   *pgx.ConnConfig // from Options.ListenURL; nil without one
+	queueKey    int32           // with hashtext(queue), the key of a queue's advisory lock
 }
 
 var _ store.Store = (*Store)(nil)
@@ -158,6 +159,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		dutyKey:     lockKey("leader duties", opts.Schema),
 		migrateKey:  lockKey("migrate", opts.Schema),
 		listenCfg:   listenCfg,
+		queueKey:    int32(lockKey("queue", opts.Schema)),
 	}
 }
 

@@ -90,6 +90,7 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 		Queue:        rarely(rt, diffQueues, 3, "queue"),
 		Payload:      json.RawMessage(rarely(rt, diffPayloads, 4, "payload")),
 		ScheduleName: rapid.SampledFrom(diffSchedules[:3]).Draw(rt, "schedule name"),
+		Priority:     drawPriority(rt),
 	}
 	if m := rarely(rt, diffMetadata, 2, "metadata"); m != "" {
 		j.Metadata = json.RawMessage(m)

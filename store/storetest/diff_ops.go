@@ -41,6 +41,10 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"ensureSchedules":     drawEnsure,
 	"advanceSchedule":     drawAdvance,
 	"now":                 drawNow,
+	"pauseQueue":          drawPauseQueue,
+	"resumeQueue":         drawResumeQueue,
+	"setQueueLimit":       drawSetQueueLimit,
+	"listQueues":          drawListQueues,
 }
 
 // opNameList is opDrawers' keys in order, for drawing one by name.
@@ -52,7 +56,7 @@ var stepKinds = append([]string{
 	"insertJobs", "reserve", "registerWorker", "advanceClock", "completeJobs", "failJob", "scheduleRetry",
 	"insertJobs", "reserve", "advanceClock", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
-	"jobPass", "jobPass",
+	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

@@ -20,6 +20,8 @@ var suites = []struct {
 	{"Insert", insertCases},
 	{"Unique", uniqueCases},
 	{"Reserve", reserveCases},
+	{"Priority", priorityCases},
+	{"Queues", queueCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
 	{"Output", outputCases},

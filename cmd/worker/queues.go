@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
+)
+
+const queuesUsage = `Usage:
+  worker queues list [-format table|json] [flags]
+  worker queues pause [flags] QUEUE
+  worker queues resume [flags] QUEUE
+  worker queues set-limit [flags] QUEUE N|none
+
+A paused queue still takes new jobs, and its running jobs finish, but no
+worker reserves a job of it until it is resumed. A limit bounds how many of
+a queue's jobs run at once across every worker process; 0 or none removes
+it. Both are kept in the database. Run 'worker queues <command> -help' for
+the flags.
+`
+
+const queuesCommands = "queues list, queues pause, queues resume or queues set-limit"
+
+// queuesCmd dispatches the queues subcommands and returns the full command
+// name for messages.
+func (c *cli) queuesCmd(ctx context.Context, args []string) (string, error) {
+	if len(args) == 0 {
+		fmt.Fprint(c.stderr, queuesUsage)
+		return "queues", usagef("want %s", queuesCommands)
+	}
+	switch args[0] {
+	case "list":
+		return "queues list", c.queuesListCmd(ctx, args[1:])
+	case "pause":
+		return "queues pause", c.queueControlCmd(ctx, "pause", args[1:])
+	case "resume":
+		return "queues resume", c.queueControlCmd(ctx, "resume", args[1:])
+	case "set-limit":
+		return "queues set-limit", c.queueControlCmd(ctx, "set-limit", args[1:])
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(c.stdout, queuesUsage)
+		return "queues", nil
+	}
+	return "queues", usagef("unknown queues command %s: want %s", shown(args[0]), queuesCommands)
+}
+
+// queueControlCmd runs pause, resume or set-limit on the queue named by
+// the first argument.
+func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) error {
+	synopsis := "worker queues " + verb + " [flags] QUEUE"
+	want := 1
+	if verb == "set-limit" {
+		synopsis, want = synopsis+" N|none", 2
+	}
+	fs, db := c.dbFlagSet("worker queues "+verb, synopsis)
+	rest, err := c.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != want {
+		return usagef("want %d arguments (%s), got %d", want, synopsis, len(rest))
+	}
+	queue := rest[0]
+	if err := store.CheckName("queue", queue); err != nil {
+		return usagef("%v", err)
+	}
+	limit := 0
+	if verb == "set-limit" {
+		if limit, err = parseLimit(rest[1]); err != nil {
+			return err
+		}
+	}
+	st, err := c.openStore(ctx, db, c.defaultLogger())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	client := worker.NewClient(st, nil)
+	msg := fmt.Sprintf("queue %s paused", shown(queue))
+	switch verb {
+	case "pause":
+		err = client.PauseQueue(ctx, queue)
+	case "resume":
+		err, msg = client.ResumeQueue(ctx, queue), fmt.Sprintf("queue %s resumed", shown(queue))
+	default:
+		err, msg = client.SetQueueLimit(ctx, queue, limit), fmt.Sprintf("queue %s limited to %d running jobs", shown(queue), limit)
+		if limit == 0 {
+			msg = fmt.Sprintf("queue %s has no limit", shown(queue))
+		}
+	}
+	if err != nil {
+		return explainStoreError(err, db.schema)
+	}
+	fmt.Fprintln(c.stdout, msg)
+	return nil
+}
+
+// parseLimit reads set-limit's N: a count, or 0 or none for no limit.
+func parseLimit(s string) (int, error) {
+	if s == "none" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > store.MaxQueueLimit {
+		return 0, usagef("limit %s: want a number from 0 to %d, or none", shown(s), store.MaxQueueLimit)
+	}
+	return n, nil
+}
+
+const queuesListSynopsis = `worker queues list [-format table|json] [flags]
+
+Prints every queue that has jobs, is paused or is limited: its state, its
+limit and how many of its jobs are in each status, read in one query.`
+
+func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
+	fs, db := c.dbFlagSet("worker queues list", queuesListSynopsis)
+	var format string
+	fs.StringVar(&format, "format", "table", "output format: table or json")
+	if err := c.parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if format != "table" && format != "json" {
+		return usagef("-format %s: want table or json", shown(format))
+	}
+	st, err := c.openStore(ctx, db, c.defaultLogger())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	queues, err := worker.NewClient(st, nil).ListQueues(ctx)
+	if err != nil {
+		return explainStoreError(err, db.schema)
+	}
+	if format == "json" {
+		return writeJSON(c.stdout, queuesJSON(queues))
+	}
+	return printQueues(c.stdout, queues)
+}
+
+// listedStatuses are the status columns of queues list, in life-cycle order.
+var listedStatuses = []store.Status{store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled}
+
+func printQueues(w io.Writer, queues []store.QueueStats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT")
+	for _, s := range listedStatuses {
+		fmt.Fprintf(tw, "\t%s", s)
+	}
+	fmt.Fprintln(tw)
+	for _, q := range queues {
+		state, limit := "active", "-"
+		if !q.PausedAt.IsZero() {
+			state = "paused since " + formatTime(q.PausedAt)
+		}
+		if q.Limit > 0 {
+			limit = strconv.Itoa(q.Limit)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s", shorten(q.Name, 40), state, limit)
+		for _, s := range listedStatuses {
+			fmt.Fprintf(tw, "\t%d", q.Counts[s])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// queueJSON is one queue as queues list -format json prints it.
+type queueJSON struct {
+	Name     string               `json:"name"`
+	Paused   bool                 `json:"paused"`
+	PausedAt string               `json:"paused_at,omitempty"`
+	Limit    int                  `json:"limit,omitempty"`
+	Counts   map[store.Status]int `json:"counts"`
+}
+
+func queuesJSON(queues []store.QueueStats) []queueJSON {
+	out := make([]queueJSON, len(queues))
+	for i, q := range queues {
+		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, Counts: q.Counts}
+		if out[i].Paused {
+			out[i].PausedAt = formatTime(q.PausedAt)
+		}
+	}
+	return out
+}

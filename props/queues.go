@@ -1,0 +1,104 @@
+package props
+
+import (
+	"fmt"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// The properties of the reservation-side controls (issues 11 and 12),
+// decided at the end of each commit that reserved jobs:
+//
+//   - Priorities: no reservation takes a job while a ready job of a
+//     smaller priority number in the same queue stays available in the
+//     same commit (only with Params.SerialTransactions: otherwise that job
+//     may have been locked by another transaction).
+//   - Queue pause: no reservation from a paused queue commits after the
+//     pause.
+//   - Queue limit: no reservation leaves more jobs of a queue running than
+//     its limit.
+
+// queueIndex is what the checker keeps per queue for these properties.
+type queueIndex struct {
+	rows      map[string]QueueRow
+	running   map[string]int
+	available map[string]map[ulid.ULID]struct{}
+}
+
+func newQueueIndex() queueIndex {
+	return queueIndex{rows: map[string]QueueRow{}, running: map[string]int{}, available: map[string]map[ulid.ULID]struct{}{}}
+}
+
+// queueChange applies one queues row change.
+func (c *Checker) queueChange(before, after *QueueRow) {
+	if after == nil {
+		delete(c.queues.rows, before.Name)
+		return
+	}
+	c.queues.rows[after.Name] = *after
+}
+
+// indexJob keeps the per-queue counts in step with one row change.
+func (qi *queueIndex) indexJob(id ulid.ULID, before, after *JobRow) {
+	if before != nil {
+		switch before.Status {
+		case Running:
+			qi.running[before.Queue]--
+		case Available:
+			delete(qi.available[before.Queue], id)
+		}
+	}
+	if after != nil {
+		switch after.Status {
+		case Running:
+			qi.running[after.Queue]++
+		case Available:
+			m := qi.available[after.Queue]
+			if m == nil {
+				m = map[ulid.ULID]struct{}{}
+				qi.available[after.Queue] = m
+			}
+			m[id] = struct{}{}
+		}
+	}
+}
+
+// checkReservations checks the rows the commit reserved against the
+// controls of their queues, once every row of the commit is applied.
+func (c *Checker) checkReservations(e *Event, sc *commitScope) {
+	for _, id := range sc.reserved {
+		st := c.jobs[id]
+		if st == nil || st.row.Status != Running {
+			continue
+		}
+		r := st.row
+		q, controlled := c.queues.rows[r.Queue]
+		if controlled && !q.PausedAt.IsZero() {
+			c.report(QueuePause, fmt.Sprintf("job %s of queue %s reserved at %s, after the pause of the queue at %s committed",
+				id, r.Queue, formatTime(e.Time), formatTime(q.PausedAt)), withJobs(r))
+		}
+		if n := c.queues.running[r.Queue]; controlled && q.Limit > 0 && n > q.Limit {
+			c.report(QueueLimit, fmt.Sprintf("job %s of queue %s reserved with %d of the queue's jobs running, over its limit %d",
+				id, r.Queue, n, q.Limit), withJobs(r))
+		}
+		if c.params.SerialTransactions {
+			c.checkPriority(e, r)
+		}
+	}
+}
+
+// checkPriority reports a ready row of r's queue that a smaller priority
+// number should have had reserved before r. The available rows are few
+// (a queue's backlog), so a scan is fine.
+func (c *Checker) checkPriority(e *Event, r JobRow) {
+	for id := range c.queues.available[r.Queue] {
+		k := c.jobs[id].row
+		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) {
+			c.report(Priorities, fmt.Sprintf("job %s of priority %d reserved while job %s of priority %d stayed available in queue %s",
+				r.ID, r.Priority, k.ID, k.Priority, r.Queue), withJobs(r, k))
+			return
+		}
+	}
+}
+
+func normQueue(r *QueueRow) { r.PausedAt = normTime(r.PausedAt) }

@@ -1,0 +1,80 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+func (t *tx) PauseQueue(_ context.Context, name string) error {
+	return t.editQueue("pause", name, store.PauseEdit(t.now))
+}
+
+func (t *tx) ResumeQueue(_ context.Context, name string) error {
+	return t.editQueue("resume", name, store.ResumeEdit)
+}
+
+func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
+	if err := store.ValidateQueueLimit(name, limit); err != nil {
+		return err
+	}
+	return t.editQueue("limit", name, store.LimitEdit(limit))
+}
+
+// editQueue writes the queue's row as store.EditQueue decides.
+func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if err := store.CheckName("queue", name); err != nil {
+		return fmt.Errorf("%s queue: %w", what, err)
+	}
+	before := t.s.queues[name]
+	after, changed := store.EditQueue(before, name, edit)
+	if !changed {
+		return nil
+	}
+	t.queues = append(t.queues, store.QueueChange{Before: before, After: after})
+	t.s.writeQueue(name, after)
+	return nil
+}
+
+// writeQueue stores the queue's row (nil: deletes it).
+func (s *Store) writeQueue(name string, q *store.Queue) {
+	if q == nil {
+		delete(s.queues, name)
+		return
+	}
+	s.queues[name] = q
+}
+
+// ListQueues counts every row: an operator's command, not a job path.
+func (t *tx) ListQueues(context.Context) ([]store.QueueStats, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	byName := map[string]*store.QueueStats{}
+	stats := func(name string) *store.QueueStats {
+		qs := byName[name]
+		if qs == nil {
+			qs = &store.QueueStats{Queue: store.Queue{Name: name}, Counts: map[store.Status]int{}}
+			byName[name] = qs
+		}
+		return qs
+	}
+	for name, q := range t.s.queues {
+		stats(name).Queue = *q
+	}
+	for _, j := range t.s.jobs {
+		stats(j.Queue).Counts[j.Status]++
+	}
+	out := make([]store.QueueStats, 0, len(byName))
+	for _, qs := range byName {
+		out = append(out, *qs)
+	}
+	slices.SortFunc(out, func(a, b store.QueueStats) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// A queue's controls are ordered with its reservations by an advisory lock
+// per queue: Reserve holds it shared (exclusive for a limited queue) from
+// before the statement that reserves until its commit, and every change
+// of the queue's row holds it exclusive. A reservation in flight thus
+// commits before a pause can, and one that begins after the pause
+// committed reads the pause: no reservation from a paused queue commits
+// after the pause.
+
+// lockQueueSQL takes queue $2's lock exclusive, key $1.
+const lockQueueSQL = `SELECT pg_advisory_xact_lock($1, hashtext($2))`
+
+func (t *tx) PauseQueue(ctx context.Context, name string) error {
+	now, err := t.Now(ctx)
+	if err != nil {
+		return err
+	}
+	return t.editQueue(ctx, "pause", name, store.PauseEdit(now))
+}
+
+func (t *tx) ResumeQueue(ctx context.Context, name string) error {
+	return t.editQueue(ctx, "resume", name, store.ResumeEdit)
+}
+
+func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
+	if err := store.ValidateQueueLimit(name, limit); err != nil {
+		return err
+	}
+	return t.editQueue(ctx, "limit", name, store.LimitEdit(limit))
+}
+
+// editQueue locks the queue, reads its row and writes it as
+// store.EditQueue decides.
+func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.Queue)) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if err := store.CheckName("queue", name); err != nil {
+		return fmt.Errorf("%s queue: %w", what, err)
+	}
+	before, err := t.readQueue(ctx, name)
+	if err != nil {
+		return t.fail(err, "%s queue %q", what, name)
+	}
+	after, changed := store.EditQueue(before, name, edit)
+	if !changed {
+		return nil
+	}
+	if after == nil {
+		_, err = t.db.Exec(ctx, t.s.sql(`DELETE FROM {schema}.queues WHERE name = $1`), name)
+	} else {
+		_, err = t.db.Exec(ctx, t.s.sql(`
+			INSERT INTO {schema}.queues (name, paused_at, max_running) VALUES ($1, $2, nullif($3, 0))
+			ON CONFLICT (name) DO UPDATE SET paused_at = excluded.paused_at, max_running = excluded.max_running`),
+			name, timeArg(after.PausedAt), int32(after.Limit))
+	}
+	if err != nil {
+		return t.fail(err, "%s queue %q", what, name)
+	}
+	return nil
+}
+
+// readQueue takes the queue's lock and then reads its row (nil: none), in
+// one round trip.
+func (t *tx) readQueue(ctx context.Context, name string) (*store.Queue, error) {
+	b := &pgx.Batch{}
+	b.Queue(lockQueueSQL, t.s.queueKey, name)
+	b.Queue(t.s.sql(`SELECT paused_at, coalesce(max_running, 0) FROM {schema}.queues WHERE name = $1`), name)
+	br := t.db.SendBatch(ctx, b)
+	_, err := br.Exec()
+	var q *store.Queue
+	if err == nil {
+		var paused pgtype.Timestamptz
+		var limit int32
+		switch err = br.QueryRow().Scan(&paused, &limit); {
+		case err == nil:
+			q = &store.Queue{Name: name, PausedAt: toTime(paused), Limit: int(limit)}
+		case errors.Is(err, pgx.ErrNoRows):
+			err = nil
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return q, err
+}
+
+// ListQueues reads the queues rows and the jobs' counts in one statement.
+func (t *tx) ListQueues(ctx context.Context) ([]store.QueueStats, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	rows, err := t.db.Query(ctx, t.s.sql(listQueuesSQL))
+	var out []store.QueueStats
+	if err == nil {
+		var name string
+		var paused pgtype.Timestamptz
+		var limit, n int64
+		var status pgtype.Text
+		_, err = pgx.ForEachRow(rows, []any{&name, &paused, &limit, &status, &n}, func() error {
+			if len(out) == 0 || out[len(out)-1].Name != name {
+				out = append(out, store.QueueStats{
+					Queue:  store.Queue{Name: name, PausedAt: toTime(paused), Limit: int(limit)},
+					Counts: map[store.Status]int{},
+				})
+			}
+			if status.Valid {
+				out[len(out)-1].Counts[store.Status(status.String)] = int(n)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, t.fail(err, "list queues")
+	}
+	return out, nil
+}
+
+// listQueuesSQL returns one row per queue and status it has rows in, and
+// one with a NULL status for a queue that has a queues row and no job.
+const listQueuesSQL = `
+	WITH counts AS (SELECT queue, status, count(*) AS n FROM {schema}.jobs GROUP BY queue, status)
+	SELECT coalesce(q.name, c.queue), q.paused_at, coalesce(q.max_running, 0), c.status, coalesce(c.n, 0)
+	FROM {schema}.queues AS q FULL JOIN counts AS c ON c.queue = q.name
+	ORDER BY 1, 4`

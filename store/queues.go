@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Queue is one row of the queues table: an operator's controls on a queue.
+// A queue that is neither paused nor limited has no row, so that reserving
+// from it reads and locks nothing more than before queues had controls.
+type Queue struct {
+	Name     string
+	PausedAt time.Time // zero: not paused
+	// Limit is the most jobs of the queue running at once across every
+	// worker; 0: no limit.
+	Limit int
+}
+
+// QueueStats is one line of ListQueues: a queue's controls and how many of
+// its rows are in each status (statuses with none are absent).
+type QueueStats struct {
+	Queue
+	Counts map[Status]int
+}
+
+// Queues manages the queues table.
+type Queues interface {
+	// PauseQueue stops every Reserve that begins after the pause commits
+	// from taking jobs of name; running jobs and enqueues go on. Pausing a
+	// paused queue keeps its first PausedAt.
+	PauseQueue(ctx context.Context, name string) error
+	// ResumeQueue lets Reserve take jobs of name again; a no-op for a
+	// queue that is not paused.
+	ResumeQueue(ctx context.Context, name string) error
+	// SetQueueLimit bounds how many jobs of name run at once across every
+	// worker; 0 removes the bound. Reserve counts the queue's running rows
+	// in its own transaction, serialized with every other reservation of
+	// the queue, so no number of workers takes it past the limit. A limit
+	// below what already runs only stops new reservations.
+	SetQueueLimit(ctx context.Context, name string, limit int) error
+	// ListQueues returns every queue that has a row or a job, in name
+	// order, with its row counts by status.
+	ListQueues(ctx context.Context) ([]QueueStats, error)
+}
+
+// MaxQueueLimit is the largest limit SetQueueLimit accepts.
+const MaxQueueLimit = 1 << 30
+
+// ValidateQueueLimit returns an error wrapping ErrInvalid unless name is a
+// valid queue name and limit lies between 0 and MaxQueueLimit, the same in
+// every store.
+func ValidateQueueLimit(name string, limit int) error {
+	if err := CheckName("queue", name); err != nil {
+		return fmt.Errorf("set the limit of a queue: %w", err)
+	}
+	if limit < 0 || limit > MaxQueueLimit {
+		return fmt.Errorf("set the limit of queue %q to %d: must be 0 (none) to %d: %w", name, limit, MaxQueueLimit, ErrInvalid)
+	}
+	return nil
+}
+
+// QueueChange is one write of a queues row (nil for absent).
+type QueueChange struct{ Before, After *Queue }
+
+// Name returns the name of the queue whose row changed.
+func (c QueueChange) Name() string {
+	if c.After != nil {
+		return c.After.Name
+	}
+	return c.Before.Name
+}
+
+// Controlled reports whether q needs a row: it is paused or limited.
+func (q Queue) Controlled() bool { return !q.PausedAt.IsZero() || q.Limit > 0 }
+
+// EditQueue returns the row a queue has after edit is applied to a copy of
+// before (an empty row named name when nil), so that every store decides
+// alike: nil when the row no longer controls anything, and changed false
+// when nothing is to be written.
+func EditQueue(before *Queue, name string, edit func(*Queue)) (after *Queue, changed bool) {
+	after = &Queue{Name: name}
+	if before != nil {
+		*after = *before
+	}
+	edit(after)
+	switch {
+	case !after.Controlled():
+		return nil, before != nil
+	case before != nil && *before == *after:
+		return before, false
+	}
+	return after, true
+}
+
+// PauseEdit, ResumeEdit and LimitEdit are the edits of PauseQueue,
+// ResumeQueue and SetQueueLimit at store time now.
+func PauseEdit(now time.Time) func(*Queue) {
+	return func(q *Queue) {
+		if q.PausedAt.IsZero() {
+			q.PausedAt = now
+		}
+	}
+}
+
+// ResumeEdit: see PauseEdit.
+func ResumeEdit(q *Queue) { q.PausedAt = time.Time{} }
+
+// LimitEdit: see PauseEdit.
+func LimitEdit(limit int) func(*Queue) { return func(q *Queue) { q.Limit = limit } }

@@ -1,0 +1,72 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// The differential's draws of the queue controls (issue 12): pause,
+// resume, limit and the listing.
+
+// drawPriority is usually the default, sometimes any valid priority and
+// rarely one out of range.
+func drawPriority(rt *rapid.T) int {
+	switch rapid.IntRange(0, 9).Draw(rt, "priority kind") {
+	case 0, 1, 2, 3:
+		return rapid.IntRange(store.MinPriority, store.MaxPriority).Draw(rt, "priority")
+	case 4:
+		return rapid.SampledFrom([]int{store.MinPriority - 1, store.MaxPriority + 1}).Draw(rt, "bad priority")
+	}
+	return 0
+}
+
+func drawQueueName(rt *rapid.T) string { return rarely(rt, diffQueues, 3, "control queue") }
+
+func drawPauseQueue(rt *rapid.T, _ *diff) op {
+	q := drawQueueName(rt)
+	return op{fmt.Sprintf("pauseQueue %q", q), func(ctx context.Context, tx store.Tx) (string, error) {
+		return "", tx.PauseQueue(ctx, q)
+	}}
+}
+
+func drawResumeQueue(rt *rapid.T, _ *diff) op {
+	q := drawQueueName(rt)
+	return op{fmt.Sprintf("resumeQueue %q", q), func(ctx context.Context, tx store.Tx) (string, error) {
+		return "", tx.ResumeQueue(ctx, q)
+	}}
+}
+
+func drawSetQueueLimit(rt *rapid.T, _ *diff) op {
+	q := drawQueueName(rt)
+	n := rapid.IntRange(-1, 3).Draw(rt, "queue limit")
+	return op{fmt.Sprintf("setQueueLimit %q %d", q, n), func(ctx context.Context, tx store.Tx) (string, error) {
+		return "", tx.SetQueueLimit(ctx, q, n)
+	}}
+}
+
+func drawListQueues(*rapid.T, *diff) op {
+	return op{"listQueues", func(ctx context.Context, tx store.Tx) (string, error) {
+		stats, err := tx.ListQueues(ctx)
+		return fmtQueueStats(stats), err
+	}}
+}
+
+// fmtQueueStats prints ListQueues's answer with its counts in status order.
+func fmtQueueStats(stats []store.QueueStats) string {
+	var b strings.Builder
+	for _, q := range stats {
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d", q.Name, store.FormatTime(q.PausedAt), q.Limit)
+		for _, s := range []store.Status{store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled} {
+			if n := q.Counts[s]; n > 0 {
+				fmt.Fprintf(&b, " %s=%d", s, n)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,144 @@
+package storetest
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// queueOp runs one of the queue controls in a transaction of its own.
+func (h *harness) queueOp(fn func(tx store.Tx) error) { h.t.Helper(); h.do(fn) }
+
+func (h *harness) pause(q string) {
+	h.t.Helper()
+	h.queueOp(func(tx store.Tx) error { return tx.PauseQueue(h.ctx, q) })
+}
+
+func (h *harness) resume(q string) {
+	h.t.Helper()
+	h.queueOp(func(tx store.Tx) error { return tx.ResumeQueue(h.ctx, q) })
+}
+
+func (h *harness) setLimit(q string, n int) {
+	h.t.Helper()
+	h.queueOp(func(tx store.Tx) error { return tx.SetQueueLimit(h.ctx, q, n) })
+}
+
+func (h *harness) queues() []store.QueueStats {
+	h.t.Helper()
+	var out []store.QueueStats
+	h.do(func(tx store.Tx) (err error) { out, err = tx.ListQueues(h.ctx); return err })
+	return out
+}
+
+var queueCases = []testCase{
+	{"PausedQueueReservesNothingUntilResumed", func(h *harness) {
+		w := h.worker()
+		run := h.running(w, "q")
+		h.pause("q")
+		other := h.insert("r", time.Time{})
+		waiting := h.insert("q", time.Time{}) // enqueueing goes on
+		if got := h.reserve(w, 10, "q", "r"); !slices.Equal(ids(got), []ulid.ULID{other}) {
+			h.t.Fatalf("reserved %v while q is paused, want only %s of r", ids(got), other)
+		}
+		h.complete(w, run) // running jobs finish
+		if h.job(run).Status != store.Completed {
+			h.t.Fatalf("running job of a paused queue did not complete: %s", store.FormatJob(h.job(run)))
+		}
+		h.resume("q")
+		if got := h.reserve(w, 10, "q"); !slices.Equal(ids(got), []ulid.ULID{waiting}) {
+			h.t.Fatalf("reserved %v after resume, want %s", ids(got), waiting)
+		}
+	}},
+	{"PauseKeepsItsFirstTimeAndResumeDropsTheRow", func(h *harness) {
+		h.pause("q")
+		first := h.now()
+		h.clock.Advance(time.Minute)
+		h.pause("q")
+		if s := h.state(); len(s.Queues) != 1 || !s.Queues[0].PausedAt.Equal(first) || s.Queues[0].Limit != 0 {
+			h.t.Fatalf("queues rows %+v, want q paused at %s", s.Queues, first)
+		}
+		h.resume("q")
+		h.resume("never-paused")
+		if s := h.state(); len(s.Queues) != 0 {
+			h.t.Fatalf("queues rows %+v after resume, want none", s.Queues)
+		}
+	}},
+	{"LimitHoldsAcrossWorkers", func(h *harness) {
+		a, b := h.worker(), h.worker()
+		for range 5 {
+			h.insert("q", time.Time{})
+		}
+		h.setLimit("q", 2)
+		if got := h.reserve(a, 10, "q"); len(got) != 2 {
+			h.t.Fatalf("worker a reserved %d under a limit of 2", len(got))
+		}
+		if got := h.reserve(b, 10, "q"); len(got) != 0 {
+			h.t.Fatalf("worker b reserved %v with 2 of a limit of 2 running", ids(got))
+		}
+		running := h.state().JobsIn(store.Running)
+		h.complete(a, running[0].ID)
+		if got := h.reserve(b, 10, "q"); len(got) != 1 {
+			h.t.Fatalf("worker b reserved %d after one of 2 finished, want 1", len(got))
+		}
+		h.setLimit("q", 0)
+		if got := h.reserve(b, 10, "q"); len(got) != 2 {
+			h.t.Fatalf("reserved %d after the limit was removed, want the 2 left", len(got))
+		}
+		if s := h.state(); len(s.Queues) != 0 {
+			h.t.Fatalf("queues rows %+v after the limit was removed, want none", s.Queues)
+		}
+	}},
+	{"LimitBelowRunningOnlyStopsReserving", func(h *harness) {
+		w := h.worker()
+		h.running(w, "q")
+		h.running(w, "q")
+		h.insert("q", time.Time{})
+		h.setLimit("q", 1)
+		if got := h.reserve(w, 10, "q"); len(got) != 0 {
+			h.t.Fatalf("reserved %v with 2 running over a limit of 1", ids(got))
+		}
+		if n := len(h.state().JobsIn(store.Running)); n != 2 {
+			h.t.Fatalf("%d running, want the 2 that ran before", n)
+		}
+	}},
+	{"BadQueueControlsAreRefused", func(h *harness) {
+		for _, n := range []int{-1, store.MaxQueueLimit + 1} {
+			err := h.tx(func(tx store.Tx) error { return tx.SetQueueLimit(h.ctx, "q", n) })
+			h.wantErr(err, store.ErrInvalid, "set a limit out of range")
+		}
+		for _, fn := range []func(tx store.Tx) error{
+			func(tx store.Tx) error { return tx.PauseQueue(h.ctx, "") },
+			func(tx store.Tx) error { return tx.ResumeQueue(h.ctx, "a\x00b") },
+			func(tx store.Tx) error { return tx.SetQueueLimit(h.ctx, "", 3) },
+		} {
+			h.wantErr(h.tx(fn), store.ErrInvalid, "a control on a bad queue name")
+		}
+		if s := h.state(); len(s.Queues) != 0 {
+			h.t.Fatalf("refused controls left rows %+v", s.Queues)
+		}
+	}},
+	{"ListQueuesCountsByStatus", func(h *harness) {
+		w := h.worker()
+		h.running(w, "b")
+		h.insert("b", time.Time{})
+		h.insert("b", h.clock.Now().Add(time.Hour))
+		h.pause("a") // a row, no job
+		h.setLimit("b", 4)
+		got := h.queues()
+		if len(got) != 2 || got[0].Name != "a" || got[1].Name != "b" {
+			h.t.Fatalf("listed %+v, want a then b", got)
+		}
+		if got[0].PausedAt.IsZero() || got[0].Limit != 0 || len(got[0].Counts) != 0 {
+			h.t.Errorf("queue a: %+v, want paused, no limit, no jobs", got[0])
+		}
+		want := map[store.Status]int{store.Running: 1, store.Available: 1, store.Scheduled: 1}
+		if !got[1].PausedAt.IsZero() || got[1].Limit != 4 || !maps.Equal(got[1].Counts, want) {
+			h.t.Errorf("queue b: %+v, want not paused, limit 4, counts %v", got[1], want)
+		}
+	}},
+}

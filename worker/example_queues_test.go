@@ -1,0 +1,65 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/mem"
+	"github.com/tickwork/tickwork/worker"
+)
+
+// WithPriority makes a job wait behind jobs of smaller priority numbers:
+// 0, the default, is reserved first.
+func ExampleWithPriority() {
+	ctx := context.Background()
+	st := mem.New(time.Now)
+	client := worker.NewClient(st, nil)
+	_, _ = worker.Enqueue(ctx, client, Welcome{User: "batch"}, worker.WithPriority(5))
+	_, _ = worker.Enqueue(ctx, client, Welcome{User: "urgent"})
+	_ = st.InTx(ctx, func(tx store.Tx) error {
+		id := mustWorker(ctx, tx) // any live worker reserves the same way
+		jobs, err := tx.Reserve(ctx, id, []string{"welcome"}, 1)
+		if err == nil {
+			fmt.Println(string(jobs[0].Payload), jobs[0].Priority)
+		}
+		return err
+	})
+	_, err := worker.Enqueue(ctx, client, Welcome{User: "x"}, worker.WithPriority(store.MaxPriority+1))
+	fmt.Println(err != nil)
+	// Output:
+	// {"user":"urgent"} 0
+	// true
+}
+
+// A paused queue keeps taking jobs but no worker starts any until it is
+// resumed; a limit bounds how many of its jobs run at once across every
+// worker. ListQueues shows both, with counts by status.
+func ExampleClient_PauseQueue() {
+	ctx := context.Background()
+	st := mem.New(func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) })
+	client := worker.NewClient(st, nil)
+	_ = client.PauseQueue(ctx, "welcome")
+	_ = client.SetQueueLimit(ctx, "welcome", 3)
+	_, _ = worker.Enqueue(ctx, client, Welcome{User: "linus"})
+	queues, _ := client.ListQueues(ctx)
+	for _, q := range queues {
+		fmt.Println(q.Name, "paused since", q.PausedAt.Format(time.RFC3339), "limit", q.Limit, "available", q.Counts[store.Available])
+	}
+	_ = client.ResumeQueue(ctx, "welcome")
+	queues, _ = client.ListQueues(ctx)
+	fmt.Println(queues[0].PausedAt.IsZero(), queues[0].Limit)
+	// Output:
+	// welcome paused since 2030-01-01T00:00:00Z limit 3 available 1
+	// true 3
+}
+
+// mustWorker registers a worker row for the examples that reserve by hand.
+func mustWorker(ctx context.Context, tx store.Tx) ulid.ULID {
+	id := ulid.ULID{15: 1}
+	_ = tx.RegisterWorker(ctx, id)
+	return id
+}
