@@ -126,11 +126,12 @@ func (s *Store) Migrate(ctx context.Context) error {
 }
 
 // ApplyMigrations creates the schema if needed, applies the embedded
-// migrations it lacks, each in its own transaction, and reports which and
-// the version it left. Each of those transactions first takes a
-// transaction-scoped advisory lock (keyed by the schema name), so when many
-// processes migrate at once, one applies a migration and the others wait
-// and then find it applied. The lock lives only inside a transaction:
+// migrations it lacks, all in one transaction, and reports which and the
+// version it left. The transaction first takes a transaction-scoped
+// advisory lock (keyed by the schema name), so when many processes migrate
+// at once, one applies every missing migration and the others wait and
+// then find the schema up to date; a failed migration leaves the schema as
+// it was. The lock lives only inside a transaction:
 // nothing depends on the session, so migrating works through a pooler in
 // transaction mode, and no lock outlives its transaction. A schema that
 // holds a migration this code does not know is refused (ErrSchemaNewer)
@@ -154,6 +155,7 @@ func (s *Store) applyMissing(ctx context.Context, list []migration) (MigrateResu
 		"version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
 	var res MigrateResult
 	err := s.migrationTx(ctx, func(db pgx.Tx) error {
+		res = MigrateResult{}
 		if _, err := db.Exec(ctx, setup); err != nil {
 			return fmt.Errorf("create schema and migrations table: %w", s.classify(err))
 		}
@@ -161,30 +163,23 @@ func (s *Store) applyMissing(ctx context.Context, list []migration) (MigrateResu
 		if err != nil {
 			return err
 		}
-		return newerThan(applied, list)
-	})
-	if err != nil {
-		return res, err
-	}
-	for _, m := range list {
-		var did bool
-		err := s.migrationTx(ctx, func(db pgx.Tx) (err error) {
-			did, err = s.applyIfMissing(ctx, db, m)
+		if err := newerThan(applied, list); err != nil {
 			return err
-		})
-		if err != nil {
-			return res, err
 		}
-		if did {
+		for _, m := range list {
+			if slices.Contains(applied, m.version) {
+				continue
+			}
+			if err := s.apply(ctx, db, m); err != nil {
+				return err
+			}
 			res.Applied = append(res.Applied, Migration{Version: m.version, Name: m.name})
+			applied = append(applied, m.version)
 		}
-	}
-	applied, err := s.appliedVersions(ctx, s.pool)
-	if err != nil {
-		return res, err
-	}
-	res.Version = slices.Max(append(applied, 0))
-	return res, s.checkTables(ctx, s.pool, list, res.Version)
+		res.Version = slices.Max(append(applied, 0))
+		return s.checkTables(ctx, db, list, res.Version)
+	})
+	return res, err
 }
 
 // migrationTx runs fn in a transaction that holds the migration lock.
@@ -197,14 +192,9 @@ func (s *Store) migrationTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	})
 }
 
-// applyIfMissing applies m unless the schema already has it, and reports
-// whether it did.
-func (s *Store) applyIfMissing(ctx context.Context, db pgx.Tx, m migration) (bool, error) {
-	applied, err := s.appliedVersions(ctx, db)
-	if err != nil || slices.Contains(applied, m.version) {
-		return false, err
-	}
-	_, err = db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident)
+// apply runs migration m in db and records it.
+func (s *Store) apply(ctx context.Context, db pgx.Tx, m migration) error {
+	_, err := db.Exec(ctx, "SELECT set_config('search_path', $1, true)", s.ident)
 	if err == nil {
 		_, err = db.Exec(ctx, m.sql)
 	}
@@ -212,9 +202,9 @@ func (s *Store) applyIfMissing(ctx context.Context, db pgx.Tx, m migration) (boo
 		_, err = db.Exec(ctx, s.sql("INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)"), m.version, m.name)
 	}
 	if err != nil {
-		return false, fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
+		return fmt.Errorf("apply migration %04d_%s: %w", m.version, m.name, s.classify(err))
 	}
-	return true, nil
+	return nil
 }
 
 // querier is what reading the schema's state needs: a connection or the
