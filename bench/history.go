@@ -16,7 +16,7 @@ import (
 )
 
 // vacuumModes are the values of history's -vacuum.
-var vacuumModes = []string{"off", "table", "defaults", "manual"}
+var vacuumModes = []string{"off", "table", "defaults", "manual", "dead"}
 
 // historyFlags configure the history runs: does a job cost more as
 // finished rows pile up, and does a retention sweep hold workers up.
@@ -36,7 +36,7 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	fs.IntVar(&f.jobs, "jobs", 1_000_000, "jobs processed in the growing-history run (0 skips it)")
 	fs.IntVar(&f.window, "window", 100_000, "jobs per window: each is enqueued, processed and measured on its own")
 	fs.IntVar(&f.inflight, "inflight", 100, "jobs in flight in the worker")
-	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off (the run vacuums nothing: the server's autovacuum, printed first, and the migrations' per-table settings decide); table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); defaults (resets the jobs table's autovacuum settings to the server's, to compare with off while the server's autovacuum is on); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do)")
+	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off (the run vacuums nothing: the server's autovacuum, printed first, and the migrations' per-table settings decide); table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); defaults (resets the jobs table's autovacuum settings to the server's, to compare with off while the server's autovacuum is on); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do); dead (VACUUM of jobs whenever the statistics show more than 10,000 dead rows, checked every 100 ms, what a leader duty could do)")
 	fs.IntVar(&f.sweep, "sweep", 1_000_000, "old finished rows the retention sweep deletes (0 skips the sweep runs)")
 	fs.IntVar(&f.sweepJobs, "sweep-jobs", 50_000, "jobs two workers process in the sweep run and in the run without a sweep")
 	fs.IntVar(&f.batch, "batch", 5_000, "jobs per bulk-enqueue call")
@@ -114,6 +114,7 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(runCtx) }()
+	vacuumed := s.vacuumIn(runCtx, mode, schema)
 	var rates []float64
 	for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
 		n := min(f.window, f.jobs-i*f.window)
@@ -135,6 +136,12 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 		}
 	}
 	cancel()
+	if v := <-vacuumed; mode == "dead" {
+		if v.err != nil {
+			return fmt.Errorf("vacuum on dead rows: %w", v.err)
+		}
+		fmt.Fprintf(out, "jobs vacuumed %d times on more than %d dead rows\n", v.n, deadVacuumThreshold)
+	}
 	if err := <-done; err != nil {
 		return err
 	}
