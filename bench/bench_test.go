@@ -83,15 +83,15 @@ func TestHistoryTiny(t *testing.T) {
 	const prefix = "benchtest_h_"
 	var out, errOut bytes.Buffer
 	args := []string{"history", "-database-url", url, "-schema-prefix", prefix,
-		"-jobs", "300", "-window", "100", "-vacuum", "off,manual", "-sweep", "500", "-sweep-jobs", "200", "-batch", "64"}
+		"-jobs", "300", "-window", "100", "-vacuum", "off,defaults,manual,dead", "-sweep", "500", "-sweep-jobs", "200", "-batch", "64"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("bench history exited %d: %s\n%s", code, errOut.String(), out.String())
 	}
 	text := out.String()
 	t.Log(text)
 	windows := regexp.MustCompile(`(?m)^window +\d+: \d+ finished rows before it, 100 jobs in`).FindAllString(text, -1)
-	if len(windows) != 6 {
-		t.Errorf("want 3 windows of 100 jobs in each of 2 vacuum modes, found %d", len(windows))
+	if len(windows) != 12 {
+		t.Errorf("want 3 windows of 100 jobs in each of 4 vacuum modes, found %d", len(windows))
 	}
 	if !strings.Contains(text, "sweeping 500 old rows (500 deleted") {
 		t.Error("the sweep run did not delete the 500 old rows")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,9 @@ import (
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/worker"
 )
+
+// vacuumModes are the values of history's -vacuum.
+var vacuumModes = []string{"off", "table", "defaults", "manual", "dead"}
 
 // historyFlags configure the history runs: does a job cost more as
 // finished rows pile up, and does a retention sweep hold workers up.
@@ -32,7 +36,7 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	fs.IntVar(&f.jobs, "jobs", 1_000_000, "jobs processed in the growing-history run (0 skips it)")
 	fs.IntVar(&f.window, "window", 100_000, "jobs per window: each is enqueued, processed and measured on its own")
 	fs.IntVar(&f.inflight, "inflight", 100, "jobs in flight in the worker")
-	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off; table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do)")
+	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off (the run vacuums nothing: the server's autovacuum, printed first, and the migrations' per-table settings decide); table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); defaults (resets the jobs table's autovacuum settings to the server's, to compare with off while the server's autovacuum is on); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do); dead (VACUUM of jobs whenever the statistics show more than 10,000 dead rows, checked every 100 ms, what a leader duty could do)")
 	fs.IntVar(&f.sweep, "sweep", 1_000_000, "old finished rows the retention sweep deletes (0 skips the sweep runs)")
 	fs.IntVar(&f.sweepJobs, "sweep-jobs", 50_000, "jobs two workers process in the sweep run and in the run without a sweep")
 	fs.IntVar(&f.batch, "batch", 5_000, "jobs per bulk-enqueue call")
@@ -41,8 +45,8 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 		return f, err
 	}
 	for m := range strings.SplitSeq(*vacuum, ",") {
-		if m != "off" && m != "table" && m != "manual" {
-			return f, fmt.Errorf("-vacuum: %q is not off, table or manual", m)
+		if !slices.Contains(vacuumModes, m) {
+			return f, fmt.Errorf("-vacuum: %q is not one of %s", m, strings.Join(vacuumModes, ", "))
 		}
 		f.vacuum = append(f.vacuum, m)
 	}
@@ -92,9 +96,9 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 		return err
 	}
 	defer s.Close(context.WithoutCancel(ctx))
-	if mode == "table" {
-		if _, err := s.st.Pool().Exec(ctx, "ALTER TABLE "+s.tables+".jobs SET (autovacuum_enabled = on); ALTER TABLE "+s.tables+".workers SET (autovacuum_enabled = on)"); err != nil {
-			return err
+	if sql := modeSettings(mode, s.tables); sql != "" {
+		if _, err := s.st.Pool().Exec(ctx, sql); err != nil {
+			return fmt.Errorf("vacuum mode %s: %w", mode, err)
 		}
 	}
 	fmt.Fprintf(out, "\n%d jobs in windows of %d (enqueued %d at a time, fewer than %d waiting), vacuum %s\n", f.jobs, f.window, f.batch, f.backlog, mode)
@@ -110,6 +114,7 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(runCtx) }()
+	vacuumed := s.vacuumIn(runCtx, mode, schema)
 	var rates []float64
 	for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
 		n := min(f.window, f.jobs-i*f.window)
@@ -131,6 +136,12 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 		}
 	}
 	cancel()
+	if v := <-vacuumed; mode == "dead" {
+		if v.err != nil {
+			return fmt.Errorf("vacuum on dead rows: %w", v.err)
+		}
+		fmt.Fprintf(out, "jobs vacuumed %d times on more than %d dead rows\n", v.n, deadVacuumThreshold)
+	}
 	if err := <-done; err != nil {
 		return err
 	}
@@ -138,6 +149,20 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 		fmt.Fprintf(out, "vacuum %s: first window %.0f jobs/s, last %.0f jobs/s: last/first = %.2f\n", mode, rates[0], rates[len(rates)-1], rates[len(rates)-1]/rates[0])
 	}
 	return ctx.Err()
+}
+
+// modeSettings is the SQL that prepares the schema's tables for a vacuum
+// mode, empty when the mode keeps the migrations' settings.
+func modeSettings(mode, tables string) string {
+	switch mode {
+	case "table":
+		return "ALTER TABLE " + tables + ".jobs SET (autovacuum_enabled = on); ALTER TABLE " + tables + ".workers SET (autovacuum_enabled = on)"
+	case "defaults":
+		// Undoes the queue autovacuum settings of migration 0003, to
+		// measure what they change against the server's defaults.
+		return "ALTER TABLE " + tables + ".jobs RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_threshold, autovacuum_vacuum_cost_delay)"
+	}
+	return ""
 }
 
 // window enqueues n jobs, a batch whenever fewer than backlog wait, waits

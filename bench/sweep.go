@@ -110,7 +110,7 @@ func reportSweep(ctx context.Context, out io.Writer, s *tickworkSystem, state *s
 	}
 	label := "without a sweep"
 	if old > 0 {
-		label = fmt.Sprintf("sweeping %d old rows (%d deleted, within one leader tick: the longest below)", old, state.swept())
+		label = fmt.Sprintf("sweeping %d old rows (%d deleted, in batches, one per leader pass)", old, state.swept())
 	}
 	fmt.Fprintf(out, "%s: %d jobs in %v = %.0f jobs/s\n", label, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate())
 	var all tickStats
