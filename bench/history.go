@@ -158,7 +158,7 @@ func modeSettings(mode, tables string) string {
 	case "table":
 		return "ALTER TABLE " + tables + ".jobs SET (autovacuum_enabled = on); ALTER TABLE " + tables + ".workers SET (autovacuum_enabled = on)"
 	case "defaults":
-		// Undoes the queue autovacuum settings of migration 0003, to
+		// Undoes the queue autovacuum settings of migration 0006, to
 		// measure what they change against the server's defaults.
 		return "ALTER TABLE " + tables + ".jobs RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_threshold, autovacuum_vacuum_cost_delay)"
 	}
