@@ -35,7 +35,6 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 			job, err = tx.CancelJob(ctx, id)
 			return err
 		})
-	// Pausing and resuming a queue join here once queues can be paused.
 	default:
 		return job, &httpError{http.StatusNotFound, fmt.Errorf("unknown action %q: want retry or cancel", action)}
 	}
@@ -44,6 +43,78 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 	}
 	s.opts.Logger.Info("console action", "action", action, "job", id, "result", job.ID)
 	return job, nil
+}
+
+// actQueue pauses or resumes queue. Both are idempotent in the store, so
+// a second click changes nothing and is not an error.
+func (s *Server) actQueue(ctx context.Context, action, queue string) error {
+	var edit func(tx store.Tx) error
+	switch action {
+	case "pause":
+		edit = func(tx store.Tx) error { return tx.PauseQueue(ctx, queue) }
+	case "resume":
+		edit = func(tx store.Tx) error { return tx.ResumeQueue(ctx, queue) }
+	default:
+		return &httpError{http.StatusNotFound, fmt.Errorf("unknown queue action %q: want pause or resume", action)}
+	}
+	if err := s.opts.Store.InTx(ctx, edit); err != nil {
+		return fmt.Errorf("%s queue %s: %w", action, store.QuoteCut(queue), err)
+	}
+	s.opts.Logger.Info("console action", "action", action, "queue", queue)
+	return nil
+}
+
+// formQueueAction serves the pause and resume buttons of the overview; the
+// queue's name travels in the form, so that any name fits.
+func (s *Server) formQueueAction(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.actQueue(r.Context(), r.PathValue("action"), r.PostFormValue("queue")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// apiQueueAction serves POST /api/queues/{pause,resume} (form field queue)
+// for programs holding the token; it answers with the queue's line of the
+// overview.
+func (s *Server) apiQueueAction(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkBearer(r); err != nil {
+		s.failJSON(w, r, err)
+		return
+	}
+	queue := r.PostFormValue("queue")
+	if err := s.actQueue(r.Context(), r.PathValue("action"), queue); err != nil {
+		s.failJSON(w, r, err)
+		return
+	}
+	o, err := s.overview(r.Context())
+	if err != nil {
+		s.failJSON(w, r, err)
+		return
+	}
+	for _, q := range o.Queues {
+		if q.Queue == queue {
+			writeJSON(w, http.StatusOK, q)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, QueueStats{Queue: queue})
+}
+
+// checkBearer authorizes an API action: a console with a token, and the
+// token in the Authorization header.
+func (s *Server) checkBearer(r *http.Request) error {
+	if s.readOnly() {
+		return errReadOnly
+	}
+	if !s.bearer(r) {
+		return &httpError{http.StatusUnauthorized, fmt.Errorf("send the admin token as Authorization: Bearer TOKEN")}
+	}
+	return nil
 }
 
 // formAction serves the buttons of the job page.
@@ -68,12 +139,8 @@ func (s *Server) formAction(w http.ResponseWriter, r *http.Request) {
 // apiAction serves POST /api/jobs/{id}/{retry,cancel} for programs holding
 // the token.
 func (s *Server) apiAction(w http.ResponseWriter, r *http.Request) {
-	if s.readOnly() {
-		s.failJSON(w, r, errReadOnly)
-		return
-	}
-	if !s.bearer(r) {
-		s.failJSON(w, r, &httpError{http.StatusUnauthorized, fmt.Errorf("send the admin token as Authorization: Bearer TOKEN")})
+	if err := s.checkBearer(r); err != nil {
+		s.failJSON(w, r, err)
 		return
 	}
 	id, err := pathID(r)

@@ -94,20 +94,7 @@ func TestFormActionsNeedSessionAndCSRFToken(t *testing.T) {
 	if status, _ := do(t, newRequest(t, "POST", srv.URL+"/login", "token=wrong")); status != http.StatusForbidden {
 		t.Errorf("wrong token: login status %d, want 403", status)
 	}
-	login := newRequest(t, "POST", srv.URL+"/login", url.Values{"token": {adminToken}, "next": {"https://evil.example/"}}.Encode())
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(login)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || len(resp.Cookies()) != 1 {
-		t.Fatalf("login: %s to %q with %d cookies, want 303 to / (not off-site) with a session", resp.Status, resp.Header.Get("Location"), len(resp.Cookies()))
-	}
-	session := resp.Cookies()[0]
-	if strings.Contains(session.Value, adminToken) || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode {
-		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict, not the token itself", session)
-	}
+	session := login(t, srv.URL)
 	retry := func(form url.Values, origin string) int {
 		req := newRequest(t, "POST", srv.URL+"/jobs/"+f.failed.String()+"/retry", form.Encode())
 		req.AddCookie(session)
@@ -147,4 +134,25 @@ func srvCSRF(t *testing.T, f *fixture) string {
 		t.Fatal(err)
 	}
 	return s.derive("csrf")
+}
+
+// login logs in to the console at base with the admin token, checks the
+// session cookie and the redirect, and returns the cookie.
+func login(t *testing.T, base string) *http.Cookie {
+	t.Helper()
+	req := newRequest(t, "POST", base+"/login", url.Values{"token": {adminToken}, "next": {"https://evil.example/"}}.Encode())
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || len(resp.Cookies()) != 1 {
+		t.Fatalf("login: %s to %q with %d cookies, want 303 to / (not off-site) with a session", resp.Status, resp.Header.Get("Location"), len(resp.Cookies()))
+	}
+	session := resp.Cookies()[0]
+	if strings.Contains(session.Value, adminToken) || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode {
+		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict, not the token itself", session)
+	}
+	return session
 }

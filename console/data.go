@@ -30,11 +30,13 @@ type Overview struct {
 	Statuses      []store.Status `json:"-"` // the column order of the page
 }
 
-// QueueStats is one queue: its rows by status, how long its oldest ready
-// job has waited, and its results in the window. Pause and concurrency
-// limits will join it when queues have them.
+// QueueStats is one queue: its controls, its rows by status, how long its
+// oldest ready job has waited, and its results in the window.
 type QueueStats struct {
 	Queue             string               `json:"queue"`
+	PausedAt          *time.Time           `json:"paused_at"`          // null: not paused
+	PausedForSec      *float64             `json:"paused_for_seconds"` // null: not paused
+	Limit             int                  `json:"limit"`              // most running at once across workers; 0: none
 	Counts            map[store.Status]int `json:"counts"`
 	OldestReadyAgeSec *float64             `json:"oldest_ready_age_seconds"` // null: nothing ready
 	Completed         int                  `json:"completed"`
@@ -76,7 +78,7 @@ func (s *Server) overview(ctx context.Context) (*Overview, error) {
 		if o.Now, err = st.Now(ctx); err != nil {
 			return err
 		}
-		if err := s.countStatuses(ctx, db, queue); err != nil {
+		if err := queueControls(ctx, st, o.Now, queue); err != nil {
 			return err
 		}
 		if err := s.oldestReady(ctx, db, o.Now, queue); err != nil {
@@ -96,19 +98,22 @@ func (s *Server) overview(ctx context.Context) (*Overview, error) {
 	return o, nil
 }
 
-// countStatuses counts every queue's rows by status.
-func (s *Server) countStatuses(ctx context.Context, db pgx.Tx, queue func(string) *QueueStats) error {
-	rows, err := db.Query(ctx, s.sql(`SELECT queue, status, count(*) FROM {jobs} GROUP BY queue, status`))
+// queueControls reads every queue's pause, limit and counts by status from
+// the store's queue listing (one statement for all queues).
+func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(string) *QueueStats) error {
+	list, err := st.ListQueues(ctx)
 	if err != nil {
-		return fmt.Errorf("count jobs by queue and status: %w", err)
+		return err
 	}
-	var name, status string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&name, &status, &n}, func() error {
-		queue(name).Counts[store.Status(status)] = n
-		return nil
-	})
-	return err
+	for _, l := range list {
+		q := queue(l.Name)
+		q.Counts, q.Limit = l.Counts, l.Limit
+		if !l.PausedAt.IsZero() {
+			at, sec := l.PausedAt, max(now.Sub(l.PausedAt).Seconds(), 0)
+			q.PausedAt, q.PausedForSec = &at, &sec
+		}
+	}
+	return nil
 }
 
 // oldestReady finds, per queue, the available job that has waited longest

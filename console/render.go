@@ -22,6 +22,7 @@ var funcs = template.FuncMap{
 	"age":   formatAge,
 	"since": func(now, t time.Time) string { return formatAge(now.Sub(t).Seconds()) },
 	"ts":    formatTime,
+	"deref": func(t *time.Time) time.Time { return *t },
 	"pct":   func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 	"id": func(id ulid.ULID) string {
 		if id.IsZero() {

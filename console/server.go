@@ -1,7 +1,7 @@
 // Package console is tickwork's operator console: web pages, each backed by
 // a JSON endpoint, showing the queues, the workers and the jobs of one
-// schema, with retry and cancel actions for an operator who holds the admin
-// token, and the queues' depths on /metrics. Every asset is embedded and the pages run no script; charts are
+// schema, with retry and cancel of jobs and pause and resume of queues for
+// an operator who holds the admin token, and the queues' depths on /metrics. Every asset is embedded and the pages run no script; charts are
 // SVG drawn on the server.
 //
 // It reads PostgreSQL through the store's own methods where they exist and
@@ -120,6 +120,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("POST /jobs/{id}/{action}", s.formAction)
 	mux.HandleFunc("POST /api/jobs/{id}/{action}", s.apiAction)
+	mux.HandleFunc("POST /queues/{action}", s.formQueueAction)
+	mux.HandleFunc("POST /api/queues/{action}", s.apiQueueAction)
 }
 
 // ServeHTTP serves the console.
@@ -158,6 +160,8 @@ func (s *Server) statusOf(r *http.Request, err error) (int, string) {
 		return http.StatusNotFound, redactText(err.Error())
 	case errors.Is(err, store.ErrConflict):
 		return http.StatusConflict, redactText(err.Error())
+	case errors.Is(err, store.ErrInvalid):
+		return http.StatusBadRequest, redactText(err.Error())
 	}
 	s.opts.Logger.Error("console request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	return http.StatusInternalServerError, "the database could not answer; see the console's log"
