@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tickwork/tickwork/internal/browser"
+	"github.com/tickwork/tickwork/store"
 )
 
 const adminToken = "test-admin-token"
@@ -33,9 +34,20 @@ func TestConsoleInBrowser(t *testing.T) {
 		return browser.Eval[int](t, ctx, `document.querySelectorAll(`+browser.JS(sel)+`).length`)
 	}
 
+	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueLimit(ctx, "webhook", 2) })
+	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.PauseQueue(ctx, "reports") })
 	open("/", "#throughput")
 	if n := count("#queues tr[data-queue]"); n != 3 {
 		t.Errorf("overview: %d queue rows, want 3", n)
+	}
+	if n := count("#queues button"); n != 0 {
+		t.Errorf("overview: %d queue buttons before logging in, want none", n)
+	}
+	if limit := cell(t, ctx, "webhook", "td.limit"); limit != "2" {
+		t.Errorf("overview: webhook's limit shows %q, want 2", limit)
+	}
+	if shown := cell(t, ctx, "reports", "td.paused"); !strings.HasPrefix(shown, "paused for ") {
+		t.Errorf("overview: reports shows as %q, want paused for …", shown)
 	}
 	if n := count("#line-completed, #line-failed"); n != 2 {
 		t.Errorf("overview: %d chart lines, want 2", n)
@@ -98,6 +110,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("after retry the browser shows %s, want the new attempt /jobs/%s", url, next)
 	}
 	browser.Screenshot(t, ctx, "console-job.png", "")
+	pauseAndResumeInBrowser(t, ctx, f, open)
 
 	// A console without a token refuses even a logged-in looking request.
 	ro := f.server(t, "")
@@ -107,6 +120,13 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	if st := f.job(t, f.running).Status; st != "running" {
 		t.Errorf("the read-only console changed job %s to %s", f.running, st)
+	}
+	browser.Do(t, ctx, "open the read-only overview", chromedp.Navigate(ro.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#queues")))
+	if n := count("#queues button"); n != 0 {
+		t.Errorf("read-only overview: %d queue buttons, want none", n)
+	}
+	if status := post(t, ctx, "/queues/pause", ""); status != "403" {
+		t.Errorf("pause on a read-only console: status %q, want 403", status)
 	}
 }
 

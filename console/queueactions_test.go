@@ -113,6 +113,7 @@ func TestQueueActionsByAPIAndReadOnly(t *testing.T) {
 	}
 
 	srv := f.server(t, adminToken)
+	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueLimit(ctx, "webhook", 3) })
 	api := func(action, auth string) (int, string) {
 		req := newRequest(t, "POST", srv.URL+"/api/queues/"+action, url.Values{"queue": {"webhook"}}.Encode())
 		if auth != "" {
@@ -128,7 +129,7 @@ func TestQueueActionsByAPIAndReadOnly(t *testing.T) {
 	}
 	status, body := api("pause", "Bearer "+adminToken)
 	var q QueueStats
-	if err := json.Unmarshal([]byte(body), &q); status != http.StatusOK || err != nil || q.PausedAt == nil {
+	if err := json.Unmarshal([]byte(body), &q); status != http.StatusOK || err != nil || q.PausedAt == nil || q.Limit != 3 {
 		t.Fatalf("API pause with the token: %d %s", status, body)
 	}
 	if at := f.queueControls(t)["webhook"].PausedAt; !at.Equal(*q.PausedAt) {

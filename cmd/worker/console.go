@@ -15,12 +15,12 @@ queues, the workers and the jobs, each page with a JSON twin under /api/.
 It runs no handlers. It is read-only unless an admin token is set (better
 through TICKWORK_ADMIN_TOKEN than on the command line, where other users
 can see it); then a person who logs in with it, or a program that sends it
-as "Authorization: Bearer TOKEN", can retry and cancel jobs.`
+as "Authorization: Bearer TOKEN", can retry and cancel jobs and pause and resume queues.`
 
 func (c *cli) consoleCmd(ctx context.Context, args []string) error {
 	fs, db := c.dbFlagSet("worker console", consoleSynopsis)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to serve the console on (only this machine by default)")
-	token := fs.String("admin-token", "", "token that enables retry and cancel (empty: read-only)")
+	token := fs.String("admin-token", "", "token that enables the actions: retry, cancel, pause, resume (empty: read-only)")
 	if err := c.parseNoArgs(fs, args); err != nil {
 		return err
 	}

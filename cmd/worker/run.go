@@ -80,7 +80,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.drainTimeout, "drain-timeout", def.DrainTimeout, 0, day, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:9464", `address serving /metrics, /healthz and /readyz, loopback only by default (":9464" listens on every interface); "" turns the server off`)
 	fs.StringVar(&f.adminAddr, "admin-addr", "", `address serving the web console, e.g. 127.0.0.1:8080; "" turns it off`)
-	fs.StringVar(&f.adminToken, "admin-token", "", "with -admin-addr: token that enables retry and cancel in the console (empty: read-only)")
+	fs.StringVar(&f.adminToken, "admin-token", "", "with -admin-addr: token that enables the console's actions (empty: read-only)")
 	boolVar(fs, &f.webhookAllowPrivate, "webhook-allow-private", "let webhooks reach loopback, private, link-local and unspecified addresses")
 	durationVar(fs, &f.webhookTimeout, "webhook-timeout", 30*time.Second, time.Millisecond, maxTimeout, "how long a webhook may take to answer before the attempt is retried")
 	durationVar(fs, &f.pollInterval, "poll-interval", def.PollInterval, 10*time.Millisecond, maxTimeout, "tuning: wait between polls when no notification arrives")
