@@ -3,67 +3,49 @@ package sim
 import (
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
-	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker"
 )
 
-// observe receives p's core events: they go to the trace, and the ones the
-// properties judge go to the history.
+// observe receives p's core events: they go to the trace and the
+// coverage marks, and, translated as a live worker's history log
+// translates them (history.Translator), to the history. The simulator's
+// store clock is exact, so every history event is stamped now.
 func (s *sim) observe(p *proc, e worker.Event) {
+	s.noteObserved(p, e)
+	if h, ok := p.history.Translate(e); ok {
+		h.Process, h.Time = p.name, time.Time{}
+		s.record(h)
+	}
+}
+
+// noteObserved traces an event and sets the marks it reaches.
+func (s *sim) noteObserved(p *proc, e worker.Event) {
 	switch e.Kind {
-	case worker.EventHeartbeat, worker.EventJobStarted, worker.EventRegistered:
-		// The commit lines and the exec lines already say it.
+	case worker.EventHeartbeat, worker.EventJobStarted, worker.EventRegistered, worker.EventDutiesEnded,
+		worker.EventJobFinished, worker.EventStopRequested, worker.EventJobsCancelled:
+		// The commit lines, the exec lines and the runner's lines already say it.
 		if e.Kind == worker.EventJobStarted && e.Reason != "" {
 			s.res.Marks.set(MarkRecovered)
 			s.tr.printf(s.now, p.name, "recovered %s: %s", s.names.job(e.Job.ID), e.Reason)
 		}
 		return
-	}
-	if e.Kind == worker.EventNotificationIgnored {
+	case worker.EventNotificationIgnored:
 		s.res.Marks.set(MarkNotifyIgnoredFull)
 		return
 	}
 	s.traceObserved(p, e)
 	switch e.Kind {
-	case worker.EventStoreError:
-		if e.Reason == "shutdown" {
-			p.shutdownFailures++
-		}
 	case worker.EventDrainDeadline:
 		s.res.Marks.set(MarkDrainDeadline)
-	case worker.EventLeaseAcquired, worker.EventLeaseRenewed:
-		p.leaseUntil = e.LeaseExpires
-	case worker.EventLeaseLost, worker.EventLeaseReleased:
-		p.leaseUntil = time.Time{}
 	case worker.EventDeclaredDead:
-		p.leaseUntil = time.Time{}
 		s.res.Marks.set(MarkReregistered)
-		s.record(props.Event{Kind: props.DeclaredDead, Process: p.name, Worker: e.Worker})
-	case worker.EventDutiesStarted:
-		p.dutyWorker = e.Worker
-		s.record(props.Event{Kind: props.DutiesStarted, Time: e.StoreTime, Process: p.name, Worker: e.Worker, LeaseExpires: p.leaseUntil})
 	case worker.EventScheduleFired:
 		s.count(Schedules)
-		s.record(props.Event{Kind: props.ScheduleFired, Time: e.StoreTime, Process: p.name, Worker: e.Worker,
-			Job: e.Job.ID, Schedule: e.Schedule, CronTime: e.CronTime})
 	case worker.EventJobsDeleted, worker.EventWorkersDeleted:
 		s.res.Faults[Retention] += e.Count
 	case worker.EventResultFenced:
 		s.res.Marks.set(MarkFencedResult)
-		s.record(props.Event{Kind: props.ResultFenced, Time: e.StoreTime, Process: p.name, Worker: e.Worker, Job: e.Job.ID})
 	}
-}
-
-// endDuties closes the leader duties a core call ran: they were one
-// transaction, over by the time the call returns.
-func (s *sim) endDuties(p *proc) {
-	if p.dutyWorker.IsZero() {
-		return
-	}
-	s.record(props.Event{Kind: props.DutiesEnded, Process: p.name, Worker: p.dutyWorker})
-	p.dutyWorker = ulid.ULID{}
 }
 
 func (s *sim) traceObserved(p *proc, e worker.Event) {

@@ -7,6 +7,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker"
 )
@@ -37,12 +38,10 @@ type proc struct {
 	timerGen [worker.NumTimers]uint64 // each runner timer's live generation
 	execs    []*execution
 
-	shutdownDue      bool      // a shutdown waits for the next job to start, so it has one in flight
-	draining         bool      // graceful shutdown in progress
-	cancelled        bool      // the runner cancelled its job context: handlers start cancelled
-	shutdownFailures int       // failed shutdown transactions of this incarnation
-	leaseUntil       time.Time // the lease expiry this incarnation believes in
-	dutyWorker       ulid.ULID // set from DutiesStarted until the core call ends
+	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
+	draining    bool               // graceful shutdown in progress
+	cancelled   bool               // the runner cancelled its job context: handlers start cancelled
+	history     history.Translator // this incarnation's events, as the checker reads them
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
@@ -129,8 +128,8 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	p.core, p.policy = core, worker.NewPolicy(core)
-	p.draining, p.shutdownFailures, p.shutdownDue, p.cancelled = false, 0, false, false
-	p.leaseUntil = time.Time{}
+	p.draining, p.shutdownDue, p.cancelled = false, false, false
+	p.history = history.Translator{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
 		s.record(props.Event{Kind: props.Restarted, Process: p.name})

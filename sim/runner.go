@@ -54,7 +54,7 @@ func (s *sim) cancelAll(p *proc) {
 	for _, ex := range p.execs {
 		s.cancelExec(p, ex, "context canceled")
 	}
-	s.record(props.Event{Kind: props.ExecsCancelled, Process: p.name, Worker: p.core.ID()})
+	p.policy.ReportCancelled()
 }
 
 // markStep sets the coverage marks of the runner's rarer paths.
@@ -84,9 +84,6 @@ func (s *sim) storeCall(p *proc, a worker.Action) {
 	local := p.clock.read(s.now)
 	running := len(p.execs)
 	in := p.policy.Do(s.ctx, a, local)
-	if a.Call == worker.CallDuties {
-		s.endDuties(p)
-	}
 	s.traceCall(p, a.Call, local, in, running)
 	if a.Call == worker.CallRelease && in.Err == nil {
 		// The handlers go on, abandoned, until the process exits; their
@@ -130,8 +127,7 @@ func (s *sim) exit(p *proc, err error) {
 	id := p.core.ID()
 	if err != nil {
 		s.res.Marks.set(MarkShutdownGaveUp)
-		s.tr.printf(s.now, p.name, "SHUTDOWN abandoned as %s after %d failures: %s", s.names.worker(id), p.shutdownFailures, s.errText(err))
-		s.record(props.Event{Kind: props.ShutdownAbandoned, Process: p.name, Worker: id, Failures: p.shutdownFailures})
+		s.tr.printf(s.now, p.name, "SHUTDOWN abandoned as %s: %s", s.names.worker(id), s.errText(err))
 	} else {
 		ev := props.Event{Kind: props.ShutdownCompleted, Process: p.name, Worker: id}
 		ev.Running, ev.LeaseHolder = s.ownedBy(id)

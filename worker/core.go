@@ -139,6 +139,7 @@ func (c *Core) Finished(r Result) {
 	}
 	delete(c.executing, r.JobID)
 	c.pending = append(c.pending, pendingResult{Result: r, job: job})
+	c.emit(Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason})
 }
 
 // full reports whether every slot runs a job.

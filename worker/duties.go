@@ -42,8 +42,11 @@ func (c *Core) duties(ctx context.Context) error {
 			c.note(Event{Kind: EventJobsPromoted, Worker: c.id, StoreTime: now, Count: n})
 		}
 		if cleanup {
-			return c.deleteOldRows(ctx, tx, now)
+			if err := c.deleteOldRows(ctx, tx, now); err != nil {
+				return err
+			}
 		}
+		c.note(Event{Kind: EventDutiesEnded, Worker: c.id, StoreTime: now})
 		return nil
 	})
 	if err != nil {

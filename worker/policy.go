@@ -138,6 +138,13 @@ func (p *Policy) Core() *Core { return p.core }
 // Exited reports whether the policy returned ActExit.
 func (p *Policy) Exited() bool { return p.phase == exited }
 
+// ReportCancelled is how a driver reports that it carried out
+// ActCancelRunning: the core's observer gets EventJobsCancelled, so that
+// a history shows the cancellation that really happened.
+func (p *Policy) ReportCancelled() {
+	p.core.emit(Event{Kind: EventJobsCancelled, Worker: p.core.id, Count: len(p.core.executing)})
+}
+
 // Do makes the store call a (an ActCall) at local time now and returns the
 // input that reports its return.
 func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
@@ -283,6 +290,7 @@ func (p *Policy) stop() []Action {
 		return nil
 	}
 	p.core.BeginShutdown()
+	p.core.emit(Event{Kind: EventStopRequested, Worker: p.core.id})
 	p.phase, p.lingering = draining, false
 	if len(p.core.executing) == 0 {
 		return p.close()
@@ -311,7 +319,7 @@ func (p *Policy) returned(in Input) []Action {
 		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
 			return p.close()
 		}
-		if retry := p.retry(in.Err, "release"); retry != nil {
+		if retry := p.retry(in.Err, EventReleaseAbandoned); retry != nil {
 			return retry
 		}
 		return p.close() // Shutdown releases them too, or a leader rescues them
@@ -320,7 +328,7 @@ func (p *Policy) returned(in Input) []Action {
 			p.phase = exited
 			return []Action{{Kind: ActExit}}
 		}
-		if retry := p.retry(in.Err, "shutdown"); retry != nil {
+		if retry := p.retry(in.Err, EventShutdownAbandoned); retry != nil {
 			return retry
 		}
 		p.phase = exited
@@ -355,14 +363,14 @@ func (p *Policy) close() []Action {
 }
 
 // retry schedules another try of a failed shutdown step after a backoff,
-// or returns nil after ShutdownAttempts failures, reporting that the step
-// was given up.
-func (p *Policy) retry(err error, step string) []Action {
+// or returns nil after ShutdownAttempts failures, reporting with an event
+// of kind abandoned that the step was given up.
+func (p *Policy) retry(err error, abandoned EventKind) []Action {
 	p.tries++
 	if p.tries < ShutdownAttempts && !mutant.On(mutant.RunnerShutdownNoRetry) {
 		return []Action{arm(TimerRetry, ErrorBackoff(p.core.cfg.PollInterval, p.tries))}
 	}
-	p.core.emit(Event{Kind: EventShutdownAbandoned, Worker: p.core.id, Reason: step, Count: p.tries, Err: err})
+	p.core.emit(Event{Kind: abandoned, Worker: p.core.id, Count: p.tries, Err: err})
 	p.tries = 0
 	return nil
 }

@@ -163,6 +163,7 @@ func (l *loop) carry(ctx context.Context, acts []Action) {
 			l.timers[a.Timer] = l.w.clock.Timer(a.After)
 		case ActCancelRunning:
 			l.cancelJobs()
+			l.policy.ReportCancelled()
 		case ActExit:
 			l.exitErr = a.Err
 			for _, t := range l.timers {

@@ -92,7 +92,7 @@ func (w *Worker) observe(e Event) {
 	}
 	level := slog.LevelDebug
 	switch e.Kind {
-	case EventShutdownAbandoned:
+	case EventShutdownAbandoned, EventReleaseAbandoned:
 		level = slog.LevelError
 	case EventStoreError, EventResultFenced, EventDeclaredDead, EventReleasedAtShutdown, EventLeaseLost, EventDrainDeadline:
 		level = slog.LevelWarn
