@@ -90,11 +90,11 @@ func (e *env) core(cfg Config, seed uint64) (*Core, *recorder) {
 // tick runs one Tick at the store's time and fails the test on an error.
 func (e *env) tick(c *Core) []store.Job {
 	e.t.Helper()
-	res, err := c.Tick(e.ctx, e.storeNow())
+	res, err := c.tick(e.ctx, e.storeNow())
 	if err != nil {
 		e.t.Fatalf("Tick: %v", err)
 	}
-	if err := c.Duties(e.ctx); err != nil {
+	if err := c.runDuties(e.ctx); err != nil {
 		e.t.Fatalf("Duties: %v", err)
 	}
 	return res.Start
@@ -155,8 +155,8 @@ func ids(jobs []store.Job) []ulid.ULID {
 
 // finishAll reports every running job of c finished with decision d.
 func finishAll(c *Core, d Decision, reason string) {
-	for _, id := range c.Running() {
-		c.Finished(Result{JobID: id, Decision: d, Reason: reason})
+	for _, id := range c.runningIDs() {
+		c.finished(Result{JobID: id, Decision: d, Reason: reason})
 	}
 }
 

@@ -46,12 +46,12 @@ const (
 	exited
 )
 
-// ResultLinger is how long the runner waits, after a job finished, for the
+// resultLinger is how long the runner waits, after a job finished, for the
 // other running jobs to finish too before the next tick, so that one tick
 // records them all and refills their slots together: a tick costs far more
 // than short jobs do, and ticking after each result would reserve one job
 // at a time. A long job delays the next tick by at most this.
-const ResultLinger = time.Millisecond
+const resultLinger = time.Millisecond
 
 // ShutdownAttempts bounds the tries of each final store write (releasing
 // the jobs left at the drain deadline, recording the shutdown).
@@ -89,10 +89,10 @@ type Call uint8
 
 // The store calls.
 const (
-	CallTick     Call = iota + 1 // Core.Tick at the driver's local time
-	CallDuties                   // Core.Duties
-	CallRelease                  // Core.Release of every running job
-	CallShutdown                 // Core.Shutdown
+	CallTick     Call = iota + 1 // the core's tick at the driver's local time
+	CallDuties                   // the leader duties a tick made due
+	CallRelease                  // release every running job
+	CallShutdown                 // record the shutdown
 )
 
 // Input is one thing that happened. Kind says which fields are set.
@@ -151,15 +151,15 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	in := Input{Kind: InCallReturned, Call: a.Call}
 	switch a.Call {
 	case CallTick:
-		var res TickResult
-		res, in.Err = p.core.Tick(ctx, now)
+		var res tickResult
+		res, in.Err = p.core.tick(ctx, now)
 		in.Start = res.Start
 	case CallDuties:
-		in.Err = p.core.Duties(ctx)
+		in.Err = p.core.runDuties(ctx)
 	case CallRelease:
-		in.Err = p.core.Release(ctx, p.core.Running())
+		in.Err = p.core.release(ctx, p.core.runningIDs())
 	case CallShutdown:
-		in.Err = p.core.Shutdown(ctx)
+		in.Err = p.core.shutdown(ctx)
 	}
 	return in
 }
@@ -265,7 +265,7 @@ func (p *Policy) timer(t Timer) []Action {
 // the backoff's tick; while draining, the last one ends the drain.
 func (p *Policy) finished(r Result) []Action {
 	if !(mutant.On(mutant.RunnerDropResults) && p.backingOff) {
-		p.core.Finished(r)
+		p.core.finished(r)
 	}
 	idle := len(p.core.executing) == 0
 	switch {
@@ -275,7 +275,7 @@ func (p *Policy) finished(r Result) []Action {
 		return []Action{p.tick("task")}
 	case p.phase == serving && !p.lingering:
 		p.lingering = true
-		return []Action{arm(TimerLinger, ResultLinger)}
+		return []Action{arm(TimerLinger, resultLinger)}
 	case (p.phase == draining || p.phase == grace) && idle:
 		return p.close()
 	}
@@ -289,7 +289,7 @@ func (p *Policy) stop() []Action {
 	if p.phase != serving {
 		return nil
 	}
-	p.core.BeginShutdown()
+	p.core.beginShutdown()
 	p.core.emit(Event{Kind: EventStopRequested, Worker: p.core.id})
 	p.phase, p.lingering = draining, false
 	if len(p.core.executing) == 0 {
@@ -309,14 +309,14 @@ func (p *Policy) returned(in Input) []Action {
 		if len(in.Start) > 0 {
 			acts = append(acts, Action{Kind: ActStart, Jobs: in.Start})
 		}
-		if p.core.DutiesDue() {
+		if p.core.dutiesPending() {
 			return append(acts, p.call(CallDuties))
 		}
 		return append(acts, p.afterTick()...)
 	case CallDuties:
 		return p.afterTick()
 	case CallRelease:
-		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
+		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			return p.close()
 		}
 		if retry := p.retry(in.Err, EventReleaseAbandoned); retry != nil {
@@ -324,7 +324,7 @@ func (p *Policy) returned(in Input) []Action {
 		}
 		return p.close() // Shutdown releases them too, or a leader rescues them
 	case CallShutdown:
-		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
+		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			p.phase = exited
 			return []Action{{Kind: ActExit}}
 		}
@@ -339,11 +339,11 @@ func (p *Policy) returned(in Input) []Action {
 
 // afterTick waits for the next tick, or ends a drain that has nothing left.
 func (p *Policy) afterTick() []Action {
-	p.backingOff = p.core.Failing()
+	p.backingOff = p.core.failing()
 	if p.phase != serving && len(p.core.executing) == 0 {
 		return p.close()
 	}
-	return []Action{arm(TimerPoll, p.core.NextPoll())}
+	return []Action{arm(TimerPoll, p.core.nextPoll())}
 }
 
 // release gives up the jobs still running after the grace, or goes on to
@@ -368,7 +368,7 @@ func (p *Policy) close() []Action {
 func (p *Policy) retry(err error, abandoned EventKind) []Action {
 	p.tries++
 	if p.tries < ShutdownAttempts && !mutant.On(mutant.RunnerShutdownNoRetry) {
-		return []Action{arm(TimerRetry, ErrorBackoff(p.core.cfg.PollInterval, p.tries))}
+		return []Action{arm(TimerRetry, errorBackoff(p.core.cfg.PollInterval, p.tries))}
 	}
 	p.core.emit(Event{Kind: abandoned, Worker: p.core.id, Count: p.tries, Err: err})
 	p.tries = 0

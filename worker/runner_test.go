@@ -168,7 +168,7 @@ func TestRunnerRescuesDeadWorkersJobs(t *testing.T) {
 		must(t, err)
 		dead, err := NewCore(st, cfg, clockrng.NewRand(9), nil)
 		must(t, err)
-		res, err := dead.Tick(context.Background(), time.Time{})
+		res, err := dead.tick(context.Background(), time.Time{})
 		must(t, err)
 		if len(res.Start) != 3 {
 			t.Fatalf("the doomed worker reserved %d jobs, want 3", len(res.Start))
