@@ -125,6 +125,31 @@ func releasedRun(b *builder) {
 	b.commit(w1, b.complete(2))
 }
 
+// exactReleaseRun keeps every promise in a history with exact shutdown
+// times: the handlers are cancelled at the drain deadline, the one that
+// ignores it is released after the grace, and a later shutdown is given up
+// only after every try failed.
+func exactReleaseRun(b *builder) {
+	b.params.DrainTimeout, b.params.ShutdownAttempts = 4*time.Second, 5
+	setup(b)
+	b.commit(none, b.enqueue(1))
+	b.commit(w2, b.reserve(1, w2))
+	b.start(1, w2)
+	b.event(ShutdownBegan, w2, nil)
+	b.after(4 * time.Second)
+	b.event(ExecsCancelled, w2, nil)
+	b.after(400 * time.Millisecond)
+	b.commit(w2, b.fail(1, ReleaseReason), b.retry(1, 2, 5*time.Second))
+	b.event(ShutdownAbandoned, w2, func(e *Event) { e.Failures = 5 })
+	b.after(5 * time.Second)
+	b.reacquire(w1)
+	b.duties(w1, b.promote(2))
+	b.commit(w1, b.reserve(2, w1))
+	b.start(2, w1)
+	b.end(2, w1, Succeed)
+	b.commit(w1, b.complete(2))
+}
+
 // crashAfterResultRun keeps every promise: a process commits its handler's
 // Fail result and crashes before logging the execution's end (a live run
 // logs just after the commit), so the row failed for good with no decision
@@ -201,6 +226,7 @@ func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun,
 		"late start": lateStartRun, "crash after result": crashAfterResultRun, "re-elected": reelectedRun,
+		"exact release": exactReleaseRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()
