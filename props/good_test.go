@@ -106,10 +106,7 @@ func stalledRun(b *builder) {
 // the retry runs on another worker while the released handler still runs,
 // and the process exits with it.
 func releasedRun(b *builder) {
-	setup(b)
-	b.commit(none, b.enqueue(1))
-	b.commit(w2, b.reserve(1, w2))
-	b.start(1, w2)
+	runningOnW2(b)
 	b.event(ShutdownBegan, w2, nil)
 	b.after(4 * time.Second)
 	b.commit(w2, b.fail(1, "worker shut down"), b.retry(1, 2, 5*time.Second))
@@ -131,10 +128,7 @@ func releasedRun(b *builder) {
 // only after every try failed.
 func exactReleaseRun(b *builder) {
 	b.params.DrainTimeout, b.params.ShutdownAttempts = 4*time.Second, 5
-	setup(b)
-	b.commit(none, b.enqueue(1))
-	b.commit(w2, b.reserve(1, w2))
-	b.start(1, w2)
+	runningOnW2(b)
 	b.event(ShutdownBegan, w2, nil)
 	b.after(4 * time.Second)
 	b.event(ExecsCancelled, w2, nil)
