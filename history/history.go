@@ -1,4 +1,4 @@
-// Package history maps a worker's events (worker.Event) to the events of
+// Package history maps a worker's events (engine.Event) to the events of
 // the history the checker judges (props.Event). It is the one mapping both
 // drivers use: the simulator for its simulated workers, and a live
 // worker's -history-log, so that a simulated run and a live run are judged
@@ -16,7 +16,7 @@ import (
 
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // Translator translates the events of one worker process, in the order
@@ -32,36 +32,36 @@ type Translator struct {
 // ShutdownBegan, ShutdownAbandoned, ExecsCancelled): the driver stamps
 // those with the store time at which they are known to have happened. The
 // driver also sets Process.
-func (t *Translator) Translate(e worker.Event) (props.Event, bool) {
+func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 	h := props.Event{Time: e.StoreTime, Worker: e.Worker}
 	switch e.Kind {
-	case worker.EventLeaseAcquired, worker.EventLeaseRenewed:
+	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:
 		t.expires = e.LeaseExpires
 		return h, false
-	case worker.EventLeaseLost, worker.EventLeaseReleased:
+	case engine.EventLeaseLost, engine.EventLeaseReleased:
 		t.expires = time.Time{}
 		return h, false
-	case worker.EventDeclaredDead:
+	case engine.EventDeclaredDead:
 		t.expires = time.Time{}
 		h.Kind = props.DeclaredDead
-	case worker.EventDutiesStarted:
+	case engine.EventDutiesStarted:
 		h.Kind, h.LeaseExpires = props.DutiesStarted, t.expires
-	case worker.EventDutiesEnded:
+	case engine.EventDutiesEnded:
 		h.Kind = props.DutiesEnded
-	case worker.EventScheduleFired:
+	case engine.EventScheduleFired:
 		h.Kind, h.Job, h.Schedule, h.CronTime = props.ScheduleFired, e.Job.ID, e.Schedule, e.CronTime
-	case worker.EventResultFenced:
+	case engine.EventResultFenced:
 		h.Kind, h.Job = props.ResultFenced, e.Job.ID
-	case worker.EventJobStarted:
+	case engine.EventJobStarted:
 		h.Kind, h.Job = props.ExecStarted, e.Job.ID
-	case worker.EventJobFinished:
+	case engine.EventJobFinished:
 		// worker spells decisions as props does
 		h.Kind, h.Job, h.Decision, h.Reason = props.ExecEnded, e.Job.ID, props.Decision(e.Decision.String()), e.Reason
-	case worker.EventStopRequested:
+	case engine.EventStopRequested:
 		h.Kind = props.ShutdownBegan
-	case worker.EventShutdownAbandoned:
+	case engine.EventShutdownAbandoned:
 		h.Kind, h.Failures = props.ShutdownAbandoned, e.Count
-	case worker.EventJobsCancelled:
+	case engine.EventJobsCancelled:
 		h.Kind = props.ExecsCancelled
 	default:
 		return h, false

@@ -9,6 +9,7 @@ import (
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // The translation keeps what the checker needs of each event: the lease
@@ -20,21 +21,21 @@ func TestTranslate(t *testing.T) {
 	w, j := ulid.MustParse("01J0000000000000000000000A"), store.Job{ID: ulid.MustParse("01J00000000000000000000001")}
 	var tr Translator
 	for i, c := range []struct {
-		in   worker.Event
+		in   engine.Event
 		want props.Event
 		ok   bool
 	}{
-		{worker.Event{Kind: worker.EventHeartbeat, Worker: w, StoreTime: at}, props.Event{}, false},
-		{worker.Event{Kind: worker.EventLeaseAcquired, Worker: w, StoreTime: at, LeaseExpires: at.Add(time.Second)}, props.Event{}, false},
-		{worker.Event{Kind: worker.EventDutiesStarted, Worker: w, StoreTime: at},
+		{engine.Event{Kind: engine.EventHeartbeat, Worker: w, StoreTime: at}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventLeaseAcquired, Worker: w, StoreTime: at, LeaseExpires: at.Add(time.Second)}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w, LeaseExpires: at.Add(time.Second)}, true},
-		{worker.Event{Kind: worker.EventJobFinished, Worker: w, Job: j, Decision: worker.Fail, Reason: "no"},
+		{engine.Event{Kind: engine.EventJobFinished, Worker: w, Job: j, Decision: worker.Fail, Reason: "no"},
 			props.Event{Kind: props.ExecEnded, Worker: w, Job: j.ID, Decision: props.Fail, Reason: "no"}, true},
-		{worker.Event{Kind: worker.EventDeclaredDead, Worker: w}, props.Event{Kind: props.DeclaredDead, Worker: w}, true},
-		{worker.Event{Kind: worker.EventDutiesStarted, Worker: w, StoreTime: at},
+		{engine.Event{Kind: engine.EventDeclaredDead, Worker: w}, props.Event{Kind: props.DeclaredDead, Worker: w}, true},
+		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w}, true}, // the lease died with the worker id
-		{worker.Event{Kind: worker.EventReleaseAbandoned, Worker: w, Count: 5}, props.Event{}, false},
-		{worker.Event{Kind: worker.EventShutdownAbandoned, Worker: w, Count: 5},
+		{engine.Event{Kind: engine.EventReleaseAbandoned, Worker: w, Count: 5}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventShutdownAbandoned, Worker: w, Count: 5},
 			props.Event{Kind: props.ShutdownAbandoned, Worker: w, Failures: 5}, true},
 	} {
 		got, ok := tr.Translate(c.in)

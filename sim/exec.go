@@ -8,6 +8,7 @@ import (
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // execution is one modelled handler run. Its outcome and duration are
@@ -152,5 +153,5 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
-	s.step(p, worker.Input{Kind: worker.InJobFinished, Result: worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason}})
+	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason}})
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/store"
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // shutdownTimer is the shutdown fault's timer. Most shutdowns wait for the
@@ -38,7 +38,7 @@ func (s *sim) beginShutdown(p *proc) {
 	p.draining = true
 	s.tr.printf(s.now, p.name, "SHUTDOWN begins with %d jobs running", len(p.execs))
 	s.outageAtShutdown()
-	s.step(p, worker.Input{Kind: worker.InStop})
+	s.step(p, engine.Input{Kind: engine.InStop})
 }
 
 // outageAtShutdown sometimes takes the database down as a shutdown begins,

@@ -4,16 +4,13 @@
 // rescues the jobs of dead workers and cleans up old rows.
 //
 // Applications use Worker (New, Handle, Run), Client (Enqueue, EnqueueTx,
-// EnqueueMany), Job and the decisions (RetryJob, FailJob).
+// EnqueueMany), Job, Config and the decisions (RetryJob, FailJob).
 //
-// Beneath Worker are three layers that do no I/O of their own but the
-// store's. Core is the queue's logic: one loop iteration at a time, given
-// the local time; leader duties; release and shutdown. Policy is the
-// runner's every decision as a step function (Step: inputs such as a timer,
-// a finished job, a notification or a stop in; actions such as a store
-// call, job starts, timers or cancellation out). Worker.Run is a thin loop
-// that carries the actions out with goroutines, timers and the store's
-// listener; the simulator (sim/) carries out the same actions on its event
-// queue, so it runs exactly the policy and core that run in production.
-// Event and Observer report what the core and the policy did.
+// Beneath Worker is worker/engine: the queue's logic (engine.Core) and
+// the runner's every decision as a step function (engine.Policy), which do
+// no I/O but the store's. Worker.Run is a thin loop that carries the
+// policy's actions out with goroutines, timers and the store's listener;
+// the simulator (sim/) carries out the same actions on its event queue, so
+// it runs exactly the code that runs in production. Options.Observer
+// receives the engine's events.
 package worker

@@ -11,11 +11,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // execute runs one attempt of job with h and returns its result. It never
 // panics: a handler's panic becomes a retry carrying the panic's message.
-func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) Result {
+func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.Result {
 	byQueue := h.queueAttrs(w.inst)
 	w.inst.active.Add(ctx, 1, byQueue)
 	defer w.inst.active.Add(ctx, -1, byQueue)
@@ -45,7 +46,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) Result 
 	panicked, err := callHandler(ctx, h, job)
 	elapsed := w.clock.Since(start)
 
-	r := Result{JobID: job.ID, Decision: DecisionOf(err)}
+	r := engine.Result{JobID: job.ID, Decision: DecisionOf(err)}
 	outcome := outcomeSuccess
 	switch {
 	case panicked:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // Options configure a Worker. Zero fields take the defaults noted.
@@ -33,7 +34,7 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// Observer, if set, also receives every core event, on the loop's
 	// goroutine (it must not block for long).
-	Observer Observer
+	Observer engine.Observer
 }
 
 // Worker is the production runner: it drives a Core with real waiting and
@@ -47,7 +48,7 @@ type Worker struct {
 	log    *slog.Logger
 	tracer trace.Tracer
 	inst   *instruments
-	obs    Observer
+	obs    engine.Observer
 
 	mu       sync.Mutex
 	handlers map[string]*handler

@@ -14,6 +14,7 @@ import (
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // historyLog writes, one JSON props.Event per line, what a live run's
@@ -72,7 +73,7 @@ func newHistoryLog(out io.Writer, process string) *historyLog {
 }
 
 // Observe writes the history events of one worker event.
-func (h *historyLog) Observe(e worker.Event) {
+func (h *historyLog) Observe(e engine.Event) {
 	ev, ok := h.tr.Translate(e)
 	if e.StoreTime.IsZero() {
 		if ok {
@@ -103,27 +104,27 @@ func (h *historyLog) before(t time.Time) {
 
 // leaderTerm writes the lease row an acquire or renewal left, or its
 // release, and notes which worker this process now is.
-func (h *historyLog) leaderTerm(e worker.Event) {
+func (h *historyLog) leaderTerm(e engine.Event) {
 	t := e.StoreTime
 	switch e.Kind {
-	case worker.EventRegistered:
+	case engine.EventRegistered:
 		h.worker = e.Worker
-	case worker.EventLeaseAcquired:
+	case engine.EventLeaseAcquired:
 		h.terms[e.Worker] = t
 		h.writeLease(e, t)
-	case worker.EventLeaseRenewed:
+	case engine.EventLeaseRenewed:
 		elected, ok := h.terms[e.Worker]
 		if !ok {
 			elected = t
 		}
 		h.writeLease(e, elected)
-	case worker.EventLeaseReleased:
+	case engine.EventLeaseReleased:
 		h.write(props.Event{Kind: props.Commit, Time: t, Worker: e.Worker, Leases: []props.LeaseChange{{}}})
 	}
 }
 
 // writeLease writes the lease row an acquire or renewal left.
-func (h *historyLog) writeLease(e worker.Event, elected time.Time) {
+func (h *historyLog) writeLease(e engine.Event, elected time.Time) {
 	row := props.LeaseRow{Holder: e.Worker, ElectedAt: elected, ExpiresAt: e.LeaseExpires}
 	h.write(props.Event{Kind: props.Commit, Time: e.StoreTime, Worker: e.Worker, Leases: []props.LeaseChange{{After: &row}}})
 }

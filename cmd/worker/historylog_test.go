@@ -15,6 +15,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/mem"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // The history log writes what props.Reconstruct reads: the worker's
@@ -30,29 +31,29 @@ func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 
 	var buf bytes.Buffer
 	h := newHistoryLog(&buf, "p1")
-	for _, e := range []worker.Event{
-		{Kind: worker.EventRegistered, Worker: w1, StoreTime: at(1)},
-		{Kind: worker.EventLeaseAcquired, Worker: w1, StoreTime: at(2), LeaseExpires: at(1002)},
-		{Kind: worker.EventDutiesStarted, Worker: w1, StoreTime: at(3)},
-		{Kind: worker.EventJobsPromoted, Worker: w1, StoreTime: at(3), Count: 1},
-		{Kind: worker.EventDutiesEnded, Worker: w1, StoreTime: at(3)},
-		{Kind: worker.EventJobStarted, Worker: w1, StoreTime: at(4), Job: job(j1)},
-		{Kind: worker.EventStoreError, Worker: w1, Err: fmt.Errorf("boom")},
-		{Kind: worker.EventLeaseRenewed, Worker: w1, StoreTime: at(6), LeaseExpires: at(1006)},
-		{Kind: worker.EventJobFinished, Worker: w1, Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
-		{Kind: worker.EventResultRecorded, Worker: w1, StoreTime: at(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
-		{Kind: worker.EventDeclaredDead, Worker: w1},
-		{Kind: worker.EventRegistered, Worker: w2, StoreTime: at(8)},
-		{Kind: worker.EventJobStarted, Worker: w2, StoreTime: at(9), Job: job(j2)},
-		{Kind: worker.EventStopRequested, Worker: w2},
-		{Kind: worker.EventDrainDeadline, Worker: w2, Count: 1},
-		{Kind: worker.EventJobsCancelled, Worker: w2, Count: 1},
-		{Kind: worker.EventReleasedAtShutdown, Worker: w2, StoreTime: at(11), Job: job(j2)},
-		{Kind: worker.EventResultRecorded, Worker: w2, StoreTime: at(11), Job: job(j2), Decision: worker.Retry, Reason: worker.ReasonShutdown},
-		{Kind: worker.EventJobFinished, Worker: w1, Job: job(j3), Decision: worker.Succeed},
-		{Kind: worker.EventResultFenced, Worker: w1, StoreTime: at(11), Job: job(j3), Decision: worker.Succeed},
-		{Kind: worker.EventShutDown, Worker: w2, StoreTime: at(11)},
-		{Kind: worker.EventLeaseReleased, Worker: w2, StoreTime: at(11)},
+	for _, e := range []engine.Event{
+		{Kind: engine.EventRegistered, Worker: w1, StoreTime: at(1)},
+		{Kind: engine.EventLeaseAcquired, Worker: w1, StoreTime: at(2), LeaseExpires: at(1002)},
+		{Kind: engine.EventDutiesStarted, Worker: w1, StoreTime: at(3)},
+		{Kind: engine.EventJobsPromoted, Worker: w1, StoreTime: at(3), Count: 1},
+		{Kind: engine.EventDutiesEnded, Worker: w1, StoreTime: at(3)},
+		{Kind: engine.EventJobStarted, Worker: w1, StoreTime: at(4), Job: job(j1)},
+		{Kind: engine.EventStoreError, Worker: w1, Err: fmt.Errorf("boom")},
+		{Kind: engine.EventLeaseRenewed, Worker: w1, StoreTime: at(6), LeaseExpires: at(1006)},
+		{Kind: engine.EventJobFinished, Worker: w1, Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
+		{Kind: engine.EventResultRecorded, Worker: w1, StoreTime: at(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
+		{Kind: engine.EventDeclaredDead, Worker: w1},
+		{Kind: engine.EventRegistered, Worker: w2, StoreTime: at(8)},
+		{Kind: engine.EventJobStarted, Worker: w2, StoreTime: at(9), Job: job(j2)},
+		{Kind: engine.EventStopRequested, Worker: w2},
+		{Kind: engine.EventDrainDeadline, Worker: w2, Count: 1},
+		{Kind: engine.EventJobsCancelled, Worker: w2, Count: 1},
+		{Kind: engine.EventReleasedAtShutdown, Worker: w2, StoreTime: at(11), Job: job(j2)},
+		{Kind: engine.EventResultRecorded, Worker: w2, StoreTime: at(11), Job: job(j2), Decision: worker.Retry, Reason: engine.ReasonShutdown},
+		{Kind: engine.EventJobFinished, Worker: w1, Job: job(j3), Decision: worker.Succeed},
+		{Kind: engine.EventResultFenced, Worker: w1, StoreTime: at(11), Job: job(j3), Decision: worker.Succeed},
+		{Kind: engine.EventShutDown, Worker: w2, StoreTime: at(11)},
+		{Kind: engine.EventLeaseReleased, Worker: w2, StoreTime: at(11)},
 	} {
 		h.Observe(e)
 	}
@@ -121,7 +122,7 @@ func TestHistoryLogShutdownReadsTheStore(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	h := newHistoryLog(&buf, "p1")
-	h.Observe(worker.Event{Kind: worker.EventRegistered, Worker: w, StoreTime: now})
+	h.Observe(engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: now})
 	if err := h.shutdownCompleted(ctx, st); err != nil {
 		t.Fatal(err)
 	}

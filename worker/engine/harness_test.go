@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -135,14 +135,27 @@ func (e *env) job(id ulid.ULID) store.Job {
 	return j
 }
 
+// jobs returns the rows in status, every row for "".
 func (e *env) jobs(status store.Status) []store.Job {
 	e.t.Helper()
-	return listJobs(e.t, e.mem, store.JobFilter{Status: status})
+	if status == "" {
+		return e.state().Jobs
+	}
+	return e.state().JobsIn(status)
 }
 
 func (e *env) workers() []store.Worker {
 	e.t.Helper()
-	return listWorkers(e.t, e.mem)
+	return e.state().Workers
+}
+
+func (e *env) state() store.State {
+	e.t.Helper()
+	s, err := store.Snapshot(e.ctx, e.mem)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
 }
 
 func ids(jobs []store.Job) []ulid.ULID {
