@@ -21,7 +21,8 @@ import (
 // running, releases those that do not return promptly, and marks the worker
 // shut down and gives up its lease. Every goroutine Run started has ended
 // when it returns, so a handler that ignores its context delays Run (but
-// not the release of its job).
+// not the release of its job). Every one of these decisions is
+// engine.Policy's; Run only carries out its actions.
 //
 // Store errors while running are retried with backoff and never end Run.
 // Run returns an error if it cannot start (no handler for a configured
@@ -167,6 +168,7 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 			l.policy.ReportCancelled()
 		case engine.ActExit:
 			l.exitErr = a.Err
+			l.cancelJobs() // a handler still running has nothing left to report to
 			for _, t := range l.timers {
 				if t != nil {
 					t.Stop()
