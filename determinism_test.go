@@ -12,7 +12,7 @@ import (
 )
 
 // guardedDirs must stay deterministic: no wall clock, no global randomness.
-var guardedDirs = []string{"worker", "store", "sim", "props", "tickworktest"}
+var guardedDirs = []string{"worker", "store", "sim", "props", "history", "tickworktest"}
 
 // bannedTime are the time functions that read or wait on the real clock.
 var bannedTime = map[string]bool{

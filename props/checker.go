@@ -130,10 +130,7 @@ func (c *Checker) Step(e Event) *Violation {
 	case ShutdownAbandoned:
 		c.shutdownAbandoned(&e)
 	case ExecsCancelled:
-		p := c.proc(&e)
-		for _, x := range p.open {
-			x.cancelled = true
-		}
+		c.execsCancelled(&e)
 	case ShutdownCompleted:
 		c.shutdownCompleted(&e)
 	case DeclaredDead:

@@ -106,10 +106,7 @@ func stalledRun(b *builder) {
 // the retry runs on another worker while the released handler still runs,
 // and the process exits with it.
 func releasedRun(b *builder) {
-	setup(b)
-	b.commit(none, b.enqueue(1))
-	b.commit(w2, b.reserve(1, w2))
-	b.start(1, w2)
+	runningOnW2(b)
 	b.event(ShutdownBegan, w2, nil)
 	b.after(4 * time.Second)
 	b.commit(w2, b.fail(1, "worker shut down"), b.retry(1, 2, 5*time.Second))
@@ -121,6 +118,28 @@ func releasedRun(b *builder) {
 	b.commit(w2, b.shutdownWorker(w2))
 	b.shutdownDone(w2)
 	b.after(time.Second)
+	b.end(2, w1, Succeed)
+	b.commit(w1, b.complete(2))
+}
+
+// exactReleaseRun keeps every promise in a history with exact shutdown
+// times: the handlers are cancelled at the drain deadline, the one that
+// ignores it is released after the grace, and a later shutdown is given up
+// only after every try failed.
+func exactReleaseRun(b *builder) {
+	b.params.DrainTimeout, b.params.ShutdownAttempts = 4*time.Second, 5
+	runningOnW2(b)
+	b.event(ShutdownBegan, w2, nil)
+	b.after(4 * time.Second)
+	b.event(ExecsCancelled, w2, nil)
+	b.after(400 * time.Millisecond)
+	b.commit(w2, b.fail(1, ReleaseReason), b.retry(1, 2, 5*time.Second))
+	b.event(ShutdownAbandoned, w2, func(e *Event) { e.Failures = 5 })
+	b.after(5 * time.Second)
+	b.reacquire(w1)
+	b.duties(w1, b.promote(2))
+	b.commit(w1, b.reserve(2, w1))
+	b.start(2, w1)
 	b.end(2, w1, Succeed)
 	b.commit(w1, b.complete(2))
 }
@@ -201,6 +220,7 @@ func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun,
 		"late start": lateStartRun, "crash after result": crashAfterResultRun, "re-elected": reelectedRun,
+		"exact release": exactReleaseRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()

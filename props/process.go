@@ -135,6 +135,23 @@ func (c *Checker) shutdownAbandoned(e *Event) {
 	c.crashed(e)
 }
 
+// execsCancelled marks the process's executions cancelled and checks
+// (property 3) that a graceful shutdown cancels them only once the drain
+// timeout has passed, less the 20% a drifting local clock may run fast: a
+// handler that honours its context and finishes within the drain must
+// complete, not be cancelled. Histories with inexact shutdown times
+// (DrainTimeout 0) skip the check.
+func (c *Checker) execsCancelled(e *Event) {
+	p := c.proc(e)
+	for _, x := range p.open {
+		x.cancelled = true
+	}
+	if waited, least := e.Time.Sub(p.shutdownAt), c.params.DrainTimeout*4/5; c.params.DrainTimeout > 0 && p.shuttingDown && waited < least {
+		c.report(ShutdownDraining, fmt.Sprintf("process %s cancelled its handlers %v after its graceful shutdown began, before the drain timeout %v",
+			p.name, waited, c.params.DrainTimeout), withEvents(p.openStarts()...))
+	}
+}
+
 // released checks a running job a process in graceful shutdown released
 // (failed with ReleaseReason) while its handler still ran (property 3):
 // the drain timeout had passed since the shutdown began, less the 20% a

@@ -222,7 +222,34 @@ var retryCases = []violationCase{
 	}},
 }
 
+// drainingW2 has w2 run job 1 and begin a graceful shutdown, in a history
+// whose shutdown times are exact (drain timeout 10 s, 5 shutdown tries).
+func drainingW2(b *builder) {
+	b.params.DrainTimeout, b.params.ShutdownAttempts = 10*time.Second, 5
+	runningOnW2(b)
+	b.event(ShutdownBegan, w2, nil)
+}
+
 var shutdownCases = []violationCase{
+	{"handlers cancelled before the drain timeout", ShutdownDraining, "cancelled its handlers 1s after", func(b *builder) int {
+		drainingW2(b)
+		b.after(time.Second)
+		return atNext(b, func() { b.event(ExecsCancelled, w2, nil) })
+	}},
+	{"released before the drain timeout", ShutdownDraining, "released job", func(b *builder) int {
+		drainingW2(b)
+		b.after(time.Second)
+		return atNext(b, func() { b.commit(w2, b.fail(1, ReleaseReason)) })
+	}},
+	{"released without cancelling", ShutdownDraining, "without cancelling its handler's context", func(b *builder) int {
+		drainingW2(b)
+		b.after(11 * time.Second)
+		return atNext(b, func() { b.commit(w2, b.fail(1, ReleaseReason)) })
+	}},
+	{"shutdown given up too soon", ShutdownDraining, "after 1 failed tries, fewer than the 5", func(b *builder) int {
+		drainingW2(b)
+		return atNext(b, func() { b.event(ShutdownAbandoned, w2, func(e *Event) { e.Failures = 1 }) })
+	}},
 	{"job still running", ShutdownDraining, "store still lists 1 jobs running", func(b *builder) int {
 		runningOnW2(b)
 		b.event(ShutdownBegan, w2, nil)

@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // eventKind says what an event does when it comes due.
@@ -98,7 +98,7 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 	case evJobTimeout:
 		s.jobTimeout(p, e.gen)
 	case evNotify:
-		s.step(p, worker.Input{Kind: worker.InNotification, Note: e.note})
+		s.step(p, engine.Input{Kind: engine.InNotification, Note: e.note})
 	case evStart:
 		s.startProc(p, e.inc)
 	case evCrash:

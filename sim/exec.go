@@ -8,6 +8,7 @@ import (
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // execution is one modelled handler run. Its outcome and duration are
@@ -92,7 +93,6 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
 	p.execs = append(p.execs, ex)
 	s.tr.printf(s.now, p.name, "exec %s attempt %d as %s: %s after %v", s.names.job(j.ID), j.Attempt, s.names.worker(j.StartedBy), ex.decision, run)
-	s.record(props.Event{Kind: props.ExecStarted, Process: p.name, Worker: j.StartedBy, Job: j.ID})
 	if p.shutdownDue {
 		defer s.after(0, &event{kind: evShutdownNow, w: p.idx, inc: p.inc})
 	}
@@ -153,8 +153,5 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
-	out := ex.output()
-	s.record(props.Event{Kind: props.ExecEnded, Process: p.name, Worker: ex.worker, Job: ex.job,
-		Decision: props.Decision(ex.decision.String()), Reason: ex.reason, Output: string(out)}) // worker spells decisions as props does
-	s.step(p, worker.Input{Kind: worker.InJobFinished, Result: worker.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason, Output: out}})
+	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason, Output: ex.output()}})
 }

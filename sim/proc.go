@@ -7,8 +7,9 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/props"
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // proc is one simulated worker process: a machine with its own clock that
@@ -19,8 +20,8 @@ type proc struct {
 	inc  int    // incarnation; bumped when the process dies or exits
 	regs int    // worker rows registered so far (for names)
 
-	core   *worker.Core   // nil while the process is down
-	policy *worker.Policy // the runner's policy over core
+	core   *engine.Core   // nil while the process is down
+	policy *engine.Policy // the runner's policy over core
 	store  *faultStore
 	clock  localClock
 	rnd    [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
@@ -34,15 +35,13 @@ type proc struct {
 	stalledUntil time.Duration
 	deferred     []*event
 
-	timerGen [worker.NumTimers]uint64 // each runner timer's live generation
+	timerGen [engine.NumTimers]uint64 // each runner timer's live generation
 	execs    []*execution
 
-	shutdownDue      bool      // a shutdown waits for the next job to start, so it has one in flight
-	draining         bool      // graceful shutdown in progress
-	cancelled        bool      // the runner cancelled its job context: handlers start cancelled
-	shutdownFailures int       // failed shutdown transactions of this incarnation
-	leaseUntil       time.Time // the lease expiry this incarnation believes in
-	dutyWorker       ulid.ULID // set from DutiesStarted until the core call ends
+	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
+	draining    bool               // graceful shutdown in progress
+	cancelled   bool               // the runner cancelled its job context: handlers start cancelled
+	history     history.Translator // this incarnation's events, as the checker reads them
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
@@ -124,19 +123,19 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	rnd := s.master.Child("core").ChildN(p.name, p.inc)
-	core, err := worker.NewCore(p.store, s.cfg, rnd, worker.ObserverFunc(func(e worker.Event) { s.observe(p, e) }))
+	core, err := engine.NewCore(p.store, s.cfg, rnd, engine.ObserverFunc(func(e engine.Event) { s.observe(p, e) }))
 	if err != nil {
 		s.stop(nil, fmt.Errorf("seed %d: %s: new core: %w", s.sc.Seed, p.name, err))
 		return
 	}
-	p.core, p.policy = core, worker.NewPolicy(core)
-	p.draining, p.shutdownFailures, p.shutdownDue, p.cancelled = false, 0, false, false
-	p.leaseUntil = time.Time{}
+	p.core, p.policy = core, engine.NewPolicy(core)
+	p.draining, p.shutdownDue, p.cancelled = false, false, false
+	p.history = history.Translator{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
 		s.record(props.Event{Kind: props.Restarted, Process: p.name})
 	}
-	s.step(p, worker.Input{Kind: worker.InStarted})
+	s.step(p, engine.Input{Kind: engine.InStarted})
 }
 
 // down ends p's incarnation: every event it scheduled goes stale.

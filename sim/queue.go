@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tickwork/tickwork/store"
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // event is one thing that happens at a virtual time. seq breaks ties in
@@ -19,7 +19,7 @@ type event struct {
 	inc  int    // worker incarnation the event belongs to
 	gen  uint64 // timer generation (runner timers) or execution id
 	// timer is the runner timer an evTimer fires.
-	timer worker.Timer
+	timer engine.Timer
 	note  store.Notification // evNotify
 }
 

@@ -4,17 +4,17 @@ import (
 	"time"
 
 	"github.com/tickwork/tickwork/props"
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
-// The simulator runs the production runner's policy (worker.Policy): each
+// The simulator runs the production runner's policy (engine.Policy): each
 // process steps it with what happened and carries out its actions on the
 // event queue, as worker.Run does with goroutines and timers. The
 // simulator decides nothing about the queue itself: it models time,
 // faults and handlers, and carries out actions.
 
 // step feeds in to p's runner policy and carries out what it decides.
-func (s *sim) step(p *proc, in worker.Input) {
+func (s *sim) step(p *proc, in engine.Input) {
 	if p.policy == nil {
 		return
 	}
@@ -26,23 +26,23 @@ func (s *sim) step(p *proc, in worker.Input) {
 // carry carries out acts in order. A store call, always the last action,
 // runs on p's coroutine (it may park on store latency); its return is
 // stepped from there.
-func (s *sim) carry(p *proc, acts []worker.Action) {
+func (s *sim) carry(p *proc, acts []engine.Action) {
 	for _, a := range acts {
 		switch a.Kind {
-		case worker.ActStart:
+		case engine.ActStart:
 			for _, j := range a.Jobs {
 				s.startExec(p, j)
 			}
-		case worker.ActArm:
+		case engine.ActArm:
 			p.timerGen[a.Timer]++
 			s.after(p.clock.trueDelay(a.After), &event{kind: evTimer, w: p.idx, inc: p.inc, gen: p.timerGen[a.Timer], timer: a.Timer})
-		case worker.ActCancelRunning:
+		case engine.ActCancelRunning:
 			s.tr.printf(s.now, p.name, "cancelling %d jobs", len(p.execs))
 			p.cancelled = true
 			s.cancelAll(p)
-		case worker.ActCall:
+		case engine.ActCall:
 			s.call(p, func() { s.storeCall(p, a) })
-		case worker.ActExit:
+		case engine.ActExit:
 			s.exit(p, a.Err)
 		}
 	}
@@ -54,18 +54,18 @@ func (s *sim) cancelAll(p *proc) {
 	for _, ex := range p.execs {
 		s.cancelExec(p, ex, "context canceled")
 	}
-	s.record(props.Event{Kind: props.ExecsCancelled, Process: p.name, Worker: p.core.ID()})
+	p.policy.ReportCancelled()
 }
 
 // markStep sets the coverage marks of the runner's rarer paths.
-func (s *sim) markStep(in worker.Input, acts []worker.Action) {
-	if in.Kind != worker.InTimer || len(acts) == 0 || acts[len(acts)-1].Kind != worker.ActCall {
+func (s *sim) markStep(in engine.Input, acts []engine.Action) {
+	if in.Kind != engine.InTimer || len(acts) == 0 || acts[len(acts)-1].Kind != engine.ActCall {
 		return
 	}
 	switch call := acts[len(acts)-1].Call; {
-	case in.Timer == worker.TimerLinger && call == worker.CallTick:
+	case in.Timer == engine.TimerLinger && call == engine.CallTick:
 		s.res.Marks.set(MarkLingerExpired)
-	case in.Timer == worker.TimerGrace && call == worker.CallRelease:
+	case in.Timer == engine.TimerGrace && call == engine.CallRelease:
 		s.res.Marks.set(MarkGraceExpired)
 	}
 }
@@ -74,21 +74,18 @@ func (s *sim) markStep(in worker.Input, acts []worker.Action) {
 // replaced it.
 func (s *sim) timerFired(p *proc, e *event) {
 	if e.gen == p.timerGen[e.timer] {
-		s.step(p, worker.Input{Kind: worker.InTimer, Timer: e.timer})
+		s.step(p, engine.Input{Kind: engine.InTimer, Timer: e.timer})
 	}
 }
 
 // storeCall makes one store call of p's core at its local time and steps
 // the policy with what it returned.
-func (s *sim) storeCall(p *proc, a worker.Action) {
+func (s *sim) storeCall(p *proc, a engine.Action) {
 	local := p.clock.read(s.now)
 	running := len(p.execs)
 	in := p.policy.Do(s.ctx, a, local)
-	if a.Call == worker.CallDuties {
-		s.endDuties(p)
-	}
 	s.traceCall(p, a.Call, local, in, running)
-	if a.Call == worker.CallRelease && in.Err == nil {
+	if a.Call == engine.CallRelease && in.Err == nil {
 		// The handlers go on, abandoned, until the process exits; their
 		// results are no longer wanted.
 		p.execs = nil
@@ -97,25 +94,25 @@ func (s *sim) storeCall(p *proc, a worker.Action) {
 }
 
 // traceCall writes one line for a store call's return.
-func (s *sim) traceCall(p *proc, call worker.Call, local time.Time, in worker.Input, running int) {
+func (s *sim) traceCall(p *proc, call engine.Call, local time.Time, in engine.Input, running int) {
 	errText := ""
 	if in.Err != nil {
 		errText = " err " + s.errText(in.Err)
 	}
 	switch call {
-	case worker.CallTick:
+	case engine.CallTick:
 		ids := make([]string, len(in.Start))
 		for i, j := range in.Start {
 			ids[i] = s.names.job(j.ID)
 		}
 		s.tr.printf(s.now, p.name, "tick local %s start %v%s", stamp(local), ids, errText)
-	case worker.CallDuties:
+	case engine.CallDuties:
 		if in.Err != nil {
 			s.tr.printf(s.now, p.name, "duties%s", errText)
 		}
-	case worker.CallRelease:
+	case engine.CallRelease:
 		s.tr.printf(s.now, p.name, "release %d jobs%s", running, errText)
-	case worker.CallShutdown:
+	case engine.CallShutdown:
 		if in.Err != nil {
 			s.tr.printf(s.now, p.name, "shutdown%s", errText)
 		}
@@ -130,8 +127,7 @@ func (s *sim) exit(p *proc, err error) {
 	id := p.core.ID()
 	if err != nil {
 		s.res.Marks.set(MarkShutdownGaveUp)
-		s.tr.printf(s.now, p.name, "SHUTDOWN abandoned as %s after %d failures: %s", s.names.worker(id), p.shutdownFailures, s.errText(err))
-		s.record(props.Event{Kind: props.ShutdownAbandoned, Process: p.name, Worker: id, Failures: p.shutdownFailures})
+		s.tr.printf(s.now, p.name, "SHUTDOWN abandoned as %s: %s", s.names.worker(id), s.errText(err))
 	} else {
 		ev := props.Event{Kind: props.ShutdownCompleted, Process: p.name, Worker: id}
 		ev.Running, ev.LeaseHolder = s.ownedBy(id)

@@ -5,9 +5,9 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/store"
-	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // shutdownTimer is the shutdown fault's timer. Most shutdowns wait for the
@@ -37,9 +37,8 @@ func (s *sim) beginShutdown(p *proc) {
 	}
 	p.draining = true
 	s.tr.printf(s.now, p.name, "SHUTDOWN begins with %d jobs running", len(p.execs))
-	s.record(props.Event{Kind: props.ShutdownBegan, Process: p.name, Worker: p.core.ID()})
 	s.outageAtShutdown()
-	s.step(p, worker.Input{Kind: worker.InStop})
+	s.step(p, engine.Input{Kind: engine.InStop})
 }
 
 // outageAtShutdown sometimes takes the database down as a shutdown begins,
@@ -56,24 +55,12 @@ func (s *sim) outageAtShutdown() {
 	s.tr.printf(s.now, "db", "outage for %v", length)
 }
 
-// ownedBy reads, without faults, the jobs running under worker and the
-// lease holder: what a shut-down worker must no longer own.
+// ownedBy reads, without faults, what a shut-down worker must no longer
+// own (history.Owned).
 func (s *sim) ownedBy(worker ulid.ULID) (running []ulid.ULID, holder ulid.ULID) {
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error {
-		if !worker.IsZero() {
-			jobs, err := tx.RunningJobs(s.ctx, worker)
-			if err != nil {
-				return err
-			}
-			for _, j := range jobs {
-				running = append(running, j.ID)
-			}
-		}
-		l, err := tx.GetLease(s.ctx)
-		if err == nil {
-			holder = l.WorkerID
-		}
-		return nil
+	err := s.be.InTx(s.ctx, func(tx store.Tx) (err error) {
+		running, holder, err = history.Owned(s.ctx, tx, worker)
+		return err
 	})
 	s.takeCommits(nil)
 	if err != nil {

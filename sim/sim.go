@@ -11,6 +11,7 @@ import (
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // Options are the parts of a run that are not derived from the seed.
@@ -202,7 +203,7 @@ func historyParams(sc *Scenario) props.Params {
 	p := props.Params{
 		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
-		ShutdownAttempts: worker.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
+		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
 		SerialTransactions: true, // one goroutine: transactions never overlap
 	}
 	for _, c := range sc.Crons {

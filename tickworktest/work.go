@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // Attempt is one run of a job's handler by WorkOne or Drain, as recorded.
@@ -106,32 +107,30 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	// first tick's duties and reserved by the second tick.
 	cfg.LeaderInterval = time.Nanosecond
 	k.cores++
-	core, err := worker.NewCore(k.st, cfg, k.rand.ChildN("core", k.cores), nil)
+	core, err := engine.NewCore(k.st, cfg, k.rand.ChildN("core", k.cores), nil)
 	if err != nil {
 		return Attempt{}, false, err
 	}
-	var job *store.Job
-	for tick := range 2 {
-		res, err := core.Tick(ctx, k.Now().Add(time.Duration(tick)*cfg.LeaderInterval))
-		if err != nil {
-			return Attempt{}, false, fmt.Errorf("reserve a job: %w", err)
-		}
-		if len(res.Start) > 0 {
-			job = &res.Start[0]
-			break
-		}
-		if err := core.Duties(ctx); err != nil {
-			return Attempt{}, false, fmt.Errorf("leader duties: %w", err)
-		}
+	d := &oneJobDriver{ctx: ctx, policy: engine.NewPolicy(core), now: k.Now()}
+	d.step(engine.Input{Kind: engine.InStarted})
+	if d.job == nil && d.err == nil {
+		d.step(engine.Input{Kind: engine.InTimer, Timer: engine.TimerPoll})
 	}
-	var r worker.Result
-	if job != nil {
-		r = k.w.Execute(ctx, *job)
-		core.Finished(r)
+	// Stop before the result arrives: a worker that is serving would
+	// reserve the next job with the slot the result frees.
+	d.step(engine.Input{Kind: engine.InStop})
+	var r engine.Result
+	if d.job != nil {
+		r = k.w.Execute(ctx, *d.job)
+		d.step(engine.Input{Kind: engine.InJobFinished, Result: r})
 	}
-	if err := core.Shutdown(ctx); err != nil {
-		return Attempt{}, false, fmt.Errorf("record the result: %w", err)
+	if d.err != nil {
+		return Attempt{}, false, d.err
 	}
+	if !d.policy.Exited() {
+		return Attempt{}, false, errors.New("tickworktest: the worker did not shut down after its job")
+	}
+	job := d.job
 	if job == nil {
 		return Attempt{}, false, nil
 	}
@@ -159,4 +158,41 @@ func (k *Kit) recorded(ctx context.Context, id ulid.ULID) (Attempt, error) {
 		return Attempt{}, fmt.Errorf("read back job %s: %w", id, err)
 	}
 	return a, nil
+}
+
+// oneJobDriver carries out a runner policy's actions inline for workOne:
+// store calls at once, at a local time a nanosecond later each; the first
+// job it is told to start is kept for the caller to run; timers are left
+// to the caller, which fires them as inputs.
+type oneJobDriver struct {
+	ctx    context.Context
+	policy *engine.Policy
+	now    time.Time
+	job    *store.Job
+	err    error // the first failed store call's, or the exit's
+}
+
+func (d *oneJobDriver) step(in engine.Input) {
+	for pending := []engine.Input{in}; len(pending) > 0; pending = pending[1:] {
+		for _, a := range d.policy.Step(pending[0]) {
+			switch a.Kind {
+			case engine.ActCall:
+				d.now = d.now.Add(time.Nanosecond)
+				ret := d.policy.Do(d.ctx, a, d.now)
+				if ret.Err != nil && d.err == nil {
+					d.err = fmt.Errorf("tickworktest: store call %d: %w", a.Call, ret.Err)
+				}
+				pending = append(pending, ret)
+			case engine.ActStart:
+				if d.job == nil && len(a.Jobs) > 0 {
+					j := a.Jobs[0]
+					d.job = &j
+				}
+			case engine.ActExit:
+				if a.Err != nil && d.err == nil {
+					d.err = a.Err
+				}
+			}
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // benchJobs is how many no-op jobs the throughput benchmarks process
@@ -77,8 +78,8 @@ func runThroughput(b *testing.B, workers, jobs, limit int) float64 {
 	for i := range workers {
 		var ticks, results int
 		var last time.Time
-		obs := ObserverFunc(func(e Event) {
-			if e.Kind == EventResultRecorded {
+		obs := engine.ObserverFunc(func(e engine.Event) {
+			if e.Kind == engine.EventResultRecorded {
 				results++
 				if !e.StoreTime.Equal(last) {
 					ticks++

@@ -23,6 +23,9 @@ type email struct {
 	To string `json:"to"`
 }
 
+// epoch is the store time client tests start at.
+var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func (email) Queue() string { return "email" }
 
 type untyped struct {

@@ -3,11 +3,14 @@
 // backoff, and, on the worker elected leader, enqueues scheduled jobs,
 // rescues the jobs of dead workers and cleans up old rows.
 //
-// The package has two layers. Core is the queue's logic: one loop iteration
-// at a time (Tick), driven by a caller that supplies the local time. It never
-// reads a clock, never starts a goroutine and blocks only on the store, so the
-// simulator (sim/) drives exactly the code that runs in production. Worker is
-// the production runner around it: it waits for the poll timer, finished jobs
-// and store notifications, runs handlers in goroutines with timeouts, and
-// drains them on shutdown. Client enqueues jobs.
+// Applications use Worker (New, Handle, Run), Client (Enqueue, EnqueueTx,
+// EnqueueMany), Job, Config and the decisions (RetryJob, FailJob).
+//
+// Beneath Worker is worker/engine: the queue's logic (engine.Core) and
+// the runner's every decision as a step function (engine.Policy), which do
+// no I/O but the store's. Worker.Run is a thin loop that carries the
+// policy's actions out with goroutines, timers and the store's listener;
+// the simulator (sim/) carries out the same actions on its event queue, so
+// it runs exactly the code that runs in production. Options.Observer
+// receives the engine's events.
 package worker

@@ -11,11 +11,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // execute runs one attempt of job with h and returns its result. It never
 // panics: a handler's panic becomes a retry carrying the panic's message.
-func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) Result {
+func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.Result {
 	byQueue := h.queueAttrs(w.inst)
 	w.inst.active.Add(ctx, 1, byQueue)
 	defer w.inst.active.Add(ctx, -1, byQueue)
@@ -46,7 +47,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) Result 
 	panicked, err := callHandler(context.WithValue(ctx, outputKey{}, out), h, job)
 	elapsed := w.clock.Since(start)
 
-	r := Result{JobID: job.ID, Decision: DecisionOf(err), Output: out.recorded(err == nil && !panicked)}
+	r := engine.Result{JobID: job.ID, Decision: DecisionOf(err), Output: out.recorded(err == nil && !panicked)}
 	outcome := outcomeSuccess
 	switch {
 	case panicked:
@@ -104,7 +105,7 @@ func callHandler(ctx context.Context, h *handler, job store.Job) (panicked bool,
 // the store; a driver of its own reports the result to a Core (Finished),
 // which records it. tickworktest runs users' handlers in their tests with
 // it. A queue without a handler fails the job, as Run would.
-func (w *Worker) Execute(ctx context.Context, job store.Job) Result {
+func (w *Worker) Execute(ctx context.Context, job store.Job) engine.Result {
 	w.mu.Lock()
 	h, ok := w.handlers[job.Queue]
 	w.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // Run registers the worker and processes jobs until ctx is done, then shuts
@@ -20,7 +21,8 @@ import (
 // running, releases those that do not return promptly, and marks the worker
 // shut down and gives up its lease. Every goroutine Run started has ended
 // when it returns, so a handler that ignores its context delays Run (but
-// not the release of its job).
+// not the release of its job). Every one of these decisions is
+// engine.Policy's; Run only carries out its actions.
 //
 // Store errors while running are retried with backoff and never end Run.
 // Run returns an error if it cannot start (no handler for a configured
@@ -31,13 +33,13 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	core, err := NewCore(w.st, cfg, w.rand, ObserverFunc(w.observe))
+	core, err := engine.NewCore(w.st, cfg, w.rand, engine.ObserverFunc(w.observe))
 	if err != nil {
 		return err
 	}
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	l := &loop{w: w, policy: NewPolicy(core), handlers: handlers, done: make(chan Result, cfg.MaxConcurrent),
+	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
 		jobCtx: jobCtx, cancelJobs: cancelJobs, stop: ctx.Done()}
 	listenCtx, stopListen := context.WithCancel(ctx)
 	defer stopListen()
@@ -46,7 +48,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	notes := l.notes
 
-	l.carry(ctx, l.policy.Step(Input{Kind: InStarted}))
+	l.carry(ctx, l.policy.Step(engine.Input{Kind: engine.InStarted}))
 	for !l.policy.Exited() {
 		l.next(ctx, stopListen)
 	}
@@ -87,13 +89,13 @@ func (w *Worker) start() (Config, map[string]*handler, error) {
 // touches it.
 type loop struct {
 	w           *Worker
-	policy      *Policy
+	policy      *engine.Policy
 	handlers    map[string]*handler
-	done        chan Result // each job goroutine sends its result once
-	outstanding int         // job goroutines that have not sent yet
+	done        chan engine.Result // each job goroutine sends its result once
+	outstanding int                // job goroutines that have not sent yet
 	notes       <-chan store.Notification
 	stop        <-chan struct{} // Run's ctx.Done(), nil once the stop was stepped
-	timers      [NumTimers]*clock.Timer
+	timers      [engine.NumTimers]*clock.Timer
 	jobCtx      context.Context
 	cancelJobs  context.CancelFunc
 	exitErr     error
@@ -101,40 +103,40 @@ type loop struct {
 
 // next waits for one input and steps the policy with it.
 func (l *loop) next(ctx context.Context, stopListen context.CancelFunc) {
-	var in Input
+	var in engine.Input
 	select {
 	case <-l.stop:
 		l.stop = nil
 		stopListen() // the notes channel closes; nothing listens while shutting down
-		in = Input{Kind: InStop}
-	case <-l.timerC(TimerPoll):
-		in = Input{Kind: InTimer, Timer: TimerPoll}
-	case <-l.timerC(TimerLinger):
-		in = Input{Kind: InTimer, Timer: TimerLinger}
-	case <-l.timerC(TimerDrain):
-		in = Input{Kind: InTimer, Timer: TimerDrain}
-	case <-l.timerC(TimerGrace):
-		in = Input{Kind: InTimer, Timer: TimerGrace}
-	case <-l.timerC(TimerRetry):
-		in = Input{Kind: InTimer, Timer: TimerRetry}
+		in = engine.Input{Kind: engine.InStop}
+	case <-l.timerC(engine.TimerPoll):
+		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerPoll}
+	case <-l.timerC(engine.TimerLinger):
+		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerLinger}
+	case <-l.timerC(engine.TimerDrain):
+		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerDrain}
+	case <-l.timerC(engine.TimerGrace):
+		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerGrace}
+	case <-l.timerC(engine.TimerRetry):
+		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerRetry}
 	case r := <-l.done:
 		l.outstanding--
-		in = Input{Kind: InJobFinished, Result: r}
+		in = engine.Input{Kind: engine.InJobFinished, Result: r}
 	case n, ok := <-l.notes:
 		if !ok {
 			l.notes = nil
 			return
 		}
-		in = Input{Kind: InNotification, Note: n}
+		in = engine.Input{Kind: engine.InNotification, Note: n}
 	}
-	if in.Kind == InTimer {
+	if in.Kind == engine.InTimer {
 		l.timers[in.Timer] = nil
 	}
 	l.carry(ctx, l.policy.Step(in))
 }
 
 // timerC is the channel of an armed timer, nil (never ready) otherwise.
-func (l *loop) timerC(t Timer) <-chan time.Time {
+func (l *loop) timerC(t engine.Timer) <-chan time.Time {
 	if l.timers[t] == nil {
 		return nil
 	}
@@ -145,26 +147,28 @@ func (l *loop) timerC(t Timer) <-chan time.Time {
 // stepped at once, so calls run one after another on this goroutine.
 // Ticks and duties run under Run's ctx (a stop interrupts them), the
 // shutdown steps without its cancellation.
-func (l *loop) carry(ctx context.Context, acts []Action) {
+func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 	for len(acts) > 0 {
 		a := acts[0]
 		acts = acts[1:]
 		switch a.Kind {
-		case ActCall:
-			acts = l.policy.Step(l.do(ctx, a)) // ActCall is the last action
-		case ActStart:
+		case engine.ActCall:
+			acts = l.policy.Step(l.do(ctx, a)) // engine.ActCall is the last action
+		case engine.ActStart:
 			for i := range a.Jobs {
 				l.startJob(&a.Jobs[i])
 			}
-		case ActArm:
+		case engine.ActArm:
 			if t := l.timers[a.Timer]; t != nil {
 				t.Stop()
 			}
 			l.timers[a.Timer] = l.w.clock.Timer(a.After)
-		case ActCancelRunning:
+		case engine.ActCancelRunning:
 			l.cancelJobs()
-		case ActExit:
+			l.policy.ReportCancelled()
+		case engine.ActExit:
 			l.exitErr = a.Err
+			l.cancelJobs() // a handler still running has nothing left to report to
 			for _, t := range l.timers {
 				if t != nil {
 					t.Stop()
@@ -175,8 +179,8 @@ func (l *loop) carry(ctx context.Context, acts []Action) {
 }
 
 // do makes one store call, recording the tick metrics.
-func (l *loop) do(ctx context.Context, a Action) Input {
-	if a.Call == CallRelease || a.Call == CallShutdown {
+func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
+	if a.Call == engine.CallRelease || a.Call == engine.CallShutdown {
 		ctx = context.WithoutCancel(ctx)
 	}
 	if a.Wake != "" {
@@ -184,7 +188,7 @@ func (l *loop) do(ctx context.Context, a Action) Input {
 	}
 	start := l.w.clock.Now()
 	in := l.policy.Do(ctx, a, start)
-	if a.Call == CallTick {
+	if a.Call == engine.CallTick {
 		l.w.inst.tickDuration.Record(ctx, float64(l.w.clock.Since(start).Microseconds())/1000)
 	}
 	return in

@@ -14,6 +14,7 @@ import (
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/mem"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // flakyStore fails every transaction while down is set.
@@ -58,8 +59,8 @@ func TestRunnerRegistersAgainAfterBeingDeclaredDead(t *testing.T) {
 	st := mem.New(time.Now)
 	var mu sync.Mutex
 	var ids []ulid.ULID
-	obs := ObserverFunc(func(e Event) {
-		if e.Kind == EventRegistered {
+	obs := engine.ObserverFunc(func(e engine.Event) {
+		if e.Kind == engine.EventRegistered {
 			mu.Lock()
 			ids = append(ids, e.Worker)
 			mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // When the LISTEN connection is dropped (its backend terminated), the
@@ -83,13 +84,13 @@ type recordedResults struct {
 	duties bool
 }
 
-func (r *recordedResults) Observe(e Event) {
+func (r *recordedResults) Observe(e engine.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch e.Kind {
-	case EventResultRecorded:
+	case engine.EventResultRecorded:
 		r.ids[e.Job.ID] = true
-	case EventDutiesStarted:
+	case engine.EventDutiesStarted:
 		r.duties = true
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 type payload struct {
@@ -166,10 +167,12 @@ func TestRunnerRescuesDeadWorkersJobs(t *testing.T) {
 		c := NewClient(st, clockrng.NewRand(3))
 		ids, err := EnqueueMany(context.Background(), c, []payload{{1}, {2}, {3}}, ToQueue("work"))
 		must(t, err)
-		dead, err := NewCore(st, cfg, clockrng.NewRand(9), nil)
+		dead, err := engine.NewCore(st, cfg, clockrng.NewRand(9), nil)
 		must(t, err)
-		res, err := dead.Tick(context.Background(), time.Time{})
-		must(t, err)
+		doomed := engine.NewPolicy(dead)
+		first := doomed.Step(engine.Input{Kind: engine.InStarted})[0]
+		res := doomed.Do(context.Background(), first, time.Time{})
+		must(t, res.Err)
 		if len(res.Start) != 3 {
 			t.Fatalf("the doomed worker reserved %d jobs, want 3", len(res.Start))
 		}
@@ -252,8 +255,8 @@ func TestRunnerGracefulShutdownWithJobsInFlight(t *testing.T) {
 			t.Errorf("cancelled job: %+v, want failed with its context error and retried", cancelled[0])
 		}
 		stubborn := listJobs(t, st, store.JobFilter{Queue: "stubborn"})
-		if stubborn[0].FailedReason != ReasonShutdown || stubborn[0].NextAttemptID.IsZero() {
-			t.Errorf("stubborn job: %+v, want released with %q and retried", stubborn[0], ReasonShutdown)
+		if stubborn[0].FailedReason != engine.ReasonShutdown || stubborn[0].NextAttemptID.IsZero() {
+			t.Errorf("stubborn job: %+v, want released with %q and retried", stubborn[0], engine.ReasonShutdown)
 		}
 		ws := listWorkers(t, st)
 		if len(ws) != 1 || ws[0].ShutdownAt.IsZero() {

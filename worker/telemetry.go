@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // instrumentationName names tickwork's meter and tracer.
@@ -86,17 +88,17 @@ func (in *instruments) wakeup(ctx context.Context, reason string) {
 
 // observe logs a core event at a level matching its importance, counts
 // fenced results, and passes the event on.
-func (w *Worker) observe(e Event) {
-	if e.Kind == EventResultFenced {
+func (w *Worker) observe(e engine.Event) {
+	if e.Kind == engine.EventResultFenced {
 		w.inst.fenced.Add(context.Background(), 1, w.inst.attrs("queue", e.Job.Queue))
 	}
 	level := slog.LevelDebug
 	switch e.Kind {
-	case EventShutdownAbandoned:
+	case engine.EventShutdownAbandoned, engine.EventReleaseAbandoned:
 		level = slog.LevelError
-	case EventStoreError, EventResultFenced, EventDeclaredDead, EventReleasedAtShutdown, EventLeaseLost, EventDrainDeadline:
+	case engine.EventStoreError, engine.EventResultFenced, engine.EventDeclaredDead, engine.EventReleasedAtShutdown, engine.EventLeaseLost, engine.EventDrainDeadline:
 		level = slog.LevelWarn
-	case EventRegistered, EventLeaseAcquired, EventShutDown, EventLeaseReleased, EventDeadWorkersShutDown, EventJobRescued:
+	case engine.EventRegistered, engine.EventLeaseAcquired, engine.EventShutDown, engine.EventLeaseReleased, engine.EventDeadWorkersShutDown, engine.EventJobRescued:
 		level = slog.LevelInfo
 	}
 	if w.log.Enabled(context.Background(), level) {
@@ -109,7 +111,7 @@ func (w *Worker) observe(e Event) {
 
 // eventAttrs are the log attributes of an event: worker id, and job id,
 // queue and attempt when it concerns a job.
-func eventAttrs(e Event) []slog.Attr {
+func eventAttrs(e engine.Event) []slog.Attr {
 	attrs := []slog.Attr{slog.String("worker_id", e.Worker.String())}
 	if !e.Job.ID.IsZero() {
 		attrs = append(attrs, slog.String("job_id", e.Job.ID.String()), slog.String("queue", e.Job.Queue), slog.Int("attempt", e.Job.Attempt))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // Options configure a Worker. Zero fields take the defaults noted.
@@ -34,7 +35,7 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// Observer, if set, also receives every core event, on the loop's
 	// goroutine (it must not block for long).
-	Observer Observer
+	Observer engine.Observer
 	// Middleware wraps every handler's calls, the first listed outermost,
 	// around the handler's own (WithMiddleware).
 	Middleware []Middleware
@@ -51,7 +52,7 @@ type Worker struct {
 	log    *slog.Logger
 	tracer trace.Tracer
 	inst   *instruments
-	obs    Observer
+	obs    engine.Observer
 
 	middleware []Middleware // Options.Middleware, wrapped around each handler at Handle
 

@@ -15,47 +15,45 @@ import (
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/mem"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
-// The history log turns the worker's events into what props.Reconstruct
-// reads: store times only, duties closed before the next transaction, a
-// declared-dead notice at the next store time, the release of a job not
-// taken for its end, and the shutdown begun only by ticks after the signal.
+// The history log writes what props.Reconstruct reads: the worker's
+// events as history.Translator maps them, store times only (an event no
+// transaction stamped takes the next store time), the life's opening
+// Restarted, and leader terms as lease commits.
 func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
-	local := func(ms int) time.Time {
-		return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
-	}
 	w1, w2 := ulid.MustParse("01J0000000000000000000000A"), ulid.MustParse("01J0000000000000000000000B")
 	j1, j2, j3 := ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002"), ulid.MustParse("01J00000000000000000000003")
 	job := func(id ulid.ULID) store.Job { return store.Job{ID: id, Queue: "noop"} }
 
 	var buf bytes.Buffer
 	h := newHistoryLog(&buf, "p1")
-	for _, e := range []worker.Event{
-		{Kind: worker.EventRegistered, Worker: w1, StoreTime: at(1), Local: local(1)},
-		{Kind: worker.EventLeaseAcquired, Worker: w1, StoreTime: at(2), Local: local(2), LeaseExpires: at(1002)},
-		{Kind: worker.EventDutiesStarted, Worker: w1, StoreTime: at(3), Local: local(2)},
-		{Kind: worker.EventJobsPromoted, Worker: w1, StoreTime: at(3), Local: local(2), Count: 1},
-		{Kind: worker.EventJobStarted, Worker: w1, StoreTime: at(4), Local: local(4), Job: job(j1)},
-		{Kind: worker.EventStoreError, Worker: w1, Local: local(5), Err: fmt.Errorf("boom")},
-		{Kind: worker.EventLeaseRenewed, Worker: w1, StoreTime: at(6), Local: local(6), LeaseExpires: at(1006)},
-		{Kind: worker.EventResultRecorded, Worker: w1, StoreTime: at(7), Local: local(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
-		{Kind: worker.EventDeclaredDead, Worker: w1, Local: local(8)},
-		{Kind: worker.EventRegistered, Worker: w2, StoreTime: at(8), Local: local(8)},
-	} {
-		h.Observe(e)
-	}
-	h.signalled(local(10))
-	for _, e := range []worker.Event{
-		// A tick begun before the signal is not part of the shutdown.
-		{Kind: worker.EventJobStarted, Worker: w2, StoreTime: at(9), Local: local(9), Job: job(j2)},
-		{Kind: worker.EventReleasedAtShutdown, Worker: w2, StoreTime: at(11), Job: job(j2)},
-		{Kind: worker.EventResultRecorded, Worker: w2, StoreTime: at(11), Job: job(j2), Decision: worker.Retry, Reason: worker.ReasonShutdown},
-		{Kind: worker.EventResultFenced, Worker: w1, StoreTime: at(11), Job: job(j3), Decision: worker.Succeed},
-		{Kind: worker.EventShutDown, Worker: w2, StoreTime: at(11)},
-		{Kind: worker.EventLeaseReleased, Worker: w2, StoreTime: at(11)},
+	for _, e := range []engine.Event{
+		{Kind: engine.EventRegistered, Worker: w1, StoreTime: at(1)},
+		{Kind: engine.EventLeaseAcquired, Worker: w1, StoreTime: at(2), LeaseExpires: at(1002)},
+		{Kind: engine.EventDutiesStarted, Worker: w1, StoreTime: at(3)},
+		{Kind: engine.EventJobsPromoted, Worker: w1, StoreTime: at(3), Count: 1},
+		{Kind: engine.EventDutiesEnded, Worker: w1, StoreTime: at(3)},
+		{Kind: engine.EventJobStarted, Worker: w1, StoreTime: at(4), Job: job(j1)},
+		{Kind: engine.EventStoreError, Worker: w1, Err: fmt.Errorf("boom")},
+		{Kind: engine.EventLeaseRenewed, Worker: w1, StoreTime: at(6), LeaseExpires: at(1006)},
+		{Kind: engine.EventJobFinished, Worker: w1, Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
+		{Kind: engine.EventResultRecorded, Worker: w1, StoreTime: at(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
+		{Kind: engine.EventDeclaredDead, Worker: w1},
+		{Kind: engine.EventRegistered, Worker: w2, StoreTime: at(8)},
+		{Kind: engine.EventJobStarted, Worker: w2, StoreTime: at(9), Job: job(j2)},
+		{Kind: engine.EventStopRequested, Worker: w2},
+		{Kind: engine.EventDrainDeadline, Worker: w2, Count: 1},
+		{Kind: engine.EventJobsCancelled, Worker: w2, Count: 1},
+		{Kind: engine.EventReleasedAtShutdown, Worker: w2, StoreTime: at(11), Job: job(j2)},
+		{Kind: engine.EventResultRecorded, Worker: w2, StoreTime: at(11), Job: job(j2), Decision: worker.Retry, Reason: engine.ReasonShutdown},
+		{Kind: engine.EventJobFinished, Worker: w1, Job: job(j3), Decision: worker.Succeed},
+		{Kind: engine.EventResultFenced, Worker: w1, StoreTime: at(11), Job: job(j3), Decision: worker.Succeed},
+		{Kind: engine.EventShutDown, Worker: w2, StoreTime: at(11)},
+		{Kind: engine.EventLeaseReleased, Worker: w2, StoreTime: at(11)},
 	} {
 		h.Observe(e)
 	}
@@ -79,8 +77,9 @@ func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 		{Kind: props.DeclaredDead, Time: at(8), Worker: w1},
 		{Kind: props.ExecStarted, Time: at(9), Worker: w2, Job: j2},
 		{Kind: props.ShutdownBegan, Time: at(11), Worker: w2},
-		{Kind: props.ResultFenced, Time: at(11), Worker: w1, Job: j3},
+		{Kind: props.ExecsCancelled, Time: at(11), Worker: w2},
 		{Kind: props.ExecEnded, Time: at(11), Worker: w1, Job: j3, Decision: props.Succeed},
+		{Kind: props.ResultFenced, Time: at(11), Worker: w1, Job: j3},
 		{Kind: props.Commit, Time: at(11), Worker: w2, Leases: []props.LeaseChange{{}}},
 		{Kind: props.ShutdownCompleted, Time: at(12), Worker: w2},
 	}
@@ -123,7 +122,7 @@ func TestHistoryLogShutdownReadsTheStore(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	h := newHistoryLog(&buf, "p1")
-	h.Observe(worker.Event{Kind: worker.EventRegistered, Worker: w, StoreTime: now})
+	h.Observe(engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: now})
 	if err := h.shutdownCompleted(ctx, st); err != nil {
 		t.Fatal(err)
 	}

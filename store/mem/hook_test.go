@@ -170,19 +170,6 @@ func TestListenDropsWhenFull(t *testing.T) {
 	}
 }
 
-func TestSetNow(t *testing.T) {
-	f := newFixture(t)
-	later := time.Date(2030, 1, 2, 3, 4, 5, 6789, time.UTC)
-	f.st.SetNow(func() time.Time { return later })
-	f.do(func(tx store.Tx) error {
-		now, err := tx.Now(f.ctx)
-		if !now.Equal(later.Truncate(time.Microsecond)) {
-			t.Errorf("Now = %s after SetNow(%s)", now, later)
-		}
-		return err
-	})
-}
-
 func TestReturnedBytesAreCopies(t *testing.T) {
 	f := newFixture(t)
 	id := f.id()

@@ -60,14 +60,6 @@ func New(now func() time.Time) *Store {
 	}
 }
 
-// SetNow replaces the store's clock; transactions that start afterwards use
-// it.
-func (s *Store) SetNow(now func() time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.now = now
-}
-
 // SetCommitHook registers fn to be called after every successful commit, in
 // commit order, synchronously and with the store still locked (fn must not
 // start a transaction). A nil fn removes the hook. Rolled-back transactions

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func TestReserveTakesMinOfFetchAndFreeSlots(t *testing.T) {
 	if n := countOps(e.st, "Reserve"); n != reserves {
 		t.Errorf("a full worker still called Reserve (%d calls, want %d)", n, reserves)
 	}
-	c.Finished(Result{JobID: c.Running()[0], Decision: Succeed})
+	c.finished(Result{JobID: c.runningIDs()[0], Decision: Succeed})
 	if got := len(e.tick(c)); got != 1 {
 		t.Fatalf("tick after one job finished started %d jobs, want 1", got)
 	}
@@ -66,7 +66,7 @@ func deadWorker(t *testing.T, cfg Config, jobs int) (e *env, a, b *Core, recA, r
 	other.Queues = []string{"other"}
 	b, recB = e.core(other, 2)
 	e.tick(b)
-	if !b.IsLeader() {
+	if !b.isLeader() {
 		t.Fatal("b did not become leader")
 	}
 	a, recA = e.core(cfg, 1)
@@ -147,15 +147,15 @@ func TestDeclaredDeadWorkerRegistersAgain(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("started %d new jobs with 2 old ones still executing, want 1 (cap 3)", len(got))
 	}
-	if n := len(a.Running()); n != 3 {
+	if n := len(a.runningIDs()); n != 3 {
 		t.Fatalf("Running() has %d jobs, want the 2 old ones and the new one", n)
 	}
 	if got[0].StartedBy != a.ID() {
 		t.Errorf("new job started by %s, want the new id %s", got[0].StartedBy, a.ID())
 	}
 	// The old jobs end: their results go out under the old id and are fenced.
-	a.Finished(Result{JobID: started[0].ID, Decision: Succeed})
-	a.Finished(Result{JobID: started[1].ID, Decision: Retry, Reason: "boom"})
+	a.finished(Result{JobID: started[0].ID, Decision: Succeed})
+	a.finished(Result{JobID: started[1].ID, Decision: Retry, Reason: "boom"})
 	more := e.tick(a)
 	if len(more) != 2 {
 		t.Fatalf("after the old jobs ended, started %d jobs, want 2", len(more))
@@ -175,13 +175,13 @@ func TestDeclaredDeadLeaderDropsLeadership(t *testing.T) {
 	e := newEnv(t)
 	a, _ := e.core(testConfig(), 1)
 	e.tick(a)
-	if !a.IsLeader() {
+	if !a.isLeader() {
 		t.Fatal("a did not become leader")
 	}
 	e.inTx(func(tx store.Tx) error { return tx.ShutdownWorker(e.ctx, a.ID()) })
 	e.advance(time.Second)
 	e.tick(a)
-	if a.IsLeader() {
+	if a.isLeader() {
 		t.Fatal("a still believes it leads after being declared dead")
 	}
 }
@@ -219,8 +219,8 @@ func TestDutiesRecheckTheLease(t *testing.T) {
 	if n := rec.count(EventDutiesStarted); n != 1 {
 		t.Fatalf("duties ran %d times, want once: the second had lost the lease", n)
 	}
-	if rec.count(EventLeaseLost) != 1 || a.IsLeader() {
-		t.Fatalf("a did not notice it lost the lease: leader=%v events %v", a.IsLeader(), rec.events)
+	if rec.count(EventLeaseLost) != 1 || a.isLeader() {
+		t.Fatalf("a did not notice it lost the lease: leader=%v events %v", a.isLeader(), rec.events)
 	}
 	if n := len(e.jobs(store.Scheduled)); n != 1 {
 		t.Fatalf("%d scheduled jobs, want 1: duties promoted without the lease", n)
@@ -245,11 +245,11 @@ func TestJobsStartOnlyAfterCommit(t *testing.T) {
 	a, rec := e.core(testConfig(), 1)
 	e.enqueue("q", 2)
 	e.st.failBefore = once(has("Reserve"))
-	res, err := a.Tick(e.ctx, e.storeNow())
+	res, err := a.tick(e.ctx, e.storeNow())
 	if !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Tick error = %v, want ErrUnavailable", err)
 	}
-	if len(res.Start) != 0 || len(a.Running()) != 0 || rec.count(EventJobStarted) != 0 {
+	if len(res.Start) != 0 || len(a.runningIDs()) != 0 || rec.count(EventJobStarted) != 0 {
 		t.Fatalf("jobs handed out from a rolled-back reservation: %v", res.Start)
 	}
 	if n := len(e.jobs(store.Running)); n != 0 {
@@ -267,7 +267,7 @@ func TestReservationWithUnseenCommitIsRecovered(t *testing.T) {
 	a, rec := e.core(testConfig(), 1)
 	want := e.enqueue("q", 2)
 	e.st.failAfter = once(has("Reserve"))
-	if res, err := a.Tick(e.ctx, e.storeNow()); err == nil || len(res.Start) != 0 {
+	if res, err := a.tick(e.ctx, e.storeNow()); err == nil || len(res.Start) != 0 {
 		t.Fatalf("Tick = %v, %v; want an error and nothing started", res.Start, err)
 	}
 	if n := len(e.jobs(store.Running)); n != 2 {
@@ -300,18 +300,18 @@ func TestStoreOutageBacksOffAndKeepsResults(t *testing.T) {
 	var polls []time.Duration
 	for range 4 {
 		e.advance(time.Second)
-		if _, err := a.Tick(e.ctx, e.storeNow()); !errors.Is(err, store.ErrUnavailable) {
+		if _, err := a.tick(e.ctx, e.storeNow()); !errors.Is(err, store.ErrUnavailable) {
 			t.Fatalf("Tick during outage: %v, want ErrUnavailable", err)
 		}
-		polls = append(polls, a.NextPoll())
+		polls = append(polls, a.nextPoll())
 	}
 	if !slices.Equal(polls, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}) {
 		t.Fatalf("backoff during outage %v, want 1s 2s 4s 8s", polls)
 	}
 	down = false
 	e.tick(a)
-	if a.Failing() || a.NextPoll() != time.Second {
-		t.Fatalf("after recovery Failing=%v NextPoll=%v, want false and 1s", a.Failing(), a.NextPoll())
+	if a.failing() || a.nextPoll() != time.Second {
+		t.Fatalf("after recovery Failing=%v NextPoll=%v, want false and 1s", a.failing(), a.nextPoll())
 	}
 	if n := len(e.jobs(store.Completed)); n != 3 {
 		t.Fatalf("%d jobs completed after the outage, want 3", n)
@@ -325,14 +325,14 @@ func TestResultWithUnseenCommitIsNotAppliedTwice(t *testing.T) {
 	a, rec := e.core(testConfig(), 1)
 	e.enqueue("q", 2)
 	jobs := e.tick(a)
-	a.Finished(Result{JobID: jobs[0].ID, Decision: Succeed})
-	a.Finished(Result{JobID: jobs[1].ID, Decision: Retry, Reason: "again"})
+	a.finished(Result{JobID: jobs[0].ID, Decision: Succeed})
+	a.finished(Result{JobID: jobs[1].ID, Decision: Retry, Reason: "again"})
 	// The failure and the success are written by separate transactions;
 	// the commit of each is lost once.
 	failure, success := once(has("FailJob")), once(has("CompleteJobs"))
 	e.st.failAfter = func(ops []string) bool { return failure(ops) || success(ops) }
 	for try := 1; try <= 2; try++ {
-		if _, err := a.Tick(e.ctx, e.storeNow()); err == nil {
+		if _, err := a.tick(e.ctx, e.storeNow()); err == nil {
 			t.Fatalf("tick %d: the injected failure after commit was not reported", try)
 		}
 	}
@@ -360,7 +360,7 @@ func TestLeaseMaintenanceStaysOffTheJobPath(t *testing.T) {
 	e.enqueue("q", 20)
 	for range 10 {
 		for _, j := range e.tick(a) {
-			a.Finished(Result{JobID: j.ID, Decision: Succeed})
+			a.finished(Result{JobID: j.ID, Decision: Succeed})
 		}
 	}
 	if n := countOps(e.st, "TryAcquireLease"); n != 1 {
@@ -394,7 +394,7 @@ func TestRetentionDeletesOldRows(t *testing.T) {
 	e.tick(a)
 	gone, _ := e.core(testConfig(), 2)
 	e.tick(gone)
-	if err := gone.Shutdown(e.ctx); err != nil {
+	if err := gone.shutdown(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.advance(25 * 24 * time.Hour)
@@ -458,10 +458,10 @@ func TestLocalClockNeverReachesTheStore(t *testing.T) {
 	a, rec := e.core(cfg, 1)
 	e.advance(1500 * time.Millisecond)
 	storeNow := e.storeNow()
-	if _, err := a.Tick(e.ctx, epoch.AddDate(-7, 0, 0)); err != nil {
+	if _, err := a.tick(e.ctx, epoch.AddDate(-7, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Duties(e.ctx); err != nil {
+	if err := a.runDuties(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	acq := rec.of(EventLeaseAcquired)

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"errors"
@@ -120,7 +120,7 @@ func TestPolicyShutdownGivesUpAfterAttempts(t *testing.T) {
 	e.st.failBefore = func([]string) bool { return true }
 	acts, calls := d.step(Input{Kind: InStop})
 	for try := 1; try < ShutdownAttempts; try++ {
-		want := fmt.Sprintf("arm retry %v", ErrorBackoff(time.Second, try))
+		want := fmt.Sprintf("arm retry %v", errorBackoff(time.Second, try))
 		if got := describe(acts); got != want || len(calls) != 1 || calls[0] != CallShutdown {
 			t.Fatalf("try %d: calls %v, actions %q; want one shutdown, %q", try, calls, got, want)
 		}

@@ -1,6 +1,7 @@
-package worker
+package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -102,10 +103,27 @@ const (
 	// running; their contexts are cancelled and, after a grace, the ones
 	// that did not return are released.
 	EventDrainDeadline
-	// EventShutdownAbandoned: the shutdown step Reason (release, shutdown)
-	// failed Count times with Err, the last time: the runner gives it up
-	// and a leader rescues the worker's jobs once its heartbeat is stale.
+	// EventShutdownAbandoned: the shutdown transaction failed Count times,
+	// with Err the last time: the runner gives it up and exits, and a
+	// leader rescues the worker's jobs once its heartbeat is stale.
 	EventShutdownAbandoned
+	// EventReleaseAbandoned: releasing the jobs left at the drain deadline
+	// failed Count times, with Err the last time; the shutdown transaction
+	// releases them next.
+	EventReleaseAbandoned
+	// EventDutiesEnded: the leader duties begun by EventDutiesStarted in
+	// the same transaction are over; delivered with its other events.
+	EventDutiesEnded
+	// EventJobFinished: the handler of Job (reserved under Worker) returned
+	// with Decision and Reason; the result is recorded later. Not emitted
+	// for a job the core no longer counts (released at shutdown).
+	EventJobFinished
+	// EventStopRequested: the runner was asked to shut down gracefully and
+	// stopped reserving.
+	EventStopRequested
+	// EventJobsCancelled: the runner's driver cancelled the contexts of
+	// every running job (the drain deadline); see Policy.ReportCancelled.
+	EventJobsCancelled
 )
 
 var eventNames = map[EventKind]string{
@@ -119,7 +137,8 @@ var eventNames = map[EventKind]string{
 	EventResultFenced: "result-fenced", EventJobStarted: "job-started",
 	EventReleasedAtShutdown: "released-at-shutdown", EventShutDown: "shut-down", EventStoreError: "store-error",
 	EventNotificationIgnored: "notification-ignored", EventDrainDeadline: "drain-deadline",
-	EventShutdownAbandoned: "shutdown-abandoned",
+	EventShutdownAbandoned: "shutdown-abandoned", EventDutiesEnded: "duties-ended", EventReleaseAbandoned: "release-abandoned",
+	EventJobFinished: "job-finished", EventStopRequested: "stop-requested", EventJobsCancelled: "jobs-cancelled",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".
@@ -149,6 +168,9 @@ type Event struct {
 	Delay    time.Duration
 	Decision Decision
 	Reason   string
+	// Output is EventJobFinished's output recorded by the handler, nil for
+	// none.
+	Output json.RawMessage
 
 	LeaseExpires time.Time // lease events
 	Schedule     string    // EventScheduleFired
@@ -170,7 +192,7 @@ func (e Event) String() string {
 	if e.Next.ID != (ulid.ULID{}) {
 		s += fmt.Sprintf(" next=%s delay=%v", e.Next.ID, e.Delay)
 	}
-	if e.Kind == EventResultRecorded || e.Kind == EventResultFenced || e.Kind == EventRetryAbandoned {
+	if e.Kind == EventResultRecorded || e.Kind == EventResultFenced || e.Kind == EventRetryAbandoned || e.Kind == EventJobFinished {
 		s += " decision=" + e.Decision.String()
 	}
 	if e.Reason != "" {

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -90,11 +90,11 @@ func (e *env) core(cfg Config, seed uint64) (*Core, *recorder) {
 // tick runs one Tick at the store's time and fails the test on an error.
 func (e *env) tick(c *Core) []store.Job {
 	e.t.Helper()
-	res, err := c.Tick(e.ctx, e.storeNow())
+	res, err := c.tick(e.ctx, e.storeNow())
 	if err != nil {
 		e.t.Fatalf("Tick: %v", err)
 	}
-	if err := c.Duties(e.ctx); err != nil {
+	if err := c.runDuties(e.ctx); err != nil {
 		e.t.Fatalf("Duties: %v", err)
 	}
 	return res.Start
@@ -136,14 +136,27 @@ func (e *env) job(id ulid.ULID) store.Job {
 	return j
 }
 
+// jobs returns the rows in status, every row for "".
 func (e *env) jobs(status store.Status) []store.Job {
 	e.t.Helper()
-	return listJobs(e.t, e.mem, store.JobFilter{Status: status})
+	if status == "" {
+		return e.state().Jobs
+	}
+	return e.state().JobsIn(status)
 }
 
 func (e *env) workers() []store.Worker {
 	e.t.Helper()
-	return listWorkers(e.t, e.mem)
+	return e.state().Workers
+}
+
+func (e *env) state() store.State {
+	e.t.Helper()
+	s, err := store.Snapshot(e.ctx, e.mem)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
 }
 
 func ids(jobs []store.Job) []ulid.ULID {
@@ -156,8 +169,8 @@ func ids(jobs []store.Job) []ulid.ULID {
 
 // finishAll reports every running job of c finished with decision d.
 func finishAll(c *Core, d Decision, reason string) {
-	for _, id := range c.Running() {
-		c.Finished(Result{JobID: id, Decision: d, Reason: reason})
+	for _, id := range c.runningIDs() {
+		c.finished(Result{JobID: id, Decision: d, Reason: reason})
 	}
 }
 

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -46,88 +46,16 @@ const (
 	exited
 )
 
-// ResultLinger is how long the runner waits, after a job finished, for the
+// resultLinger is how long the runner waits, after a job finished, for the
 // other running jobs to finish too before the next tick, so that one tick
 // records them all and refills their slots together: a tick costs far more
 // than short jobs do, and ticking after each result would reserve one job
 // at a time. A long job delays the next tick by at most this.
-const ResultLinger = time.Millisecond
+const resultLinger = time.Millisecond
 
 // ShutdownAttempts bounds the tries of each final store write (releasing
 // the jobs left at the drain deadline, recording the shutdown).
 const ShutdownAttempts = 5
-
-// InputKind says what happened to the runner.
-type InputKind uint8
-
-// The inputs of Step.
-const (
-	InStarted      InputKind = iota + 1 // the runner begins
-	InTimer                             // Timer fired
-	InJobFinished                       // a handler returned Result
-	InNotification                      // Note arrived from the store
-	InStop                              // a graceful shutdown was requested
-	InCallReturned                      // the store call Call returned Start and Err
-)
-
-// Timer names one of the runner's timers. Arming one replaces the armed
-// timer of the same name.
-type Timer uint8
-
-// The runner's timers.
-const (
-	TimerPoll   Timer = iota // the next tick when nothing else comes (or the error backoff)
-	TimerLinger              // the end of collecting results that finish together
-	TimerDrain               // the drain deadline
-	TimerGrace               // after cancelling: release what has not returned
-	TimerRetry               // the backoff before retrying a failed shutdown step
-	NumTimers
-)
-
-// Call names a store call of the core.
-type Call uint8
-
-// The store calls.
-const (
-	CallTick     Call = iota + 1 // Core.Tick at the driver's local time
-	CallDuties                   // Core.Duties
-	CallRelease                  // Core.Release of every running job
-	CallShutdown                 // Core.Shutdown
-)
-
-// Input is one thing that happened. Kind says which fields are set.
-type Input struct {
-	Kind   InputKind
-	Timer  Timer              // InTimer
-	Result Result             // InJobFinished
-	Note   store.Notification // InNotification
-	Call   Call               // InCallReturned
-	Start  []store.Job        // InCallReturned of CallTick: jobs to start
-	Err    error              // InCallReturned
-}
-
-// ActionKind says what the driver must do.
-type ActionKind uint8
-
-// The actions Step returns.
-const (
-	ActCall          ActionKind = iota + 1 // make store call Call (Do), then Step with its return
-	ActStart                               // start Jobs, each on its own
-	ActArm                                 // arm Timer to fire After from now (local clock)
-	ActCancelRunning                       // cancel the contexts of every running job
-	ActExit                                // the runner is done; Err is what it ends with
-)
-
-// Action is one thing for the driver to do. Kind says which fields are set.
-type Action struct {
-	Kind  ActionKind
-	Call  Call          // ActCall
-	Wake  string        // ActCall of CallTick while serving: why the runner woke (sleep, task, notification)
-	Jobs  []store.Job   // ActStart
-	Timer Timer         // ActArm
-	After time.Duration // ActArm
-	Err   error         // ActExit
-}
 
 // NewPolicy returns the policy of a runner driving core.
 func NewPolicy(core *Core) *Policy { return &Policy{core: core} }
@@ -138,21 +66,28 @@ func (p *Policy) Core() *Core { return p.core }
 // Exited reports whether the policy returned ActExit.
 func (p *Policy) Exited() bool { return p.phase == exited }
 
+// ReportCancelled is how a driver reports that it carried out
+// ActCancelRunning: the core's observer gets EventJobsCancelled, so that
+// a history shows the cancellation that really happened.
+func (p *Policy) ReportCancelled() {
+	p.core.emit(Event{Kind: EventJobsCancelled, Worker: p.core.id, Count: len(p.core.executing)})
+}
+
 // Do makes the store call a (an ActCall) at local time now and returns the
 // input that reports its return.
 func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	in := Input{Kind: InCallReturned, Call: a.Call}
 	switch a.Call {
 	case CallTick:
-		var res TickResult
-		res, in.Err = p.core.Tick(ctx, now)
+		var res tickResult
+		res, in.Err = p.core.tick(ctx, now)
 		in.Start = res.Start
 	case CallDuties:
-		in.Err = p.core.Duties(ctx)
+		in.Err = p.core.runDuties(ctx)
 	case CallRelease:
-		in.Err = p.core.Release(ctx, p.core.Running())
+		in.Err = p.core.release(ctx, p.core.runningIDs())
 	case CallShutdown:
-		in.Err = p.core.Shutdown(ctx)
+		in.Err = p.core.shutdown(ctx)
 	}
 	return in
 }
@@ -258,7 +193,7 @@ func (p *Policy) timer(t Timer) []Action {
 // the backoff's tick; while draining, the last one ends the drain.
 func (p *Policy) finished(r Result) []Action {
 	if !(mutant.On(mutant.RunnerDropResults) && p.backingOff) {
-		p.core.Finished(r)
+		p.core.finished(r)
 	}
 	idle := len(p.core.executing) == 0
 	switch {
@@ -268,7 +203,7 @@ func (p *Policy) finished(r Result) []Action {
 		return []Action{p.tick("task")}
 	case p.phase == serving && !p.lingering:
 		p.lingering = true
-		return []Action{arm(TimerLinger, ResultLinger)}
+		return []Action{arm(TimerLinger, resultLinger)}
 	case (p.phase == draining || p.phase == grace) && idle:
 		return p.close()
 	}
@@ -282,7 +217,8 @@ func (p *Policy) stop() []Action {
 	if p.phase != serving {
 		return nil
 	}
-	p.core.BeginShutdown()
+	p.core.beginShutdown()
+	p.core.emit(Event{Kind: EventStopRequested, Worker: p.core.id})
 	p.phase, p.lingering = draining, false
 	if len(p.core.executing) == 0 {
 		return p.close()
@@ -301,26 +237,26 @@ func (p *Policy) returned(in Input) []Action {
 		if len(in.Start) > 0 {
 			acts = append(acts, Action{Kind: ActStart, Jobs: in.Start})
 		}
-		if p.core.DutiesDue() {
+		if p.core.dutiesPending() {
 			return append(acts, p.call(CallDuties))
 		}
 		return append(acts, p.afterTick()...)
 	case CallDuties:
 		return p.afterTick()
 	case CallRelease:
-		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
+		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			return p.close()
 		}
-		if retry := p.retry(in.Err, "release"); retry != nil {
+		if retry := p.retry(in.Err, EventReleaseAbandoned); retry != nil {
 			return retry
 		}
 		return p.close() // Shutdown releases them too, or a leader rescues them
 	case CallShutdown:
-		if in.Err == nil || errors.Is(in.Err, ErrShutDown) {
+		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			p.phase = exited
 			return []Action{{Kind: ActExit}}
 		}
-		if retry := p.retry(in.Err, "shutdown"); retry != nil {
+		if retry := p.retry(in.Err, EventShutdownAbandoned); retry != nil {
 			return retry
 		}
 		p.phase = exited
@@ -331,11 +267,11 @@ func (p *Policy) returned(in Input) []Action {
 
 // afterTick waits for the next tick, or ends a drain that has nothing left.
 func (p *Policy) afterTick() []Action {
-	p.backingOff = p.core.Failing()
+	p.backingOff = p.core.failing()
 	if p.phase != serving && len(p.core.executing) == 0 {
 		return p.close()
 	}
-	return []Action{arm(TimerPoll, p.core.NextPoll())}
+	return []Action{arm(TimerPoll, p.core.nextPoll())}
 }
 
 // release gives up the jobs still running after the grace, or goes on to
@@ -355,14 +291,14 @@ func (p *Policy) close() []Action {
 }
 
 // retry schedules another try of a failed shutdown step after a backoff,
-// or returns nil after ShutdownAttempts failures, reporting that the step
-// was given up.
-func (p *Policy) retry(err error, step string) []Action {
+// or returns nil after ShutdownAttempts failures, reporting with an event
+// of kind abandoned that the step was given up.
+func (p *Policy) retry(err error, abandoned EventKind) []Action {
 	p.tries++
 	if p.tries < ShutdownAttempts && !mutant.On(mutant.RunnerShutdownNoRetry) {
-		return []Action{arm(TimerRetry, ErrorBackoff(p.core.cfg.PollInterval, p.tries))}
+		return []Action{arm(TimerRetry, errorBackoff(p.core.cfg.PollInterval, p.tries))}
 	}
-	p.core.emit(Event{Kind: EventShutdownAbandoned, Worker: p.core.id, Reason: step, Count: p.tries, Err: err})
+	p.core.emit(Event{Kind: abandoned, Worker: p.core.id, Count: p.tries, Err: err})
 	p.tries = 0
 	return nil
 }

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// Release gives up jobs that did not return by the drain deadline: each is
+// release gives up jobs that did not return by the drain deadline: each is
 // failed with reason "worker shut down" and retried while attempts remain,
 // in one transaction, so none stays running. The core stops counting them
 // and ignores their results if they return later. Ids the core does not
 // count as running are skipped. It holds no transaction while anyone waits.
-func (c *Core) Release(ctx context.Context, ids []ulid.ULID) error {
+func (c *Core) release(ctx context.Context, ids []ulid.ULID) error {
 	if c.closed {
-		return ErrShutDown
+		return errShutDown
 	}
 	c.shuttingDown = true
 	c.now = time.Time{}
@@ -63,19 +63,19 @@ func (c *Core) releaseJobs(ctx context.Context, tx store.Tx, now time.Time, jobs
 	return nil
 }
 
-// Shutdown ends the worker in one transaction: it records pending results,
+// shutdown ends the worker in one transaction: it records pending results,
 // releases every job still counted as running (as Release does), marks the
 // worker row shut down and gives up the lease, which notifies the stepdown
 // channel. Afterwards the worker owns no running job and no lease. The
 // driver calls it after draining; if it fails it may be called again.
-func (c *Core) Shutdown(ctx context.Context) error {
+func (c *Core) shutdown(ctx context.Context) error {
 	if c.closed {
-		return ErrShutDown
+		return errShutDown
 	}
 	c.shuttingDown = true
 	c.now = time.Time{}
 	id := c.id
-	jobs := c.releasable(c.Running())
+	jobs := c.releasable(c.runningIDs())
 	drain := !mutant.On(mutant.ShutdownNoDrain)
 	if !drain {
 		jobs = nil

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"errors"
@@ -20,8 +20,8 @@ func TestShutdownDrainsAndReleases(t *testing.T) {
 	e.enqueue("q", 3)
 	jobs := e.tick(a)
 	e.enqueue("q", 2)
-	a.BeginShutdown()
-	a.Finished(Result{JobID: jobs[0].ID, Decision: Succeed})
+	a.beginShutdown()
+	a.finished(Result{JobID: jobs[0].ID, Decision: Succeed})
 	if got := e.tick(a); len(got) != 0 {
 		t.Fatalf("a tick while shutting down started %v", ids(got))
 	}
@@ -29,12 +29,12 @@ func TestShutdownDrainsAndReleases(t *testing.T) {
 		t.Fatalf("result during drain not recorded: %s", s)
 	}
 	// jobs[1] overran the drain deadline; jobs[2] finishes just in time.
-	if err := a.Release(e.ctx, ids(jobs[1:2])); err != nil {
+	if err := a.release(e.ctx, ids(jobs[1:2])); err != nil {
 		t.Fatal(err)
 	}
-	a.Finished(Result{JobID: jobs[1].ID, Decision: Succeed}) // too late: ignored
-	a.Finished(Result{JobID: jobs[2].ID, Decision: Fail, Reason: "no"})
-	if err := a.Shutdown(e.ctx); err != nil {
+	a.finished(Result{JobID: jobs[1].ID, Decision: Succeed}) // too late: ignored
+	a.finished(Result{JobID: jobs[2].ID, Decision: Fail, Reason: "no"})
+	if err := a.shutdown(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	released := e.job(jobs[1].ID)
@@ -60,8 +60,8 @@ func TestShutdownDrainsAndReleases(t *testing.T) {
 	if !stepdown {
 		t.Fatal("no stepdown notification")
 	}
-	if _, err := a.Tick(e.ctx, e.storeNow()); !errors.Is(err, ErrShutDown) {
-		t.Fatalf("Tick after Shutdown: %v, want ErrShutDown", err)
+	if _, err := a.tick(e.ctx, e.storeNow()); !errors.Is(err, errShutDown) {
+		t.Fatalf("Tick after Shutdown: %v, want errShutDown", err)
 	}
 }
 
@@ -74,12 +74,12 @@ func TestShutdownLeavesNothingRunning(t *testing.T) {
 	e.tick(a) // two jobs are handed out; one more tick reserves with an unseen commit
 	e.st.failAfter = once(has("Reserve"))
 	e.enqueue("q", 3)
-	if _, err := a.Tick(e.ctx, e.storeNow()); err == nil {
+	if _, err := a.tick(e.ctx, e.storeNow()); err == nil {
 		t.Fatal("injected failure not reported")
 	}
 	e.advance(time.Second)
-	a.BeginShutdown()
-	if err := a.Shutdown(e.ctx); err != nil {
+	a.beginShutdown()
+	if err := a.shutdown(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	if running := e.jobs(store.Running); len(running) != 0 {
@@ -101,15 +101,15 @@ func TestConcurrencyCapHolds(t *testing.T) {
 	r := e.rnd.Child("finish")
 	for range 200 {
 		e.tick(a)
-		if n := len(a.Running()); n > cfg.MaxConcurrent {
+		if n := len(a.runningIDs()); n > cfg.MaxConcurrent {
 			t.Fatalf("%d jobs executing, cap %d", n, cfg.MaxConcurrent)
 		}
 		if n := len(e.jobs(store.Running)); n > cfg.MaxConcurrent {
 			t.Fatalf("%d rows running, cap %d", n, cfg.MaxConcurrent)
 		}
-		for _, id := range a.Running() {
+		for _, id := range a.runningIDs() {
 			if r.Chance(0.3) {
-				a.Finished(Result{JobID: id, Decision: Succeed})
+				a.finished(Result{JobID: id, Decision: Succeed})
 			}
 		}
 		e.advance(100 * time.Millisecond)
@@ -126,7 +126,7 @@ func TestDeclaredDeadWhileDraining(t *testing.T) {
 	a, rec := e.core(testConfig(), 1)
 	e.enqueue("q", 2)
 	jobs := e.tick(a)
-	a.BeginShutdown()
+	a.beginShutdown()
 	e.inTx(func(tx store.Tx) error { return tx.ShutdownWorker(e.ctx, a.ID()) })
 	e.advance(2 * time.Minute) // the heartbeat is due, and finds the row shut down
 	finishAll(a, Succeed, "")
@@ -139,7 +139,7 @@ func TestDeclaredDeadWhileDraining(t *testing.T) {
 			t.Errorf("job %s is %s, want completed (not rescued yet, so not fenced)", j.ID, s)
 		}
 	}
-	if err := a.Shutdown(e.ctx); err != nil {
+	if err := a.shutdown(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// Tick runs one loop iteration at local time now: register if needed;
+// tick runs one loop iteration at local time now: register if needed;
 // lease maintenance in its own short transaction when LeaderInterval has
 // passed; failed results and the recovery of reservations whose commit was
 // not seen, in a transaction of their own when there are any; then one
 // store.JobPass that heartbeats when due, records the successes and
 // reserves min(MaxFetch, MaxConcurrent − running) jobs. Leader duties are
-// not part of it: when the lease pass found this worker leading, DutiesDue
+// not part of it: when the lease pass found this worker leading, dutiesPending
 // reports it and the driver calls Duties after starting the jobs, so a
 // slow duty transaction never delays a job start.
 //
@@ -28,16 +28,16 @@ import (
 // (joined) after all ran, and the jobs in Start must be started regardless.
 // A worker declared dead is not an error: the core registers again under a
 // new id and carries on.
-func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
+func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 	if c.closed {
-		return TickResult{}, ErrShutDown
+		return tickResult{}, errShutDown
 	}
 	c.now = now
 	c.dutiesDue = false
 	var errs []error
 	if c.id.IsZero() && !c.shuttingDown {
 		if err := c.register(ctx); err != nil {
-			return TickResult{}, c.tickFailed(err)
+			return tickResult{}, c.tickFailed(err)
 		}
 	}
 	leaderPass := false
@@ -62,18 +62,18 @@ func (c *Core) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	c.dutiesDue = leaderPass && c.leader && !c.shuttingDown
 	err = c.tickFailed(errors.Join(errs...))
 	c.checkInvariants("Tick")
-	return TickResult{Start: start}, err
+	return tickResult{Start: start}, err
 }
 
-// DutiesDue reports whether the last Tick's lease pass found this worker
+// dutiesPending reports whether the last Tick's lease pass found this worker
 // leading, so that Duties should run next.
-func (c *Core) DutiesDue() bool { return c.dutiesDue && !c.closed }
+func (c *Core) dutiesPending() bool { return c.dutiesDue && !c.closed }
 
-// Duties runs the leader duties the last Tick made due, in their own
+// runDuties runs the leader duties the last Tick made due, in their own
 // transaction (see duties); it does nothing when none are due. A failure
-// counts as a failed tick for NextPoll's backoff, once per tick.
-func (c *Core) Duties(ctx context.Context) error {
-	if !c.DutiesDue() {
+// counts as a failed tick for nextPoll's backoff, once per tick.
+func (c *Core) runDuties(ctx context.Context) error {
+	if !c.dutiesPending() {
 		return nil
 	}
 	c.dutiesDue = false
@@ -85,7 +85,7 @@ func (c *Core) Duties(ctx context.Context) error {
 	return err
 }
 
-// tickFailed counts consecutive failed ticks for NextPoll's backoff.
+// tickFailed counts consecutive failed ticks for nextPoll's backoff.
 func (c *Core) tickFailed(err error) error {
 	if err != nil {
 		c.failures++

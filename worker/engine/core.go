@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -16,16 +16,16 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// ErrShutDown is returned by Tick, Release and Shutdown once Shutdown has
+// errShutDown is returned by tick, release and shutdown once shutdown has
 // completed: a core is not reused after a graceful shutdown.
-var ErrShutDown = errors.New("worker core is shut down")
+var errShutDown = errors.New("worker core is shut down")
 
 // maxErrorBackoff caps the wait between ticks while the store keeps failing.
 const maxErrorBackoff = 30 * time.Second
 
-// Core is one worker's queue logic. It is driven by one goroutine: Tick,
-// Finished, BeginShutdown, Release, Shutdown and the accessors must not be
-// called concurrently. It reads no clock (local time is Tick's argument),
+// Core is one worker's queue logic, driven by its runner's Policy (which
+// calls tick, runDuties, finished, beginShutdown, release and shutdown,
+// never concurrently). It reads no clock (local time is tick's argument),
 // starts no goroutine, draws randomness only from the source it was given,
 // and blocks only on the store.
 type Core struct {
@@ -72,8 +72,8 @@ type pendingResult struct {
 	tries int
 }
 
-// TickResult is what one Tick hands back to its driver.
-type TickResult struct {
+// tickResult is what one Tick hands back to its driver.
+type tickResult struct {
 	// Start are the jobs to execute now, in id order. Their reservations
 	// have committed. Start them even when Tick also returns an error: the
 	// error then concerns a later phase of the tick.
@@ -111,70 +111,65 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 	return c, nil
 }
 
-// Config returns the configuration the core runs with.
-func (c *Core) Config() Config { return c.cfg }
-
 // ID returns the current worker id: zero before the first registration and
 // between being declared dead and registering again.
 func (c *Core) ID() ulid.ULID { return c.id }
 
-// IsLeader reports whether the core believes it holds the lease. The belief
+// isLeader reports whether the core believes it holds the lease. The belief
 // only decides whether to try leader duties; the duties themselves re-check
 // the lease in their transaction.
-func (c *Core) IsLeader() bool { return c.leader }
+func (c *Core) isLeader() bool { return c.leader }
 
-// Running returns the jobs handed to the driver that have not finished, in
+// runningIDs returns the jobs handed to the driver that have not finished, in
 // id order, including jobs reserved under an earlier worker id.
-func (c *Core) Running() []ulid.ULID {
+func (c *Core) runningIDs() []ulid.ULID {
 	return slices.SortedFunc(maps.Keys(c.executing), func(a, b ulid.ULID) int { return a.Compare(b) })
 }
 
-// Finished reports that a job handed out by Tick has ended; its result is
+// finished reports that a job handed out by Tick has ended; its result is
 // written by the next Tick (or Shutdown). Results for jobs the core does not
 // count as running (unknown, already finished, or released) are ignored.
-func (c *Core) Finished(r Result) {
+func (c *Core) finished(r Result) {
 	job, ok := c.executing[r.JobID]
 	if !ok {
 		return
 	}
 	delete(c.executing, r.JobID)
 	c.pending = append(c.pending, pendingResult{Result: r, job: job})
+	c.emit(Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason, Output: r.Output})
 }
 
 // full reports whether every slot runs a job.
 func (c *Core) full() bool { return len(c.executing) >= c.cfg.MaxConcurrent }
 
-// NextPoll returns how long the driver should wait before the next Tick
+// nextPoll returns how long the driver should wait before the next Tick
 // when nothing wakes it: the poll interval with jitter, or, after a Tick
 // that failed, an exponential backoff (poll interval × 2^(failures−1),
 // capped at 30 s, same jitter). While backing off the driver should not let
 // finished jobs or notifications cut the wait short.
-func (c *Core) NextPoll() time.Duration {
+func (c *Core) nextPoll() time.Duration {
 	d := c.cfg.PollInterval
 	if c.failures > 0 {
-		d = ErrorBackoff(c.cfg.PollInterval, c.failures)
+		d = errorBackoff(c.cfg.PollInterval, c.failures)
 	}
 	return clockrng.Jitter(c.pollRand, d, c.cfg.PollJitter)
 }
 
-// Failing reports whether the last Tick failed, so the driver is backing off.
-func (c *Core) Failing() bool { return c.failures > 0 }
+// failing reports whether the last Tick failed, so the driver is backing off.
+func (c *Core) failing() bool { return c.failures > 0 }
 
-// ErrorBackoff is the nominal wait before the next tick after failures
+// errorBackoff is the nominal wait before the next tick after failures
 // consecutive failed ticks: poll × 2^(failures−1), at most 30 s (and at
 // least poll).
-func ErrorBackoff(poll time.Duration, failures int) time.Duration {
+func errorBackoff(poll time.Duration, failures int) time.Duration {
 	b := clockrng.Backoff{Base: poll, Factor: 2, Max: maxErrorBackoff}
 	// Clamp before subtracting, which would wrap math.MinInt around.
 	return max(b.Nominal(max(failures, 1)-1), poll)
 }
 
-// BeginShutdown stops the core from reserving jobs and from lease
+// beginShutdown stops the core from reserving jobs and from lease
 // maintenance and leader duties. Ticks still record finished results.
-func (c *Core) BeginShutdown() { c.shuttingDown = true }
-
-// ShuttingDown reports whether BeginShutdown or Shutdown was called.
-func (c *Core) ShuttingDown() bool { return c.shuttingDown }
+func (c *Core) beginShutdown() { c.shuttingDown = true }
 
 // note buffers an event of the current transaction.
 func (c *Core) note(e Event) {

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"context"
@@ -42,9 +42,12 @@ func (c *Core) duties(ctx context.Context) error {
 			c.note(Event{Kind: EventJobsPromoted, Worker: c.id, StoreTime: now, Count: n})
 		}
 		if cleanup {
-			more, err = c.deleteOldRows(ctx, tx, now)
+			if more, err = c.deleteOldRows(ctx, tx, now); err != nil {
+				return err
+			}
 		}
-		return err
+		c.note(Event{Kind: EventDutiesEnded, Worker: c.id, StoreTime: now})
+		return nil
 	})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"slices"
@@ -23,7 +23,7 @@ func TestScheduleFiresOncePerCronTime(t *testing.T) {
 			if e.storeNow().Before(j.ScheduledAt) {
 				t.Fatalf("job %s started at %v before its cron time %v", j.ID, e.storeNow(), j.ScheduledAt)
 			}
-			a.Finished(Result{JobID: j.ID, Decision: Succeed})
+			a.finished(Result{JobID: j.ID, Decision: Succeed})
 		}
 		e.advance(time.Second)
 	}
@@ -81,7 +81,7 @@ func TestScheduleFollowsRetryChain(t *testing.T) {
 	for range 40 {
 		for _, j := range e.tick(a) {
 			attempts = append(attempts, j.Attempt)
-			a.Finished(Result{JobID: j.ID, Decision: Retry, Reason: "flaky"})
+			a.finished(Result{JobID: j.ID, Decision: Retry, Reason: "flaky"})
 		}
 		e.advance(time.Second)
 	}

@@ -1,4 +1,4 @@
-package worker
+package engine
 
 import (
 	"strings"
@@ -70,11 +70,11 @@ func TestValidateNamesTheProblem(t *testing.T) {
 func TestErrorBackoffDoublesToCap(t *testing.T) {
 	want := []time.Duration{time.Second, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second}
 	for f, w := range want {
-		if got := ErrorBackoff(time.Second, f); got != w {
+		if got := errorBackoff(time.Second, f); got != w {
 			t.Errorf("ErrorBackoff(1s, %d) = %v, want %v", f, got, w)
 		}
 	}
-	if got := ErrorBackoff(time.Minute, 3); got != time.Minute {
+	if got := errorBackoff(time.Minute, 3); got != time.Minute {
 		t.Errorf("ErrorBackoff(1m, 3) = %v, want the poll interval when it exceeds the cap", got)
 	}
 }

@@ -1,0 +1,46 @@
+package history
+
+import (
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
+)
+
+// The translation keeps what the checker needs of each event: the lease
+// expiry the worker last learned goes with its duties, a handler's end
+// carries its decision spelled as props spells it, and events the checker
+// does not read translate to nothing.
+func TestTranslate(t *testing.T) {
+	at := time.Date(2030, 1, 1, 0, 0, 1, 0, time.UTC)
+	w, j := ulid.MustParse("01J0000000000000000000000A"), store.Job{ID: ulid.MustParse("01J00000000000000000000001")}
+	var tr Translator
+	for i, c := range []struct {
+		in   engine.Event
+		want props.Event
+		ok   bool
+	}{
+		{engine.Event{Kind: engine.EventHeartbeat, Worker: w, StoreTime: at}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventLeaseAcquired, Worker: w, StoreTime: at, LeaseExpires: at.Add(time.Second)}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
+			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w, LeaseExpires: at.Add(time.Second)}, true},
+		{engine.Event{Kind: engine.EventJobFinished, Worker: w, Job: j, Decision: worker.Fail, Reason: "no"},
+			props.Event{Kind: props.ExecEnded, Worker: w, Job: j.ID, Decision: props.Fail, Reason: "no"}, true},
+		{engine.Event{Kind: engine.EventDeclaredDead, Worker: w}, props.Event{Kind: props.DeclaredDead, Worker: w}, true},
+		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
+			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w}, true}, // the lease died with the worker id
+		{engine.Event{Kind: engine.EventReleaseAbandoned, Worker: w, Count: 5}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventShutdownAbandoned, Worker: w, Count: 5},
+			props.Event{Kind: props.ShutdownAbandoned, Worker: w, Failures: 5}, true},
+	} {
+		got, ok := tr.Translate(c.in)
+		if ok != c.ok || (ok && got.String() != c.want.String()) {
+			t.Errorf("event %d (%s): got %v %s, want %v %s", i, c.in.Kind, ok, got.String(), c.ok, c.want.String())
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// The vocabulary between the runner policy and its drivers: what happened
+// (Input) and what to do (Action).
+
+// InputKind says what happened to the runner.
+type InputKind uint8
+
+// The inputs of Step.
+const (
+	InStarted      InputKind = iota + 1 // the runner begins
+	InTimer                             // Timer fired
+	InJobFinished                       // a handler returned Result
+	InNotification                      // Note arrived from the store
+	InStop                              // a graceful shutdown was requested
+	InCallReturned                      // the store call Call returned Start and Err
+)
+
+// Timer names one of the runner's timers. Arming one replaces the armed
+// timer of the same name.
+type Timer uint8
+
+// The runner's timers.
+const (
+	TimerPoll   Timer = iota // the next tick when nothing else comes (or the error backoff)
+	TimerLinger              // the end of collecting results that finish together
+	TimerDrain               // the drain deadline
+	TimerGrace               // after cancelling: release what has not returned
+	TimerRetry               // the backoff before retrying a failed shutdown step
+	NumTimers
+)
+
+// Call names a store call of the core.
+type Call uint8
+
+// The store calls.
+const (
+	CallTick     Call = iota + 1 // the core's tick at the driver's local time
+	CallDuties                   // the leader duties a tick made due
+	CallRelease                  // release every running job
+	CallShutdown                 // record the shutdown
+)
+
+// Input is one thing that happened. Kind says which fields are set.
+type Input struct {
+	Kind   InputKind
+	Timer  Timer              // InTimer
+	Result Result             // InJobFinished
+	Note   store.Notification // InNotification
+	Call   Call               // InCallReturned
+	Start  []store.Job        // InCallReturned of CallTick: jobs to start
+	Err    error              // InCallReturned
+}
+
+// ActionKind says what the driver must do.
+type ActionKind uint8
+
+// The actions Step returns.
+const (
+	ActCall          ActionKind = iota + 1 // make store call Call (Do), then Step with its return
+	ActStart                               // start Jobs, each on its own
+	ActArm                                 // arm Timer to fire After from now (local clock)
+	ActCancelRunning                       // cancel the contexts of every running job
+	ActExit                                // the runner is done; Err is what it ends with
+)
+
+// Action is one thing for the driver to do. Kind says which fields are set.
+type Action struct {
+	Kind  ActionKind
+	Call  Call          // ActCall
+	Wake  string        // ActCall of CallTick while serving: why the runner woke (sleep, task, notification)
+	Jobs  []store.Job   // ActStart
+	Timer Timer         // ActArm
+	After time.Duration // ActArm
+	Err   error         // ActExit
+}
