@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // sweepWorkers is how many workers the sweep runs use: the leader, which
@@ -36,8 +37,8 @@ type sweepState struct {
 	deleted int
 }
 
-func (st *sweepState) observe(e worker.Event) {
-	if e.Kind == worker.EventJobsDeleted {
+func (st *sweepState) observe(e engine.Event) {
+	if e.Kind == engine.EventJobsDeleted {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		st.deleted += e.Count
@@ -79,7 +80,7 @@ func sweepRun(ctx context.Context, out io.Writer, f historyFlags, old int) error
 	for i := range sweepWorkers {
 		meters[i] = newTickMeter()
 		w, err := worker.New(s.st, worker.Options{Config: throughputConfig(f.inflight), Rand: clockrng.NewRand(uint64(i + 1)),
-			Logger: slog.New(slog.DiscardHandler), MeterProvider: meters[i].provider, Observer: worker.ObserverFunc(state.observe)})
+			Logger: slog.New(slog.DiscardHandler), MeterProvider: meters[i].provider, Observer: engine.ObserverFunc(state.observe)})
 		if err != nil {
 			return err
 		}
