@@ -10,14 +10,17 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/internal/localpg"
 )
 
-// testURL returns the test database, failing under CI and skipping
-// elsewhere when DATABASE_URL is unset.
+// testURL returns the test database, found as the library's tests find it
+// (DATABASE_URL, else the local server), failing under CI and skipping
+// elsewhere when there is none.
 func testURL(t *testing.T) string {
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		msg := "set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run the comparison"
+	url, err := localpg.Default.Find(context.Background())
+	if err != nil {
+		msg := "no PostgreSQL for the comparison: " + err.Error()
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
 		}
