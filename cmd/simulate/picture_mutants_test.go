@@ -23,7 +23,7 @@ func TestPictureOfAFailingSeed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "seed.html")
 	seed := ""
 	for s := 1; s <= 20 && seed == ""; s++ {
-		status, out, errOut := runArgs(t, "-mutant", mutant.UnfencedResults, "-seed", strconv.Itoa(s), "-html", path)
+		status, out, errOut := runArgs(t, "-mutant", mutant.NoRescue, "-seed", strconv.Itoa(s), "-html", path)
 		if !strings.Contains(out, "written to "+path) {
 			t.Fatalf("seed %d: no picture written (status %d):\n%s%s", s, status, out, errOut)
 		}
@@ -32,7 +32,7 @@ func TestPictureOfAFailingSeed(t *testing.T) {
 		}
 	}
 	if seed == "" {
-		t.Fatalf("planted bug %s caught by none of seeds 1..20", mutant.UnfencedResults)
+		t.Fatalf("planted bug %s caught by none of seeds 1..20", mutant.NoRescue)
 	}
 	ctx := browser.New(t)
 	browser.Do(t, ctx, "open the picture of seed "+seed, chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.CSS("#violation-line")))
@@ -46,7 +46,7 @@ func TestPictureOfAFailingSeed(t *testing.T) {
 		t.Error("no execution marked as involved in the violation")
 	}
 	report := browser.Eval[string](t, ctx, `document.getElementById("violation").innerText`)
-	wantReplay := "go run -tags mutants ./cmd/simulate -mutant " + mutant.UnfencedResults + " -seed " + seed + " -v"
+	wantReplay := "go run -tags mutants ./cmd/simulate -mutant " + mutant.NoRescue + " -seed " + seed + " -v"
 	for _, want := range []string{"single execution", wantReplay, "VIOLATION"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the violation box lacks %q:\n%s", want, report)
