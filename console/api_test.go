@@ -172,3 +172,22 @@ func TestJobDetailShowsTheChainAndHidesSecrets(t *testing.T) {
 		t.Errorf("unknown job: %s, want 404", resp.Status)
 	}
 }
+
+func TestJobDetailShowsTheOutputWithoutSecrets(t *testing.T) {
+	f := newFixture(t)
+	srv := f.server(t, "")
+	var d JobDetail
+	getJSON(t, srv.URL+"/api/jobs/"+f.output.String(), &d)
+	if !strings.Contains(d.Job.Output, `"sent": true`) || strings.Contains(d.Job.Output, webhookSecret) {
+		t.Errorf("output %q: want the recorded output with its token hidden", d.Job.Output)
+	}
+	resp, err := http.Get(srv.URL + "/jobs/" + f.output.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(page), `id="output"`) || strings.Contains(string(page), webhookSecret) {
+		t.Errorf("the job page does not show the output, or shows its token:\n%s", page)
+	}
+}

@@ -32,6 +32,7 @@ type fixture struct {
 	retried ulid.ULID // a failed job retried as retry
 	retry   ulid.ULID
 	running ulid.ULID
+	output  ulid.ULID // a completed job whose handler recorded an output with a token in it
 	jobs    int
 	// completed and failedN count the results of the fixture, all within
 	// the last ten minutes.
@@ -96,7 +97,10 @@ func newFixture(t *testing.T) *fixture {
 				return err
 			}
 		}
-		if _, err := tx.CompleteJobs(ctx, store.Completion{Worker: f.worker, IDs: []ulid.ULID{mails[0].ID, mails[1].ID}}); err != nil {
+		f.output = mails[0].ID
+		out := json.RawMessage(fmt.Sprintf(`{"sent":true,"token":%q}`, webhookSecret))
+		done := store.Completion{Worker: f.worker, IDs: []ulid.ULID{mails[0].ID, mails[1].ID}, Outputs: []json.RawMessage{out, nil}}
+		if _, err := tx.CompleteJobs(ctx, done); err != nil {
 			return err
 		}
 		f.completed, f.failedN = f.completed+2, f.failedN+2

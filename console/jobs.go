@@ -208,8 +208,8 @@ type JobDetail struct {
 	CanCancel bool `json:"can_cancel"`
 }
 
-// Attempt is one row of a chain: who ran it, when, and how it ended. The
-// store keeps no handler output beyond the failure reason.
+// Attempt is one row of a chain: who ran it, when, and how it ended, with
+// the output its handler recorded (pretty-printed, credentials hidden).
 type Attempt struct {
 	ID           ulid.ULID    `json:"id"`
 	Queue        string       `json:"queue"`
@@ -223,12 +223,16 @@ type Attempt struct {
 	Reason       string       `json:"reason,omitempty"`
 	NextAttempt  ulid.ULID    `json:"next_attempt_id,omitzero"`
 	ScheduleName string       `json:"schedule,omitempty"`
+	Output       string       `json:"output,omitempty"`
 }
 
 func attemptOf(j store.Job) Attempt {
 	a := Attempt{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Status: j.Status, CreatedAt: j.CreatedAt,
 		ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
 		Reason: redactText(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName}
+	if j.Output != nil {
+		a.Output = prettyJSON(j.Output)
+	}
 	for _, t := range []time.Time{j.CompletedAt, j.FailedAt, j.CancelledAt} {
 		if !t.IsZero() {
 			a.EndedAt = t
