@@ -88,10 +88,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // of all the ones before it, and prints each window's rate.
 func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode string) error {
 	schema := f.prefix + "history"
-	if err := dropSchema(ctx, f.url, schema); err != nil {
-		return err
-	}
-	s, err := newTickwork(ctx, f.url, schema)
+	s, err := freshTickwork(ctx, f.url, schema)
 	if err != nil {
 		return err
 	}

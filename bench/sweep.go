@@ -53,10 +53,7 @@ func (st *sweepState) swept() int {
 
 func sweepRun(ctx context.Context, out io.Writer, f historyFlags, old int) error {
 	schema := f.prefix + "sweep"
-	if err := dropSchema(ctx, f.url, schema); err != nil {
-		return err
-	}
-	s, err := newTickwork(ctx, f.url, schema)
+	s, err := freshTickwork(ctx, f.url, schema)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,15 @@ func openTickwork(ctx context.Context, url, schema string) (system, error) {
 	return newTickwork(ctx, url, schema)
 }
 
+// freshTickwork drops schema, left over from an earlier run, and opens
+// tickwork on it anew.
+func freshTickwork(ctx context.Context, url, schema string) (*tickworkSystem, error) {
+	if err := dropSchema(ctx, url, schema); err != nil {
+		return nil, err
+	}
+	return newTickwork(ctx, url, schema)
+}
+
 func newTickwork(ctx context.Context, url, schema string) (*tickworkSystem, error) {
 	st, err := pg.Open(ctx, url, pg.Options{Schema: schema})
 	if err != nil {
