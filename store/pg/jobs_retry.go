@@ -149,6 +149,6 @@ const markLostSQL = `
 	WITH lost AS (
 		UPDATE {schema}.jobs SET status = 'lost', failed_at = coalesce($1::timestamptz, now()), failed_reason = r.reason
 		FROM unnest($2::uuid[], $3::text[]) AS r(lost_id, reason)
-		WHERE id = r.lost_id AND status = 'running'
+		WHERE id = r.lost_id AND status >= 'running' AND status <= 'running' -- by id, never jobs_running_idx (see completeSQL)
 		RETURNING ` + jobColumns + `)
 	SELECT ` + jobColumns + ` FROM lost ORDER BY id`

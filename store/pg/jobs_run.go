@@ -295,7 +295,10 @@ func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) e
 }
 
 // failSQL is FailJob's statement: $1 now, $2 the job, $3 the worker, $4 the
-// reason.
+// reason. The status is matched as in completeSQL, so that the row is
+// found by its id and never through jobs_running_idx (with fresh
+// statistics the planner took that index's range of the worker, which
+// holds an entry for every job the worker ran since the last vacuum).
 const failSQL = `
 	UPDATE {schema}.jobs SET status = 'failed', failed_at = coalesce($1::timestamptz, now()), failed_reason = $4
-	WHERE id = $2 AND status = 'running' AND ` + startedByIs3
+	WHERE id = $2 AND status >= 'running' AND status <= 'running' AND ` + startedByIs3
