@@ -22,11 +22,11 @@ import (
 // running, releases those that do not return promptly, and marks the worker
 // shut down and gives up its lease. A running job that is cancelled
 // (Client.Cancel) has its handler's context cancelled with cause
-// ErrJobCancelled, at once when the store's notification arrives, within
-// about 1.2 poll intervals when it is lost. Every goroutine Run started has ended
-// when it returns, so a handler that ignores its context delays Run (but
-// not the release of its job). Every one of these decisions is
-// engine.Policy's; Run only carries out its actions.
+// ErrJobCancelled, at once when the store's notification arrives and
+// within about 1.2 poll intervals when it is lost. Every goroutine Run
+// started has ended when it returns, so a handler that ignores its
+// context delays Run (but not the release of its job). Every one of these
+// decisions is engine.Policy's; Run only carries out its actions.
 //
 // Store errors while running are retried with backoff and never end Run.
 // Run returns an error if it cannot start (no handler for a configured
