@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickwork/tickwork/store"
 )
@@ -51,6 +52,10 @@ func TestAPIActionsNeedTheBearerToken(t *testing.T) {
 	if st := f.job(t, f.running).Status; st != store.Running {
 		t.Fatalf("refused cancels changed the job to %s", st)
 	}
+	notes, err := f.st.Listen(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	req := newRequest(t, "POST", path, "")
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	status, body := do(t, req)
@@ -60,6 +65,16 @@ func TestAPIActionsNeedTheBearerToken(t *testing.T) {
 	}
 	if st := f.job(t, f.running).Status; st != store.Cancelled {
 		t.Errorf("job is %s after the cancel, want cancelled", st)
+	}
+	// The console cancels as every client does: the worker running the job
+	// hears of it and stops its handler.
+	select {
+	case n := <-notes:
+		if want := (store.Notification{Channel: store.ChannelCancel, Job: f.running}); n != want {
+			t.Errorf("notification after the cancel: %+v, want %+v", n, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no notification within 10 s of cancelling a running job")
 	}
 	// Cancelling it again is a conflict, not a server error.
 	req = newRequest(t, "POST", path, "")

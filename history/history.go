@@ -29,7 +29,8 @@ type Translator struct {
 // Translate returns the history event e stands for and true, or false
 // when e is none the checker reads. The event's Time is e's store time,
 // zero for an event no transaction stamped (DeclaredDead, ExecEnded,
-// ShutdownBegan, ShutdownAbandoned, ExecsCancelled): the driver stamps
+// ShutdownBegan, ShutdownAbandoned, ExecsCancelled, ExecCancelled): the
+// driver stamps
 // those with the store time at which they are known to have happened. The
 // driver also sets Process.
 func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
@@ -64,6 +65,10 @@ func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 		h.Kind, h.Failures = props.ShutdownAbandoned, e.Count
 	case engine.EventJobsCancelled:
 		h.Kind = props.ExecsCancelled
+	case engine.EventJobCancelled:
+		h.Kind, h.Job = props.ExecCancelled, e.Job.ID
+	case engine.EventCancelChecked:
+		h.Kind, h.Asked = props.CancelChecked, e.Jobs
 	default:
 		return h, false
 	}

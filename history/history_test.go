@@ -37,6 +37,10 @@ func TestTranslate(t *testing.T) {
 		{engine.Event{Kind: engine.EventReleaseAbandoned, Worker: w, Count: 5}, props.Event{}, false},
 		{engine.Event{Kind: engine.EventShutdownAbandoned, Worker: w, Count: 5},
 			props.Event{Kind: props.ShutdownAbandoned, Worker: w, Failures: 5}, true},
+		{engine.Event{Kind: engine.EventCancelChecked, Worker: w, StoreTime: at, Jobs: []ulid.ULID{j.ID}, Count: 1},
+			props.Event{Kind: props.CancelChecked, Time: at, Worker: w, Asked: []ulid.ULID{j.ID}}, true},
+		{engine.Event{Kind: engine.EventJobCancelled, Worker: w, Job: j, Reason: engine.CancelByNotification},
+			props.Event{Kind: props.ExecCancelled, Worker: w, Job: j.ID}, true},
 	} {
 		got, ok := tr.Translate(c.in)
 		if ok != c.ok || (ok && got.String() != c.want.String()) {

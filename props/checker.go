@@ -34,6 +34,7 @@ type Checker struct {
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
+	cancelsDue []cancelDue // handlers a check found cancelled, to be stopped before time moves on
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -67,7 +68,7 @@ type execution struct {
 	start     Event
 	proc      string      // key of the process running it
 	chain     *chainState // its job's chain, nil if unknown
-	cancelled bool        // its context was cancelled (ExecsCancelled)
+	cancelled bool        // its context was cancelled (ExecsCancelled, ExecCancelled)
 }
 
 // New returns a Checker for a run with params. It fails if the backoff
@@ -113,6 +114,7 @@ func New(params Params) (*Checker, error) {
 func (c *Checker) Step(e Event) *Violation {
 	c.found = c.found[:0]
 	c.checkOrder(e)
+	c.checkCancelsDue(e.Time)
 	switch e.Kind {
 	case Commit:
 		c.commit(&e)
@@ -131,6 +133,10 @@ func (c *Checker) Step(e Event) *Violation {
 		c.shutdownAbandoned(&e)
 	case ExecsCancelled:
 		c.execsCancelled(&e)
+	case ExecCancelled:
+		c.execCancelled(&e)
+	case CancelChecked:
+		c.cancelChecked(&e)
 	case ShutdownCompleted:
 		c.shutdownCompleted(&e)
 	case DeclaredDead:

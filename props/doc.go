@@ -43,6 +43,10 @@
 //     was enqueued; the schedule row points at the latest run's latest
 //     attempt.
 //
+// Properties 8 to 13 (unique keys, recorded output, priorities, queue
+// pause, queue limit, job cancel) are described in the files that decide
+// them: unique.go, output.go, queues.go and cancel.go.
+//
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):
 // such a history cannot be judged, and usually means a recording bug.

@@ -91,10 +91,8 @@ func (c *Checker) orphaned(job, worker ulid.ULID) bool {
 // ran under its worker, so that Finish can tell a job failed by decision
 // from one whose retry went missing.
 func (c *Checker) execEnded(e *Event) {
-	p := c.proc(e)
-	x := p.open[e.Job]
+	x := c.openExec(e, "ended")
 	if x == nil {
-		c.report(WellFormed, fmt.Sprintf("job %s ended on process %s, where it was not executing", e.Job, p.name))
 		return
 	}
 	c.closeExec(x)
@@ -107,6 +105,18 @@ func (c *Checker) execEnded(e *Event) {
 	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
 		st.decided, st.output = e.Decision, e.Output
 	}
+}
+
+// openExec returns the execution of the event's job on its process. When
+// there is none, the history is ill-formed: it reports that the job's
+// handler (what: "ended", ...) where it was not executing, and returns nil.
+func (c *Checker) openExec(e *Event, what string) *execution {
+	p := c.proc(e)
+	x := p.open[e.Job]
+	if x == nil {
+		c.report(WellFormed, fmt.Sprintf("job %s %s on process %s, where it was not executing", e.Job, what, p.name))
+	}
+	return x
 }
 
 // PanicReason and UndecodableReason begin the reason a worker records for a

@@ -77,6 +77,9 @@ func (e Event) String() string {
 	if e.Kind == ShutdownCompleted {
 		fmt.Fprintf(&b, " running=%v lease_holder=%s", e.Running, formatID(e.LeaseHolder))
 	}
+	if e.Kind == CancelChecked {
+		fmt.Fprintf(&b, " asked=%v", e.Asked)
+	}
 	if !e.LeaseExpires.IsZero() {
 		fmt.Fprintf(&b, " lease_expires=%s", formatTime(e.LeaseExpires))
 	}

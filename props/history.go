@@ -89,6 +89,13 @@ const (
 	// ExecsCancelled: Process cancelled the contexts of all its running
 	// handlers (the drain deadline of a graceful shutdown).
 	ExecsCancelled Kind = "execs_cancelled"
+	// ExecCancelled: Process cancelled the context of the handler of Job,
+	// whose row was cancelled, acting as Worker, the id the job was
+	// reserved under.
+	ExecCancelled Kind = "exec_cancelled"
+	// CancelChecked: Worker (on Process) asked the store, in a transaction
+	// at store time Time, which of Asked, jobs it executes, were cancelled.
+	CancelChecked Kind = "cancel_checked"
 	// DeclaredDead: Process learned that Worker was declared dead (its
 	// heartbeat found no live row) and will register again.
 	DeclaredDead Kind = "declared_dead"
@@ -148,6 +155,9 @@ type Event struct {
 	// ShutdownCompleted
 	Running     []ulid.ULID `json:",omitempty"`
 	LeaseHolder ulid.ULID   `json:",omitzero"`
+
+	// CancelChecked
+	Asked []ulid.ULID `json:",omitempty"`
 
 	// DutiesStarted
 	LeaseExpires time.Time `json:",omitzero"`

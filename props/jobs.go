@@ -73,7 +73,11 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 		return
 	}
 	if b.Status.Terminal() {
-		c.report(SingleExecution, fmt.Sprintf("finished job %s changed from %s to %s", a.ID, b.Status, a.Status), withJobs(*b, *a))
+		p := SingleExecution
+		if b.Status == Cancelled && a.Status == Completed {
+			p = JobCancel // a result of the cancelled execution recorded
+		}
+		c.report(p, fmt.Sprintf("finished job %s changed from %s to %s", a.ID, b.Status, a.Status), withJobs(*b, *a))
 		return
 	}
 	switch {

@@ -95,7 +95,7 @@ func (c *Checker) restarted(e *Event) {
 // declaredDead checks that a worker that learned it was declared dead really
 // was: its row is shut down or gone.
 func (c *Checker) declaredDead(e *Event) {
-	c.proc(e)
+	c.dropCancelsDue(c.proc(e))
 	if w, known := c.workers[e.Worker]; known && w.ShutdownAt.IsZero() {
 		c.report(WellFormed, fmt.Sprintf("worker %s learned it was declared dead, but its row is live", e.Worker), withWorkers(w))
 	}

@@ -28,6 +28,8 @@ const (
 	Priorities     Property = 10
 	QueuePause     Property = 11
 	QueueLimit     Property = 12
+	// JobCancel: a running job's cancel stops its handler (issue 12).
+	JobCancel Property = 13
 )
 
 var propertyNames = [...]string{
@@ -44,6 +46,7 @@ var propertyNames = [...]string{
 	Priorities:       "priorities",
 	QueuePause:       "queue pause",
 	QueueLimit:       "queue limit",
+	JobCancel:        "job cancel",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -22,6 +22,8 @@ const (
 	MarkNotifyIgnoredFull                // the runner ignored a notification: every slot busy
 	MarkGraceExpired                     // the cancel grace ended with a handler still running
 	MarkLingerExpired                    // results were recorded after the linger ran out
+	MarkCancelByNotification             // a cancel's notification stopped a running handler
+	MarkCancelByJobPass                  // a job pass found a running handler's row cancelled
 	numMarks
 )
 
@@ -42,6 +44,8 @@ var markNames = [numMarks]string{
 	"notification ignored by a full worker",
 	"cancel grace expired, handler still running",
 	"results recorded after the linger",
+	"running handler cancelled by a notification",
+	"running handler cancelled by a job pass's check",
 }
 
 // String returns the mark's description.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 // DiffBackend makes a Backend of any store, such as store/pg with its
 // clock supplied: after each transaction it reads every row back and
 // reports what changed as a Commit, with the notifications the change
-// implies (a row that became available; a lease released). Reading
+// implies (a row that became available; a running row cancelled; a lease
+// released). Reading
 // everything costs a full scan per transaction: it suits tens of seeds.
 // Because the simulator reduces commits to their canonical form, a store
 // run through DiffBackend gives the same trace as through its own hook.
@@ -88,6 +90,9 @@ func (b *diffBackend) diff(next store.State) store.Commit {
 		if a := ch.After; a != nil && a.Status == store.Available && (ch.Before == nil || ch.Before.Status != store.Available) {
 			c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelAvailable, Queue: a.Queue})
 		}
+		if b, a := ch.Before, ch.After; b != nil && a != nil && b.Status == store.Running && a.Status == store.Cancelled {
+			c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelCancel, Job: a.ID})
+		}
 	}
 	for _, ch := range diffRows(b.prev.Workers, next.Workers, func(w store.Worker) ulid.ULID { return w.ID }, ulid.ULID.Compare, sameWorker) {
 		c.Workers = append(c.Workers, store.WorkerChange(ch))
@@ -101,7 +106,9 @@ func (b *diffBackend) diff(next store.State) store.Commit {
 	for _, ch := range diffRows(b.prev.Queues, next.Queues, func(q store.Queue) string { return q.Name }, strings.Compare, sameQueue) {
 		c.Queues = append(c.Queues, store.QueueChange(ch))
 	}
-	slices.SortFunc(c.Notifications, func(a, b store.Notification) int { return strings.Compare(a.Queue, b.Queue) })
+	slices.SortFunc(c.Notifications, func(a, b store.Notification) int {
+		return cmp.Or(strings.Compare(a.Queue, b.Queue), strings.Compare(string(a.Channel), string(b.Channel)), a.Job.Compare(b.Job))
+	})
 	c.Notifications = slices.Compact(c.Notifications)
 	return c
 }

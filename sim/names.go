@@ -34,6 +34,15 @@ func (n *names) job(id ulid.ULID) string {
 	return "j" + strconv.Itoa(k)
 }
 
+// jobList names jobs, in the order given, as [j1 j2].
+func (n *names) jobList(ids []ulid.ULID) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = n.job(id)
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
 // worker returns the worker row's name ("w?" for one not seen registering).
 func (n *names) worker(id ulid.ULID) string {
 	if id.IsZero() {

@@ -22,7 +22,7 @@ func (s *sim) observe(p *proc, e engine.Event) {
 func (s *sim) noteObserved(p *proc, e engine.Event) {
 	switch e.Kind {
 	case engine.EventHeartbeat, engine.EventJobStarted, engine.EventRegistered, engine.EventDutiesEnded,
-		engine.EventJobFinished, engine.EventStopRequested, engine.EventJobsCancelled:
+		engine.EventJobFinished, engine.EventStopRequested, engine.EventJobsCancelled, engine.EventJobCancelled:
 		// The commit lines, the exec lines and the runner's lines already say it.
 		if e.Kind == engine.EventJobStarted && e.Reason != "" {
 			s.res.Marks.set(MarkRecovered)
@@ -31,6 +31,11 @@ func (s *sim) noteObserved(p *proc, e engine.Event) {
 		return
 	case engine.EventNotificationIgnored:
 		s.res.Marks.set(MarkNotifyIgnoredFull)
+		return
+	case engine.EventCancelChecked:
+		if e.Count > 0 { // the checks that find nothing, most of them, would drown the trace
+			s.tr.printf(s.now, p.name, "%s as %s: %d of %s cancelled", e.Kind, s.names.worker(e.Worker), e.Count, s.names.jobList(e.Jobs))
+		}
 		return
 	}
 	s.traceObserved(p, e)

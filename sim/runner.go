@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -40,6 +42,8 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 			s.tr.printf(s.now, p.name, "cancelling %d jobs", len(p.execs))
 			p.cancelled = true
 			s.cancelAll(p)
+		case engine.ActCancelJobs:
+			s.cancelJobs(p, a)
 		case engine.ActCall:
 			s.call(p, func() { s.storeCall(p, a) })
 		case engine.ActExit:
@@ -55,6 +59,25 @@ func (s *sim) cancelAll(p *proc) {
 		s.cancelExec(p, ex, "context canceled")
 	}
 	p.policy.ReportCancelled()
+}
+
+// cancelJobs cancels the contexts of the handlers of jobs whose rows were
+// cancelled, as worker.Run cancels each job's own context.
+func (s *sim) cancelJobs(p *proc, a engine.Action) {
+	for _, id := range a.JobIDs {
+		for _, ex := range p.execs {
+			if ex.job == id {
+				s.tr.printf(s.now, p.name, "cancel exec %s (%s)", s.names.job(id), a.Reason)
+				s.cancelExec(p, ex, "job cancelled")
+			}
+		}
+	}
+	mark := MarkCancelByJobPass
+	if a.Reason == engine.CancelByNotification {
+		mark = MarkCancelByNotification
+	}
+	s.res.Marks.set(mark)
+	p.policy.ReportJobsCancelled(a)
 }
 
 // markStep sets the coverage marks of the runner's rarer paths.
@@ -101,11 +124,11 @@ func (s *sim) traceCall(p *proc, call engine.Call, local time.Time, in engine.In
 	}
 	switch call {
 	case engine.CallTick:
-		ids := make([]string, len(in.Start))
+		ids := make([]ulid.ULID, len(in.Start))
 		for i, j := range in.Start {
-			ids[i] = s.names.job(j.ID)
+			ids[i] = j.ID
 		}
-		s.tr.printf(s.now, p.name, "tick local %s start %v%s", stamp(local), ids, errText)
+		s.tr.printf(s.now, p.name, "tick local %s start %s%s", stamp(local), s.names.jobList(ids), errText)
 	case engine.CallDuties:
 		if in.Err != nil {
 			s.tr.printf(s.now, p.name, "duties%s", errText)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 )
@@ -49,13 +51,19 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 	}
 }
 
-// cancelOne has an operator cancel a random job that has not ended.
+// cancelOne has an operator cancel a job that has not ended: half the
+// time one whose handler runs, so that stopping running handlers is
+// exercised, else any job.
 func (s *sim) cancelOne() {
 	defer s.armGlobalFault(Cancel, evCancel)
 	if s.phase != chaos || len(s.names.jobIDs) == 0 {
 		return
 	}
-	id := s.names.jobIDs[s.clientRand(Cancel).IntN(len(s.names.jobIDs))]
+	r := s.clientRand(Cancel)
+	id := s.names.jobIDs[r.IntN(len(s.names.jobIDs))]
+	if running := s.executing(); len(running) > 0 && r.Chance(0.5) {
+		id = running[r.IntN(len(running))]
+	}
 	var cancelled bool
 	err := s.be.InTx(s.ctx, func(tx store.Tx) error {
 		j, err := tx.GetJob(s.ctx, id)
@@ -74,6 +82,17 @@ func (s *sim) cancelOne() {
 	if cancelled {
 		s.count(Cancel)
 	}
+}
+
+// executing returns the jobs whose handlers run, process by process.
+func (s *sim) executing() []ulid.ULID {
+	var ids []ulid.ULID
+	for _, p := range s.procs {
+		for _, ex := range p.execs {
+			ids = append(ids, ex.job)
+		}
+	}
+	return ids
 }
 
 // quiesce ends the chaos phase: faults stop, stalls end, and every process

@@ -11,7 +11,8 @@ import (
 )
 
 // JobPass is a worker's usual job-path transaction: heartbeat, complete the
-// jobs that succeeded, reserve more. It is one request rather than a series
+// jobs that succeeded, ask which of the jobs it executes were cancelled,
+// reserve more. It is one request rather than a series
 // of Tx calls so that a store can carry it out in one round trip (store/pg
 // sends it as one pipelined batch); RunJobPass gives its meaning.
 type JobPass struct {
@@ -23,6 +24,9 @@ type JobPass struct {
 	// Complete lists succeeded jobs, grouped by the worker id that reserved
 	// them (a worker that registered again still completes its old jobs).
 	Complete []Completion
+	// Executing lists jobs the worker executes whose rows it asks about:
+	// the result's Cancelled says which were cancelled (CancelledJobs).
+	Executing []ulid.ULID
 	// Queues and Limit are Reserve's: up to Limit jobs of Queues.
 	Queues []string
 	Limit  int
@@ -78,6 +82,9 @@ type JobPassResult struct {
 	Dead bool
 	// Fenced lists the completions' fenced ids, in the order given.
 	Fenced []ulid.ULID
+	// Cancelled lists the ids of Executing whose rows are cancelled, in id
+	// order.
+	Cancelled []ulid.ULID
 	// Reserved are the reserved jobs, in id order.
 	Reserved []Job
 }
@@ -95,8 +102,8 @@ type JobPasser interface {
 // RunJobPass runs p on st in one transaction, with st's own implementation
 // when it is a JobPasser. The meaning: at the transaction's store time,
 // Heartbeat(p.Worker) if asked; CompleteJobs for each completion in order;
-// then Reserve(p.Worker, p.Queues, p.Limit) if p.Worker is set and the
-// limit and queues allow one. A worker that is not live makes the result
+// CancelledJobs(p.Executing) if it lists any; then Reserve(p.Worker,
+// p.Queues, p.Limit) if p.Worker is set and the limit and queues allow one. A worker that is not live makes the result
 // Dead instead of failing the transaction. A bad output (ErrInvalid) fails
 // the pass before anything is sent. As with InTx, an ErrUnavailable may
 // come after the commit.
@@ -130,6 +137,11 @@ func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error)
 			}
 			res.Fenced = append(res.Fenced, fenced...)
 		}
+		if len(p.Executing) > 0 {
+			if res.Cancelled, err = tx.CancelledJobs(ctx, p.Executing); err != nil {
+				return err
+			}
+		}
 		if !res.Dead && p.Reserves() {
 			res.Reserved, err = tx.Reserve(ctx, p.Worker, p.Queues, p.Limit)
 			if errors.Is(err, ErrNotFound) {
@@ -155,5 +167,5 @@ func (p JobPass) Reserves() bool {
 
 // Empty reports whether the pass would do nothing.
 func (p JobPass) Empty() bool {
-	return !p.Heartbeats() && len(p.Complete) == 0 && !p.Reserves()
+	return !p.Heartbeats() && len(p.Complete) == 0 && len(p.Executing) == 0 && !p.Reserves()
 }

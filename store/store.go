@@ -14,8 +14,8 @@ type Store interface {
 	// panics. An ErrUnavailable from InTx may come after the commit: callers
 	// must treat it as "maybe applied".
 	InTx(ctx context.Context, fn func(Tx) error) error
-	// Listen subscribes to the available and stepdown channels until ctx is
-	// done. Delivery is best effort: a slow reader loses notifications, and
+	// Listen subscribes to the available, stepdown and cancel channels
+	// until ctx is done. Delivery is best effort: a slow reader loses notifications, and
 	// workers poll anyway.
 	Listen(ctx context.Context) (<-chan Notification, error)
 }
@@ -129,10 +129,16 @@ type Jobs interface {
 	GetJob(ctx context.Context, id ulid.ULID) (Job, error)
 	// ListJobs returns rows matching f in id order.
 	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
-	// CancelJob cancels a scheduled, available or running job (a running
-	// job's result will then be fenced off). ErrConflict for a terminal
-	// job, ErrNotFound for an unknown one.
+	// CancelJob cancels a scheduled, available or running job. A running
+	// job's result will then be fenced off, and the cancel channel carries
+	// its id at commit, so that its worker cancels the handler's context
+	// (CancelledJobs is the fallback for a lost notification). ErrConflict
+	// for a terminal job, ErrNotFound for an unknown one.
 	CancelJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// CancelledJobs returns, in id order and each once, the ids among ids
+	// whose rows are cancelled: a worker asks about the jobs it executes.
+	// Unknown ids are not an error.
+	CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, error)
 	// DeleteOldJobs deletes up to limit terminal jobs that ended
 	// (completed, failed or cancelled) before now − age, those that ended
 	// first (then by id), and returns how many; limit < 1 deletes none.

@@ -165,17 +165,21 @@ func (f JobFilter) PageSize() (int, error) {
 // Notification is a message on one of the store's channels.
 type Notification struct {
 	Channel Channel
-	Queue   string // for ChannelAvailable: the queue that has a new job
+	Queue   string    // for ChannelAvailable: the queue that has a new job
+	Job     ulid.ULID // for ChannelCancel: the running job that was cancelled
 }
 
 // Channel names a notification channel. PostgreSQL prefixes it with the
-// schema: <schema>_available, <schema>_leader_stepdown.
+// schema: <schema>_available, <schema>_leader_stepdown, <schema>_cancel.
 type Channel string
 
 // The notification channels.
 const (
 	ChannelAvailable Channel = "available"
 	ChannelStepdown  Channel = "leader_stepdown"
+	// ChannelCancel carries the id of a running job that was cancelled,
+	// so that the worker running it cancels its handler's context at once.
+	ChannelCancel Channel = "cancel"
 )
 
 // MaxPayloadBytes is the largest payload or metadata document a store accepts.

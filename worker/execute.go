@@ -54,6 +54,8 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 		outcome, r.Decision = "panic", Retry
 	case isUndecodable(err):
 		outcome = "undecodable"
+	case err != nil && errors.Is(context.Cause(ctx), ErrJobCancelled):
+		outcome = "cancelled"
 	case err != nil && h.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		outcome, err = "timeout", fmt.Errorf("timed out after %v: %w", h.timeout, err)
 	case err != nil:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker/engine"
@@ -19,10 +20,13 @@ import (
 // jobs (ticking to record their results and heartbeat, never holding a
 // transaction open while it waits), cancels the contexts of the jobs still
 // running, releases those that do not return promptly, and marks the worker
-// shut down and gives up its lease. Every goroutine Run started has ended
-// when it returns, so a handler that ignores its context delays Run (but
-// not the release of its job). Every one of these decisions is
-// engine.Policy's; Run only carries out its actions.
+// shut down and gives up its lease. A running job that is cancelled
+// (Client.Cancel) has its handler's context cancelled with cause
+// ErrJobCancelled, at once when the store's notification arrives and
+// within about 1.2 poll intervals when it is lost. Every goroutine Run
+// started has ended when it returns, so a handler that ignores its
+// context delays Run (but not the release of its job). Every one of these
+// decisions is engine.Policy's; Run only carries out its actions.
 //
 // Store errors while running are retried with backoff and never end Run.
 // Run returns an error if it cannot start (no handler for a configured
@@ -40,8 +44,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
-		jobCtx: jobCtx, cancelJobs: cancelJobs, stop: ctx.Done()}
-	listenCtx, stopListen := context.WithCancel(ctx)
+		jobCtx: jobCtx, cancelJobs: cancelJobs, cancels: map[ulid.ULID]context.CancelCauseFunc{}, stop: ctx.Done()}
+	// The subscription outlives ctx until the policy exits, so that a
+	// cancel during the drain still reaches its handler at once.
+	listenCtx, stopListen := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopListen()
 	if l.notes, err = w.st.Listen(listenCtx); err != nil {
 		w.log.Warn("no store notifications: polling only", "error", err.Error())
@@ -50,7 +56,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 	l.carry(ctx, l.policy.Step(engine.Input{Kind: engine.InStarted}))
 	for !l.policy.Exited() {
-		l.next(ctx, stopListen)
+		l.next(ctx)
 	}
 	stopListen()
 	if notes != nil {
@@ -98,16 +104,16 @@ type loop struct {
 	timers      [engine.NumTimers]*clock.Timer
 	jobCtx      context.Context
 	cancelJobs  context.CancelFunc
+	cancels     map[ulid.ULID]context.CancelCauseFunc // each running job's own context, under jobCtx
 	exitErr     error
 }
 
 // next waits for one input and steps the policy with it.
-func (l *loop) next(ctx context.Context, stopListen context.CancelFunc) {
+func (l *loop) next(ctx context.Context) {
 	var in engine.Input
 	select {
 	case <-l.stop:
 		l.stop = nil
-		stopListen() // the notes channel closes; nothing listens while shutting down
 		in = engine.Input{Kind: engine.InStop}
 	case <-l.timerC(engine.TimerPoll):
 		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerPoll}
@@ -121,6 +127,7 @@ func (l *loop) next(ctx context.Context, stopListen context.CancelFunc) {
 		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerRetry}
 	case r := <-l.done:
 		l.outstanding--
+		l.finished(r.JobID)
 		in = engine.Input{Kind: engine.InJobFinished, Result: r}
 	case n, ok := <-l.notes:
 		if !ok {
@@ -166,6 +173,13 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 		case engine.ActCancelRunning:
 			l.cancelJobs()
 			l.policy.ReportCancelled()
+		case engine.ActCancelJobs:
+			for _, id := range a.JobIDs {
+				if cancel, ok := l.cancels[id]; ok {
+					cancel(ErrJobCancelled)
+				}
+			}
+			l.policy.ReportJobsCancelled(a)
 		case engine.ActExit:
 			l.exitErr = a.Err
 			l.cancelJobs() // a handler still running has nothing left to report to
@@ -204,8 +218,18 @@ func (l *loop) startJob(job *store.Job) {
 			return FailJob(fmt.Errorf("no handler for queue %q on this worker", job.Queue))
 		}}
 	}
+	ctx, cancel := context.WithCancelCause(l.jobCtx)
+	l.cancels[job.ID] = cancel
 	l.outstanding++
 	go func() {
-		l.done <- l.w.execute(l.jobCtx, h, *job)
+		l.done <- l.w.execute(ctx, h, *job)
 	}()
+}
+
+// finished releases the context of a job whose handler returned.
+func (l *loop) finished(id ulid.ULID) {
+	if cancel, ok := l.cancels[id]; ok {
+		cancel(nil)
+		delete(l.cancels, id)
+	}
 }

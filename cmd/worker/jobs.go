@@ -89,8 +89,10 @@ func (c *cli) jobsRetryCmd(ctx context.Context, args []string) error {
 
 const jobsCancelSynopsis = `worker jobs cancel [flags] ID
 
-Cancels a scheduled, available or running job. A running job's handler is
-not interrupted, but its result is ignored and it is not retried.`
+Cancels a scheduled, available or running job. The worker running a
+running job cancels its handler's context (at once on the store's
+notification, within about 1.2 poll intervals without one), ignores its
+result and does not retry it.`
 
 func (c *cli) jobsCancelCmd(ctx context.Context, args []string) error {
 	st, id, schema, err := c.jobCommand(ctx, "worker jobs cancel", jobsCancelSynopsis, args, nil)

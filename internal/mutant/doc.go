@@ -30,6 +30,7 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	CancelFencesOnly,
 }
 
 // The planted bugs.
@@ -81,6 +82,9 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// CancelFencesOnly: the runner never cancels the context of a running
+	// job whose row was cancelled; only its result is fenced off.
+	CancelFencesOnly = "cancel-fences-only"
 )
 
 // Known reports whether name is one of Names.

@@ -311,7 +311,26 @@ func (t *tx) CancelJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	after.Status = store.Cancelled
 	after.CancelledAt = t.now
 	t.setJob(j, &after)
+	if j.Status == store.Running {
+		t.notify(store.Notification{Channel: store.ChannelCancel, Job: id})
+	}
 	return export(&after), nil
+}
+
+// CancelledJobs looks each id up; the answer is sorted and compacted as
+// store/pg's ORDER BY id over = ANY gives it.
+func (t *tx) CancelledJobs(_ context.Context, ids []ulid.ULID) ([]ulid.ULID, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	var out []ulid.ULID
+	for _, id := range ids {
+		if j, ok := t.s.jobs[id]; ok && j.Status == store.Cancelled {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, ulid.ULID.Compare)
+	return slices.Compact(out), nil
 }
 
 func (t *tx) GetJob(_ context.Context, id ulid.ULID) (store.Job, error) {

@@ -14,6 +14,8 @@
 // simulation supply their own clock and get rows identical to store/mem's.
 //
 // Notifications go out with pg_notify in the transaction that makes a job
-// available (so they are delivered only if it commits) on the channels
-// <schema>_available (payload: the queue) and <schema>_leader_stepdown.
+// available, gives up the lease or cancels a running job (so they are
+// delivered only if it commits) on the channels <schema>_available
+// (payload: the queue), <schema>_leader_stepdown and <schema>_cancel
+// (payload: the job's id as uuid text).
 package pg

@@ -50,6 +50,9 @@ func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
 // CompleteSQL is the completing statement with the store's schema.
 func CompleteSQL(s *Store) string { return s.sql(completeSQL) }
 
+// CancelledSQL is the job pass's cancel check with the store's schema.
+func CancelledSQL(s *Store) string { return s.sql(cancelledSQL) }
+
 // WriteLease runs the statement TryAcquireLease sends after its SELECT
 // (take, or renew when renew is set) on its own, as a worker paused between
 // the two would, and returns how many rows it wrote.

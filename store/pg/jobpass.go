@@ -34,6 +34,9 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 			b.Queue(s.sql(sql), args...)
 		}
 	}
+	if len(p.Executing) > 0 {
+		b.Queue(s.sql(cancelledSQL), idArgs(p.Executing))
+	}
 	reserving := p.Reserves()
 	if reserving {
 		s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit)
@@ -76,6 +79,15 @@ func readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, reserving bool
 			return res, err
 		}
 		res.Fenced = append(res.Fenced, fenced...)
+	}
+	if len(p.Executing) > 0 {
+		rows, err := br.Query()
+		if err == nil {
+			res.Cancelled, err = readCancelled(rows)
+		}
+		if err != nil {
+			return res, err
+		}
 	}
 	if reserving {
 		res.Reserved, err = readReserved(br, p.Limit)

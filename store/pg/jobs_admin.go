@@ -115,32 +115,6 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 	return nil, t.fail(err, "list jobs %+v", f)
 }
 
-func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
-	if err := t.check(); err != nil {
-		return store.Job{}, err
-	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now())
-		WHERE id = $2 AND status IN ('scheduled', 'available', 'running')
-		RETURNING `+jobColumns), t.nowArg(), idArg(id))
-	if err != nil {
-		return store.Job{}, t.fail(err, "cancel job %s", id)
-	}
-	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
-	if errors.Is(err, pgx.ErrNoRows) {
-		// Not cancellable: say whether it ended or never existed.
-		current, getErr := t.GetJob(ctx, id)
-		if getErr != nil {
-			return store.Job{}, fmt.Errorf("cancel job %s: %w", id, getErr)
-		}
-		return store.Job{}, fmt.Errorf("cancel job %s: it is %s: %w", id, current.Status, store.ErrConflict)
-	}
-	if err != nil {
-		return store.Job{}, t.fail(err, "cancel job %s", id)
-	}
-	return job, nil
-}
-
 // DeleteOldJobs deletes up to limit terminal rows that ended before
 // now − age, those that ended first; the foreign keys set links to them
 // (next attempts, schedules) to NULL.

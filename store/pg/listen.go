@@ -24,7 +24,7 @@ var listenBackoff = clockrng.Backoff{Base: 100 * time.Millisecond, Factor: 2, Ma
 const listenCheckInterval = 30 * time.Second
 
 // Listen opens a dedicated connection (to Options.ListenURL when set) that
-// LISTENs on the schema's available and stepdown channels and returns the
+// LISTENs on the schema's available, stepdown and cancel channels and returns the
 // notifications it receives. It returns an error if that first connection
 // fails, and ErrNoListen through a transaction pooler without a ListenURL.
 // Later, when the connection drops, it reconnects with backoff (timed by
@@ -42,7 +42,7 @@ func (s *Store) Listen(ctx context.Context) (<-chan store.Notification, error) {
 }
 
 // listenConnect opens a connection named after the schema in
-// pg_stat_activity and LISTENs on both channels.
+// pg_stat_activity and LISTENs on the store's channels.
 func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 	cfg, err := s.listenConfig()
 	if err != nil {
@@ -53,7 +53,7 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, s.connectError("listen", err)
 	}
-	listen := "LISTEN " + quoteIdent(s.chAvailable) + "; LISTEN " + quoteIdent(s.chStepdown)
+	listen := "LISTEN " + quoteIdent(s.chAvailable) + "; LISTEN " + quoteIdent(s.chStepdown) + "; LISTEN " + quoteIdent(s.chCancel)
 	if _, err := conn.Exec(ctx, listen); err != nil {
 		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("listen on %s: %w", s.target, s.classify(err))
@@ -122,6 +122,9 @@ func (s *Store) decode(channel, payload string) (store.Notification, bool) {
 		return store.Notification{Channel: store.ChannelAvailable, Queue: payload}, true
 	case s.chStepdown:
 		return store.Notification{Channel: store.ChannelStepdown}, true
+	case s.chCancel:
+		id, ok := parseCancelPayload(payload)
+		return store.Notification{Channel: store.ChannelCancel, Job: id}, ok
 	}
 	return store.Notification{}, false
 }

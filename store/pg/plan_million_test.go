@@ -179,6 +179,13 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
+		// The job pass's cancel check: the executing jobs by id, never a
+		// scan of jobs_ended_idx (whose predicate covers cancelled rows).
+		name: "find the cancelled among executing jobs", sql: pg.CancelledSQL,
+		args:  "'{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
 		name: "fail", sql: pg.FailSQL,
 		args:  "NULL, '00000000-0000-0000-0000-000000000002', " + liveWorker + ", 'boom'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },

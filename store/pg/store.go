@@ -68,6 +68,7 @@ type Store struct {
 
 	chAvailable string
 	chStepdown  string
+	chCancel    string
 	dutyKey     int64
 	migrateKey  int64
 	listenCfg   *pgx.ConnConfig // from Options.ListenURL; nil without one
@@ -156,6 +157,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		target:      describe(cfg, opts.Schema),
 		chAvailable: opts.Schema + "_" + string(store.ChannelAvailable),
 		chStepdown:  opts.Schema + "_" + string(store.ChannelStepdown),
+		chCancel:    opts.Schema + "_" + string(store.ChannelCancel),
 		dutyKey:     lockKey("leader duties", opts.Schema),
 		migrateKey:  lockKey("migrate", opts.Schema),
 		listenCfg:   listenCfg,

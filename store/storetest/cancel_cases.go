@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -14,6 +15,18 @@ func (h *harness) cancel(id ulid.ULID) (store.Job, error) {
 	var j store.Job
 	err := h.tx(func(tx store.Tx) (err error) { j, err = tx.CancelJob(h.ctx, id); return err })
 	return j, err
+}
+
+// cancelledAmong runs CancelledJobs.
+func (h *harness) cancelledAmong(ids ...ulid.ULID) []ulid.ULID {
+	h.t.Helper()
+	var out []ulid.ULID
+	h.do(func(tx store.Tx) (err error) { out, err = tx.CancelledJobs(h.ctx, ids); return err })
+	return out
+}
+
+func cancelNote(id ulid.ULID) store.Notification {
+	return store.Notification{Channel: store.ChannelCancel, Job: id}
 }
 
 var cancelCases = []testCase{
@@ -49,6 +62,61 @@ var cancelCases = []testCase{
 		h.wantErr(err, store.ErrNotFound, "cancel of an unknown job")
 		if after := h.state(); after.String() != before.String() {
 			h.t.Fatalf("refused cancels changed the store:\n%s", after)
+		}
+	}},
+	{"RunningCancelNotifiesItsID", func(h *harness) {
+		// Only a running row has a handler to stop: cancelling a waiting
+		// row notifies nothing (the sentinel insert comes next).
+		w := h.worker()
+		run := h.running(w, "q")
+		waiting := []ulid.ULID{h.insert("q", h.clock.Now().Add(time.Hour)), h.insert("q", time.Time{})}
+		ch := h.listen()
+		for _, id := range append(waiting, run) {
+			if _, err := h.cancel(id); err != nil {
+				h.t.Fatal(err)
+			}
+		}
+		h.insert("sentinel", time.Time{})
+		h.wantNotes(ch, cancelNote(run), available("sentinel"))
+	}},
+	{"RolledBackCancelIsSilent", func(h *harness) {
+		w := h.worker()
+		run := h.running(w, "q")
+		ch := h.listen()
+		_ = h.tx(func(tx store.Tx) error {
+			if _, err := tx.CancelJob(h.ctx, run); err != nil {
+				return err
+			}
+			return errAbort
+		})
+		if got := h.job(run).Status; got != store.Running {
+			h.t.Fatalf("a rolled-back cancel left the row %s", got)
+		}
+		h.insert("sentinel", time.Time{})
+		h.wantNotes(ch, available("sentinel"))
+	}},
+	{"CancelledJobsAmongIDs", func(h *harness) {
+		w := h.worker()
+		ranThenCancelled, stillRunning := h.running(w, "q"), h.running(w, "q")
+		done, failed, _, lost := h.terminalJobs()
+		waitedThenCancelled := h.insert("q", time.Time{})
+		for _, id := range []ulid.ULID{waitedThenCancelled, ranThenCancelled} {
+			if _, err := h.cancel(id); err != nil {
+				h.t.Fatal(err)
+			}
+		}
+		before := h.state()
+		got := h.cancelledAmong(stillRunning, ranThenCancelled, done, h.newID(), waitedThenCancelled, failed, lost, ranThenCancelled)
+		want := []ulid.ULID{ranThenCancelled, waitedThenCancelled}
+		slices.SortFunc(want, ulid.ULID.Compare)
+		if !slices.Equal(got, want) {
+			h.t.Fatalf("CancelledJobs = %v, want %v (id order, each once)", got, want)
+		}
+		if got := h.cancelledAmong(); len(got) != 0 {
+			h.t.Fatalf("CancelledJobs of no ids = %v", got)
+		}
+		if after := h.state(); after.String() != before.String() {
+			h.t.Fatalf("CancelledJobs changed the store:\n%s", after)
 		}
 	}},
 }

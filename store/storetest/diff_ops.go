@@ -36,6 +36,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"promoteScheduled":    drawPromote,
 	"getJob":              drawJobOp("getJob", store.Tx.GetJob),
 	"cancelJob":           drawJobOp("cancelJob", store.Tx.CancelJob),
+	"cancelledJobs":       drawCancelledJobs,
 	"listJobs":            drawList,
 	"deleteOldJobs":       drawDeleteOldJobs,
 	"ensureSchedules":     drawEnsure,

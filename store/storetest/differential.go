@@ -237,6 +237,7 @@ func (d *diff) jobPass(rt *rapid.T) {
 	for range rapid.IntRange(0, 2).Draw(rt, "completions") {
 		p.Complete = append(p.Complete, d.drawCompletion(rt, 2))
 	}
+	p.Executing = d.drawExecuting(rt)
 	p.Queues, p.Limit = d.drawQueues(rt), rapid.IntRange(-1, 4).Draw(rt, "limit")
 	what := fmt.Sprintf("job pass %+v", p)
 	d.onBoth(what, what, func(st store.Store) (string, error) {

@@ -23,7 +23,7 @@ func (h *harness) pass(p store.JobPass) store.JobPassResult {
 
 // FormatPass formats a job pass's result for comparison.
 func FormatPass(res store.JobPassResult) string {
-	return fmt.Sprintf("now %s dead %v fenced %v reserved %s", ts(res.Now), res.Dead, res.Fenced, fmtJobs(res.Reserved))
+	return fmt.Sprintf("now %s dead %v fenced %v cancelled %v reserved %s", ts(res.Now), res.Dead, res.Fenced, res.Cancelled, fmtJobs(res.Reserved))
 }
 
 var jobPassCases = []testCase{
@@ -143,6 +143,35 @@ var jobPassCases = []testCase{
 		}
 		if got := h.state().Workers[0]; got != before {
 			h.t.Fatalf("worker row changed without a heartbeat: %+v -> %+v", before, got)
+		}
+	}},
+	{"AsksWhichExecutingJobsWereCancelled", func(h *harness) {
+		w := h.worker()
+		cancelled, running, completing := h.running(w, "q"), h.running(w, "q"), h.running(w, "q")
+		if _, err := h.cancel(cancelled); err != nil {
+			h.t.Fatal(err)
+		}
+		avail := h.insert("q", time.Time{})
+		p := store.JobPass{Worker: w, Executing: []ulid.ULID{running, cancelled, completing},
+			Complete: []store.Completion{{Worker: w, IDs: []ulid.ULID{completing}}}, Queues: []string{"q"}, Limit: 1}
+		res := h.pass(p)
+		if !slices.Equal(res.Cancelled, []ulid.ULID{cancelled}) || len(res.Fenced) != 0 || !slices.Equal(ids(res.Reserved), []ulid.ULID{avail}) {
+			h.t.Fatalf("pass: %s; want %s cancelled, %s reserved", FormatPass(res), cancelled, avail)
+		}
+		// Asking alone is a pass of its own: a worker whose every slot is
+		// busy still learns of cancels. It changes nothing, and needs no
+		// live worker.
+		ask := store.JobPass{Executing: []ulid.ULID{running, cancelled}}
+		if ask.Empty() {
+			h.t.Fatal("a pass that only asks about executing jobs is Empty")
+		}
+		h.do(func(tx store.Tx) error { return tx.ShutdownWorker(h.ctx, w) })
+		before := h.state()
+		if res := h.pass(ask); !slices.Equal(res.Cancelled, []ulid.ULID{cancelled}) || res.Dead {
+			h.t.Fatalf("asking pass: %s; want %s cancelled, not dead", FormatPass(res), cancelled)
+		}
+		if after := h.state(); after.String() != before.String() {
+			h.t.Fatalf("an asking pass changed the store:\n%s", after)
 		}
 	}},
 }

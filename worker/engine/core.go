@@ -51,6 +51,15 @@ type Core struct {
 	// incarnation's after a re-registration.
 	executing map[ulid.ULID]store.Job
 	pending   []pendingResult // finished jobs whose result is not yet recorded
+	// stopped holds the executing jobs whose handlers' contexts the driver
+	// cancelled because their rows were cancelled; contextsDone says it
+	// cancelled every job's context (the drain deadline). The cancel check
+	// asks about neither.
+	stopped      map[ulid.ULID]bool
+	contextsDone bool
+	// cancelFound collects the executing jobs the current tick's cancel
+	// checks found cancelled, for the driver to stop.
+	cancelFound []ulid.ULID
 	// unseenReserve says a Reserve under the current id may have committed
 	// without the core seeing it; the next job pass recovers its
 	// reservations with RunningJobs. Being declared dead clears it, so it
@@ -58,6 +67,7 @@ type Core struct {
 	unseenReserve bool
 
 	lastHeartbeat, lastLeader, lastCleanup time.Time // local clock
+	lastCancelCheck                        time.Time // local clock
 	failures                               int       // consecutive failed ticks
 
 	now    time.Time // the local time of the current call
@@ -78,6 +88,9 @@ type tickResult struct {
 	// have committed. Start them even when Tick also returns an error: the
 	// error then concerns a later phase of the tick.
 	Start []store.Job
+	// Cancel are executing jobs whose rows the tick found cancelled, in id
+	// order: their handlers' contexts are to be cancelled.
+	Cancel []ulid.ULID
 }
 
 // NewCore returns a core for cfg, which must pass Validate. rnd supplies
@@ -101,6 +114,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		idRand: rnd.Child("ids"), pollRand: rnd.Child("poll"), backoffRand: rnd.Child("backoff"),
 		crons:     map[string]cron.Schedule{},
 		executing: map[ulid.ULID]store.Job{},
+		stopped:   map[ulid.ULID]bool{},
 	}
 	c.cfg.Queues = slices.Clone(cfg.Queues)
 	c.schedules = slices.Clone(cfg.Schedules)
@@ -135,6 +149,7 @@ func (c *Core) finished(r Result) {
 		return
 	}
 	delete(c.executing, r.JobID)
+	delete(c.stopped, r.JobID)
 	c.pending = append(c.pending, pendingResult{Result: r, job: job})
 	c.emit(Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason, Output: r.Output})
 }

@@ -124,6 +124,15 @@ const (
 	// EventJobsCancelled: the runner's driver cancelled the contexts of
 	// every running job (the drain deadline); see Policy.ReportCancelled.
 	EventJobsCancelled
+	// EventCancelChecked: a job pass asked which of Jobs, the executing
+	// jobs whose contexts were not cancelled yet, were cancelled; Count of
+	// them were.
+	EventCancelChecked
+	// EventJobCancelled: the runner's driver cancelled the context of the
+	// handler of Job (reserved under Worker) because its row was
+	// cancelled; Reason says how the runner learned it. See
+	// Policy.ReportJobsCancelled.
+	EventJobCancelled
 )
 
 var eventNames = map[EventKind]string{
@@ -139,6 +148,7 @@ var eventNames = map[EventKind]string{
 	EventNotificationIgnored: "notification-ignored", EventDrainDeadline: "drain-deadline",
 	EventShutdownAbandoned: "shutdown-abandoned", EventDutiesEnded: "duties-ended", EventReleaseAbandoned: "release-abandoned",
 	EventJobFinished: "job-finished", EventStopRequested: "stop-requested", EventJobsCancelled: "jobs-cancelled",
+	EventCancelChecked: "cancel-checked", EventJobCancelled: "job-cancelled",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".
@@ -176,6 +186,7 @@ type Event struct {
 	Schedule     string    // EventScheduleFired
 	CronTime     time.Time // EventScheduleFired: the run's scheduled_at
 	Workers      []ulid.ULID
+	Jobs         []ulid.ULID // EventCancelChecked: the jobs asked about
 	Count        int
 	Err          error
 }
@@ -206,6 +217,9 @@ func (e Event) String() string {
 	}
 	if len(e.Workers) > 0 {
 		s += fmt.Sprintf(" workers=%v", e.Workers)
+	}
+	if len(e.Jobs) > 0 {
+		s += fmt.Sprintf(" jobs=%v", e.Jobs)
 	}
 	if e.Count != 0 {
 		s += fmt.Sprintf(" count=%d", e.Count)

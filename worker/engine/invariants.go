@@ -29,6 +29,11 @@ func (c *Core) checkInvariants(after string) {
 	if n := len(c.executing); n > c.cfg.MaxConcurrent {
 		broken = append(broken, fmt.Sprintf("%d jobs executing, more than MaxConcurrent %d", n, c.cfg.MaxConcurrent))
 	}
+	for id := range c.stopped {
+		if _, ok := c.executing[id]; !ok {
+			broken = append(broken, fmt.Sprintf("job %s counts as cancelled but is not executing", id))
+		}
+	}
 	if c.closed && (len(c.executing) > 0 || c.leader) {
 		broken = append(broken, "shut down while still executing jobs or leading")
 	}
@@ -51,6 +56,11 @@ func (p *Policy) checkInvariants(in Input, acts []Action) {
 	for i, a := range acts {
 		if a.Kind == ActCall && i != len(acts)-1 {
 			broken = append(broken, "a store call is not the step's last action")
+		}
+		for _, id := range a.JobIDs {
+			if !p.core.cancelWanted(id) {
+				broken = append(broken, fmt.Sprintf("cancelling job %s, which is not executing or already cancelled", id))
+			}
 		}
 	}
 	if calls := len(acts) > 0 && acts[len(acts)-1].Kind == ActCall; calls != p.calling {

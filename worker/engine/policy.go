@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
@@ -68,8 +70,11 @@ func (p *Policy) Exited() bool { return p.phase == exited }
 
 // ReportCancelled is how a driver reports that it carried out
 // ActCancelRunning: the core's observer gets EventJobsCancelled, so that
-// a history shows the cancellation that really happened.
+// a history shows the cancellation that really happened, and the cancel
+// check stops asking (every context is cancelled, those of jobs started
+// later too).
 func (p *Policy) ReportCancelled() {
+	p.core.contextsDone = true
 	p.core.emit(Event{Kind: EventJobsCancelled, Worker: p.core.id, Count: len(p.core.executing)})
 }
 
@@ -81,7 +86,7 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	case CallTick:
 		var res tickResult
 		res, in.Err = p.core.tick(ctx, now)
-		in.Start = res.Start
+		in.Start, in.Cancel = res.Start, res.Cancel
 	case CallDuties:
 		in.Err = p.core.runDuties(ctx)
 	case CallRelease:
@@ -117,6 +122,9 @@ func (p *Policy) step(in Input) []Action {
 	case InJobFinished:
 		return p.finished(in.Result)
 	case InNotification:
+		if in.Note.Channel == store.ChannelCancel {
+			return p.cancelJobs([]ulid.ULID{in.Note.Job}, CancelByNotification)
+		}
 		if p.phase == serving && !p.backingOff && !p.lingering && p.wants(in.Note) {
 			return []Action{p.tick("notification")}
 		}
@@ -233,7 +241,7 @@ func (p *Policy) stop() []Action {
 func (p *Policy) returned(in Input) []Action {
 	switch in.Call {
 	case CallTick:
-		var acts []Action
+		acts := p.cancelJobs(in.Cancel, CancelByJobPass)
 		if len(in.Start) > 0 {
 			acts = append(acts, Action{Kind: ActStart, Jobs: in.Start})
 		}

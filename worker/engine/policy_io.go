@@ -3,6 +3,8 @@ package engine
 import (
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -55,6 +57,7 @@ type Input struct {
 	Note   store.Notification // InNotification
 	Call   Call               // InCallReturned
 	Start  []store.Job        // InCallReturned of CallTick: jobs to start
+	Cancel []ulid.ULID        // InCallReturned of CallTick: executing jobs found cancelled
 	Err    error              // InCallReturned
 }
 
@@ -67,6 +70,7 @@ const (
 	ActStart                               // start Jobs, each on its own
 	ActArm                                 // arm Timer to fire After from now (local clock)
 	ActCancelRunning                       // cancel the contexts of every running job
+	ActCancelJobs                          // cancel the contexts of the jobs JobIDs, then ReportJobsCancelled
 	ActExit                                // the runner is done; Err is what it ends with
 )
 
@@ -79,4 +83,9 @@ type Action struct {
 	Timer Timer         // ActArm
 	After time.Duration // ActArm
 	Err   error         // ActExit
+	// JobIDs and Reason are ActCancelJobs's: the executing jobs whose rows
+	// were cancelled, and how the runner learned it (CancelByNotification,
+	// CancelByJobPass).
+	JobIDs []ulid.ULID
+	Reason string
 }

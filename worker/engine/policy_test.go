@@ -50,6 +50,8 @@ func describe(acts []Action) string {
 			out = append(out, fmt.Sprintf("arm %s %v", timerNames[a.Timer], a.After))
 		case ActCancelRunning:
 			out = append(out, "cancel")
+		case ActCancelJobs:
+			out = append(out, fmt.Sprintf("cancel %d by %s", len(a.JobIDs), a.Reason))
 		case ActExit:
 			out = append(out, fmt.Sprintf("exit %v", a.Err))
 		case ActCall:

@@ -34,6 +34,7 @@ func (c *Core) release(ctx context.Context, ids []ulid.ULID) error {
 	}
 	for _, j := range jobs {
 		delete(c.executing, j.ID)
+		delete(c.stopped, j.ID)
 	}
 	c.checkInvariants("Release")
 	return nil
@@ -114,6 +115,7 @@ func (c *Core) shutdown(ctx context.Context) error {
 		return err
 	}
 	clear(c.executing)
+	clear(c.stopped)
 	c.leader, c.dutiesDue = false, false
 	c.closed = true
 	c.checkInvariants("Shutdown")

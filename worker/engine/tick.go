@@ -34,6 +34,7 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 	}
 	c.now = now
 	c.dutiesDue = false
+	c.cancelFound = nil
 	var errs []error
 	if c.id.IsZero() && !c.shuttingDown {
 		if err := c.register(ctx); err != nil {
@@ -62,7 +63,7 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 	c.dutiesDue = leaderPass && c.leader && !c.shuttingDown
 	err = c.tickFailed(errors.Join(errs...))
 	c.checkInvariants("Tick")
-	return tickResult{Start: start}, err
+	return tickResult{Start: start, Cancel: c.cancelFound}, err
 }
 
 // dutiesPending reports whether the last Tick's lease pass found this worker
@@ -225,7 +226,8 @@ func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
 }
 
 // completeAndReserve runs the store.JobPass: a heartbeat when due, the
-// successes, and a reservation of min(MaxFetch, MaxConcurrent − running).
+// successes, the cancel check when due, and a reservation of
+// min(MaxFetch, MaxConcurrent − running).
 // A worker found dead is reported with a deadError once the committed
 // completions are noted.
 func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) ([]store.Job, error) {
@@ -233,6 +235,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 		Worker:    id,
 		Heartbeat: !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval),
 		Complete:  c.completions(),
+		Executing: c.cancelCheck(),
 	}
 	limit := min(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-recovered)
 	if mutant.On(mutant.MaxFetch) {
@@ -261,6 +264,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 		c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: res.Now})
 	}
 	c.noteCompletions(res.Now, res.Fenced)
+	c.noteCancelCheck(id, p.Executing, res)
 	c.settled(true, nil)
 	err = c.deliver("jobs", nil)
 	if err == nil && res.Dead {
