@@ -40,7 +40,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
-		jobCtx: jobCtx, cancelJobs: cancelJobs, stop: ctx.Done()}
+		jobCtx: jobCtx, cancelJobs: cancelJobs, stop: ctx.Done(), vacuumDone: make(chan error, 1)}
 	listenCtx, stopListen := context.WithCancel(ctx)
 	defer stopListen()
 	if l.notes, err = w.st.Listen(listenCtx); err != nil {
@@ -60,6 +60,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	for l.outstanding > 0 { // handlers released at shutdown, still running
 		<-l.done
 		l.outstanding--
+	}
+	if l.vacuuming { // cancelled with ctx: it returns promptly
+		<-l.vacuumDone
 	}
 	return l.exitErr
 }
@@ -99,6 +102,8 @@ type loop struct {
 	jobCtx      context.Context
 	cancelJobs  context.CancelFunc
 	exitErr     error
+	vacuuming   bool       // a vacuum goroutine has not sent yet
+	vacuumDone  chan error // it sends its result once
 }
 
 // next waits for one input and steps the policy with it.
@@ -122,6 +127,9 @@ func (l *loop) next(ctx context.Context, stopListen context.CancelFunc) {
 	case r := <-l.done:
 		l.outstanding--
 		in = engine.Input{Kind: engine.InJobFinished, Result: r}
+	case err := <-l.vacuumDone:
+		l.vacuuming = false
+		in = engine.Input{Kind: engine.InVacuumEnded, Err: err}
 	case n, ok := <-l.notes:
 		if !ok {
 			l.notes = nil
@@ -163,6 +171,8 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 				t.Stop()
 			}
 			l.timers[a.Timer] = l.w.clock.Timer(a.After)
+		case engine.ActVacuum:
+			l.startVacuum(ctx)
 		case engine.ActCancelRunning:
 			l.cancelJobs()
 			l.policy.ReportCancelled()
@@ -192,6 +202,17 @@ func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
 		l.w.inst.tickDuration.Record(ctx, float64(l.w.clock.Since(start).Microseconds())/1000)
 	}
 	return in
+}
+
+// startVacuum runs the policy's vacuum on a goroutine of its own, so that
+// the loop goes on ticking (and renewing the lease) while it runs. It runs
+// under Run's ctx: a shutdown cancels it rather than wait for a VACUUM of
+// a large table; the next leader vacuums after the interval.
+func (l *loop) startVacuum(ctx context.Context) {
+	l.vacuuming = true
+	go func() {
+		l.vacuumDone <- l.policy.Vacuum(ctx)
+	}()
 }
 
 // startJob runs job in a goroutine of its own. job points into the slice

@@ -30,6 +30,7 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	VacuumIgnoresInterval,
 }
 
 // The planted bugs.
@@ -81,6 +82,10 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// VacuumIgnoresInterval: the leader's vacuum duty claims a vacuum
+	// whenever the dead rows pass the threshold, however recently the last
+	// one began.
+	VacuumIgnoresInterval = "vacuum-ignores-interval"
 )
 
 // Known reports whether name is one of Names.

@@ -29,6 +29,11 @@ func (c *Core) checkInvariants(after string) {
 	if n := len(c.executing); n > c.cfg.MaxConcurrent {
 		broken = append(broken, fmt.Sprintf("%d jobs executing, more than MaxConcurrent %d", n, c.cfg.MaxConcurrent))
 	}
+	if c.vacuum != vacuumIdle {
+		if _, ok := c.vacuumer(); !ok {
+			broken = append(broken, "a vacuum is claimed or running with the duty off")
+		}
+	}
 	if c.closed && (len(c.executing) > 0 || c.leader) {
 		broken = append(broken, "shut down while still executing jobs or leading")
 	}

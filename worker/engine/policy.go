@@ -129,6 +129,8 @@ func (p *Policy) step(in Input) []Action {
 	case InCallReturned:
 		p.calling = false
 		return p.returned(in)
+	case InVacuumEnded:
+		return p.vacuumEnded(in.Err)
 	}
 	panic(fmt.Sprintf("worker: runner policy stepped with unknown input %d", in.Kind))
 }
@@ -242,7 +244,7 @@ func (p *Policy) returned(in Input) []Action {
 		}
 		return append(acts, p.afterTick()...)
 	case CallDuties:
-		return p.afterTick()
+		return append(p.startVacuum(), p.afterTick()...)
 	case CallRelease:
 		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			return p.close()

@@ -20,6 +20,7 @@ const (
 	InNotification                      // Note arrived from the store
 	InStop                              // a graceful shutdown was requested
 	InCallReturned                      // the store call Call returned Start and Err
+	InVacuumEnded                       // the vacuum of ActVacuum returned Err
 )
 
 // Timer names one of the runner's timers. Arming one replaces the armed
@@ -55,7 +56,7 @@ type Input struct {
 	Note   store.Notification // InNotification
 	Call   Call               // InCallReturned
 	Start  []store.Job        // InCallReturned of CallTick: jobs to start
-	Err    error              // InCallReturned
+	Err    error              // InCallReturned, InVacuumEnded
 }
 
 // ActionKind says what the driver must do.
@@ -68,6 +69,10 @@ const (
 	ActArm                                 // arm Timer to fire After from now (local clock)
 	ActCancelRunning                       // cancel the contexts of every running job
 	ActExit                                // the runner is done; Err is what it ends with
+	// ActVacuum: run Policy.Vacuum beside everything else (it must not
+	// hold up the next store calls), then Step with InVacuumEnded. At most
+	// one is out at a time.
+	ActVacuum
 )
 
 // Action is one thing for the driver to do. Kind says which fields are set.
