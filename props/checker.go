@@ -34,6 +34,7 @@ type Checker struct {
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
+	vacuum     vacuumState
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -143,6 +144,10 @@ func (c *Checker) Step(e Event) *Violation {
 		c.resultFenced(&e)
 	case ScheduleFired:
 		c.scheduleFired(&e)
+	case VacuumClaimed:
+		c.vacuumClaimed(&e)
+	case VacuumStarted:
+		c.vacuumStarted(&e)
 	default:
 		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
 	}

@@ -116,6 +116,7 @@ const (
 	rankScheduleRun   // a leader enqueues a run once the previous one ended
 	rankScheduleFired // and logs it after the insert it made
 	rankDutiesEnded
+	rankVacuumStarted // once the duties that claimed it committed
 	rankShutdownCompleted
 )
 
@@ -130,8 +131,10 @@ func logRank(k Kind) int {
 		return rankExecStarted
 	case ExecEnded:
 		return rankExecEnded
-	case ScheduleFired:
+	case ScheduleFired, VacuumClaimed:
 		return rankScheduleFired
+	case VacuumStarted:
+		return rankVacuumStarted
 	case DutiesEnded:
 		return rankDutiesEnded
 	case ShutdownCompleted:

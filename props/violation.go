@@ -28,6 +28,8 @@ const (
 	Priorities     Property = 10
 	QueuePause     Property = 11
 	QueueLimit     Property = 12
+	// Vacuum: a vacuum runs only when due (props/vacuum.go).
+	Vacuum Property = 17
 )
 
 var propertyNames = [...]string{
@@ -44,6 +46,7 @@ var propertyNames = [...]string{
 	Priorities:       "priorities",
 	QueuePause:       "queue pause",
 	QueueLimit:       "queue limit",
+	Vacuum:           "vacuum",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

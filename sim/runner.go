@@ -42,6 +42,8 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 			s.cancelAll(p)
 		case engine.ActCall:
 			s.call(p, func() { s.storeCall(p, a) })
+		case engine.ActVacuum:
+			s.startVacuum(p)
 		case engine.ActExit:
 			s.exit(p, a.Err)
 		}
