@@ -22,7 +22,9 @@ import (
 //
 // A driver makes one store call at a time and steps the policy with
 // nothing else until that call returned; Step is not safe for concurrent
-// use.
+// use. The vacuum of an ActVacuum is the one exception: it runs beside
+// the calls (Vacuum touches no state of the policy), and its return is
+// stepped like any other input, between calls.
 type Policy struct {
 	core    *Core
 	phase   runPhase
