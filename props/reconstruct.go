@@ -116,7 +116,6 @@ const (
 	rankScheduleRun   // a leader enqueues a run once the previous one ended
 	rankScheduleFired // and logs it after the insert it made
 	rankDutiesEnded
-	rankVacuumStarted // once the duties that claimed it committed
 	rankShutdownCompleted
 )
 
@@ -133,8 +132,6 @@ func logRank(k Kind) int {
 		return rankExecEnded
 	case ScheduleFired, VacuumClaimed:
 		return rankScheduleFired
-	case VacuumStarted:
-		return rankVacuumStarted
 	case DutiesEnded:
 		return rankDutiesEnded
 	case ShutdownCompleted:

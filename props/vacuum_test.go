@@ -74,3 +74,33 @@ var vacuumCases = []violationCase{
 		return atNext(b, func() { b.event(VacuumStarted, w1, nil) })
 	}},
 }
+
+// vacuumBeforeAFailRun is a live log's order: the vacuum's start, which no
+// transaction stamps, waits with a handler's end for the next store time,
+// that of the commit that fails the job by the handler's decision.
+func vacuumBeforeAFailRun(b *builder) {
+	vacuumOn(b)
+	b.commit(none, b.enqueue(1))
+	b.commit(w1, b.reserve(1, w1))
+	b.start(1, w1)
+	b.claimVacuum(w1, 10)
+	b.after(time.Second)
+	b.event(VacuumStarted, w1, nil)
+	b.end(1, w1, Fail)
+	b.commit(w1, b.fail(1, "no"))
+}
+
+// Reconstructing a live run keeps a vacuum's start, stamped with the next
+// transaction's time, before that transaction's rows, as it happened: a
+// handler's end stamped with it too must not land after the row it ended.
+func TestReconstructVacuumStartBeforeTheNextCommit(t *testing.T) {
+	b := newBuilder()
+	vacuumBeforeAFailRun(b)
+	if vs := mustCheck(t, b.history()); len(vs) > 0 {
+		t.Fatalf("the history itself breaks a promise: %v", vs)
+	}
+	jobs, workers, log := liveRecord(b)
+	for _, v := range mustCheck(t, Reconstruct(b.params, jobs, workers, log)) {
+		t.Errorf("unexpected violation: %v", v)
+	}
+}

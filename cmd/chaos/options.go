@@ -83,8 +83,8 @@ func parseOptions(args []string, env localpg.Finder, stderr io.Writer) (options,
 	fs.IntVar(&o.maxRetries, "max-retries", 3, "retries of a job before it is abandoned")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 500*time.Millisecond, "the workers' drain timeout: slow webhooks outlast it and are cancelled")
 	fs.DurationVar(&o.hookTimeout, "webhook-timeout", time.Second, "how long a webhook may take before the attempt is retried")
-	fs.IntVar(&o.vacuumDeadRows, "vacuum-dead-rows", 300, "the workers' vacuum duty: VACUUM jobs at this many dead rows (0: off)")
-	fs.DurationVar(&o.vacuumInterval, "vacuum-interval", 2*time.Second, "the vacuum duty's least time between vacuums")
+	fs.IntVar(&o.vacuumDeadRows, "vacuum-dead-rows", 20, "the workers' vacuum duty: VACUUM jobs at this many dead rows (0: off)")
+	fs.DurationVar(&o.vacuumInterval, "vacuum-interval", 3*time.Second, "the vacuum duty's least time between vacuums")
 	fs.StringVar(&o.mutant, "mutant", "", "run the workers with this planted bug (built with -tags mutants) to show the checks catch it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
