@@ -125,23 +125,6 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	return s
 }
 
-// drawVacuumInterval draws the vacuum duty's interval from a source of its
-// own, so that seeds without the duty draw as before: from shorter than a
-// leader pass (every pass may claim) to several seconds.
-func drawVacuumInterval(seed uint64) Dur {
-	r := clockrng.NewRand(seed).Child("vacuum")
-	return Dur(r.DurationBetween(100*time.Millisecond, 8*time.Second).Truncate(time.Millisecond))
-}
-
-// VacuumDeadRows is the vacuum duty's threshold in force: 0 (off) unless
-// its kind is on.
-func (s *Scenario) VacuumDeadRows() int64 {
-	if !s.On(Vacuum) {
-		return 0
-	}
-	return max(int64(s.Rate(Vacuum)), 1)
-}
-
 // Normalize makes a scenario whose fields were changed one by one (by
 // flags or a property test) consistent again: schedules exist exactly when
 // their fault kind is on and name existing queues, retention is short only

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -55,3 +56,20 @@ func (f *faultStore) VacuumJobs(ctx context.Context) error {
 }
 
 var _ store.Vacuumer = (*faultStore)(nil)
+
+// drawVacuumInterval draws the vacuum duty's interval from a source of its
+// own, so that seeds without the duty draw as before: from shorter than a
+// leader pass (every pass may claim) to several seconds.
+func drawVacuumInterval(seed uint64) Dur {
+	r := clockrng.NewRand(seed).Child("vacuum")
+	return Dur(r.DurationBetween(100*time.Millisecond, 8*time.Second).Truncate(time.Millisecond))
+}
+
+// VacuumDeadRows is the vacuum duty's threshold in force: 0 (off) unless
+// its kind is on.
+func (s *Scenario) VacuumDeadRows() int64 {
+	if !s.On(Vacuum) {
+		return 0
+	}
+	return max(int64(s.Rate(Vacuum)), 1)
+}
