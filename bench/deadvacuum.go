@@ -1,63 +1,41 @@
 package main
 
 import (
-	"context"
+	"sync/atomic"
 	"time"
+
+	"github.com/tickwork/tickwork/worker"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // deadVacuumThreshold is how many dead rows in jobs make the "dead" vacuum
 // mode vacuum it: about 5,000 jobs' worth (each leaves two dead versions).
 const deadVacuumThreshold = 10_000
 
-// vacuumResult is what vacuumOnDead did.
-type vacuumResult struct {
-	n   int
-	err error
-}
+// deadVacuumInterval is the least time between two of its vacuums: the
+// leader's duties run every 500 ms, and at thousands of jobs per second
+// the threshold comes round within a few seconds.
+const deadVacuumInterval = time.Second
 
-// vacuumIn runs vacuumOnDead in the background in mode "dead"; in the
-// other modes the result is there at once.
-func (s *tickworkSystem) vacuumIn(ctx context.Context, mode, schema string) <-chan vacuumResult {
-	ch := make(chan vacuumResult, 1)
+// vacuumCount counts the vacuum duty's vacuums and their failures.
+type vacuumCount struct{ ran, failed atomic.Int64 }
+
+// withVacuumDuty turns the worker's vacuum duty on in mode "dead" (the
+// library's own duty: worker run -vacuum-dead-rows), counting its vacuums;
+// other modes leave cfg as it is.
+func withVacuumDuty(mode string, cfg worker.Config, o *worker.Options) (worker.Config, *vacuumCount) {
+	n := &vacuumCount{}
 	if mode != "dead" {
-		ch <- vacuumResult{}
-		return ch
+		return cfg, n
 	}
-	go func() {
-		n, err := s.vacuumOnDead(ctx, schema)
-		ch <- vacuumResult{n, err}
-	}()
-	return ch
-}
-
-// vacuumOnDead vacuums the schema's jobs table whenever the statistics show
-// more than deadVacuumThreshold dead rows in it, until ctx ends, and
-// returns how many times it did. This is what a leader duty could do on a
-// server whose autovacuum is off, or more often than the server's
-// autovacuum_naptime lets autovacuum look: VACUUM runs on a pooled
-// connection, outside any transaction (it cannot run in one).
-func (s *tickworkSystem) vacuumOnDead(ctx context.Context, schema string) (int, error) {
-	vacuums := 0
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	q := "SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'jobs'"
-	for {
-		select {
-		case <-ctx.Done():
-			return vacuums, nil
-		case <-tick.C:
+	cfg.VacuumDeadRows, cfg.VacuumInterval = deadVacuumThreshold, deadVacuumInterval
+	o.Observer = engine.ObserverFunc(func(e engine.Event) {
+		if e.Kind != engine.EventVacuumEnded {
+			return
 		}
-		var dead int64
-		err := s.st.Pool().QueryRow(ctx, q, schema).Scan(&dead)
-		if err == nil && dead > deadVacuumThreshold {
-			_, err = s.st.Pool().Exec(ctx, "VACUUM "+s.tables+".jobs")
-			vacuums++
+		if n.ran.Add(1); e.Err != nil {
+			n.failed.Add(1)
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return vacuums, nil // the run is over
-			}
-			return vacuums, err
-		}
-	}
+	})
+	return cfg, n
 }

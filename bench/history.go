@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/worker"
@@ -26,6 +29,7 @@ type historyFlags struct {
 	vacuum                 []string
 	sweep, sweepJobs       int
 	batch, backlog         int
+	autovacuum             string
 }
 
 func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
@@ -36,9 +40,10 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	fs.IntVar(&f.jobs, "jobs", 1_000_000, "jobs processed in the growing-history run (0 skips it)")
 	fs.IntVar(&f.window, "window", 100_000, "jobs per window: each is enqueued, processed and measured on its own")
 	fs.IntVar(&f.inflight, "inflight", 100, "jobs in flight in the worker")
-	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off (the run vacuums nothing: the server's autovacuum, printed first, and the migrations' per-table settings decide); table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); defaults (resets the jobs table's autovacuum settings to the server's, to compare with off while the server's autovacuum is on); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do); dead (VACUUM of jobs whenever the statistics show more than 10,000 dead rows, checked every 100 ms, what a leader duty could do)")
+	vacuum := fs.String("vacuum", "off,table", "comma-separated vacuum modes, one growing-history run each: off (the run vacuums nothing: the server's autovacuum, printed first, and the migrations' per-table settings decide); table (ALTER TABLE ... SET (autovacuum_enabled = on) on the schema's tables, which does nothing while the server's autovacuum is off); defaults (resets the jobs table's autovacuum settings to the server's, to compare with off while the server's autovacuum is on); manual (VACUUM (ANALYZE) of jobs after each window, what autovacuum would do); dead (the worker's vacuum duty: its leader vacuums jobs once the statistics show 10,000 dead rows, at most once a second; worker run -vacuum-dead-rows 10000 -vacuum-interval 1s)")
 	fs.IntVar(&f.sweep, "sweep", 1_000_000, "old finished rows the retention sweep deletes (0 skips the sweep runs)")
 	fs.IntVar(&f.sweepJobs, "sweep-jobs", 50_000, "jobs two workers process in the sweep run and in the run without a sweep")
+	fs.StringVar(&f.autovacuum, "autovacuum", "", "on or off: set the server's autovacuum for the run (ALTER SYSTEM and pg_reload_conf(), needs a superuser) and put it back as it was when the run ends, on an error or an interrupt too; it changes the whole server (default: leave it)")
 	fs.IntVar(&f.batch, "batch", 5_000, "jobs per bulk-enqueue call")
 	fs.IntVar(&f.backlog, "backlog", 10_000, "a window enqueues another batch whenever fewer jobs than this wait, so that the backlog, not the history, stays small")
 	if err := fs.Parse(args); err != nil {
@@ -56,12 +61,24 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	return f, f.validate()
 }
 
-func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	f, err := parseHistory(args, stderr)
 	if err != nil {
 		return err
 	}
+	if f.autovacuum != "" && f.autovacuum != "on" && f.autovacuum != "off" {
+		return fmt.Errorf("-autovacuum %q: want on or off", f.autovacuum)
+	}
 	started := time.Now()
+	if f.autovacuum != "" {
+		restore, setErr := autovacuumForRun(ctx, stdout, f)
+		if restore != nil { // err is the run's result: the restore's failure joins it
+			defer func() { err = errors.Join(err, restore(context.WithoutCancel(ctx))) }()
+		}
+		if setErr != nil {
+			return setErr
+		}
+	}
 	if err := printServer(ctx, stdout, f.url); err != nil {
 		return err
 	}
@@ -100,7 +117,10 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 	}
 	fmt.Fprintf(out, "\n%d jobs in windows of %d (enqueued %d at a time, fewer than %d waiting), vacuum %s\n", f.jobs, f.window, f.batch, f.backlog, mode)
 	var ran atomic.Int64
-	w, err := worker.New(s.st, worker.Options{Config: throughputConfig(f.inflight), Rand: clockrng.NewRand(7), Logger: slog.New(slog.DiscardHandler)})
+	o := worker.Options{Rand: clockrng.NewRand(7), Logger: slog.New(slog.DiscardHandler)}
+	cfg, vacuums := withVacuumDuty(mode, throughputConfig(f.inflight), &o)
+	o.Config = cfg
+	w, err := worker.New(s.st, o)
 	if err != nil {
 		return err
 	}
@@ -111,7 +131,6 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(runCtx) }()
-	vacuumed := s.vacuumIn(runCtx, mode, schema)
 	var rates []float64
 	for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
 		n := min(f.window, f.jobs-i*f.window)
@@ -133,14 +152,12 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 		}
 	}
 	cancel()
-	if v := <-vacuumed; mode == "dead" {
-		if v.err != nil {
-			return fmt.Errorf("vacuum on dead rows: %w", v.err)
-		}
-		fmt.Fprintf(out, "jobs vacuumed %d times on more than %d dead rows\n", v.n, deadVacuumThreshold)
-	}
 	if err := <-done; err != nil {
 		return err
+	}
+	if mode == "dead" {
+		fmt.Fprintf(out, "the leader's vacuum duty vacuumed jobs %d times (%d failed or cut short by the end of the run) on at least %d dead rows, at most once per %v\n",
+			vacuums.ran.Load(), vacuums.failed.Load(), deadVacuumThreshold, deadVacuumInterval)
 	}
 	if len(rates) > 1 && rates[0] > 0 {
 		fmt.Fprintf(out, "vacuum %s: first window %.0f jobs/s, last %.0f jobs/s: last/first = %.2f\n", mode, rates[0], rates[len(rates)-1], rates[len(rates)-1]/rates[0])
@@ -211,4 +228,27 @@ func (s *tickworkSystem) oldestSnapshot(ctx context.Context) time.Duration {
 		return -1
 	}
 	return age.Round(time.Second)
+}
+
+// autovacuumForRun sets the server's autovacuum as -autovacuum asks, on a
+// connection of its own that the returned restore also uses and closes.
+func autovacuumForRun(ctx context.Context, out io.Writer, f historyFlags) (func(context.Context) error, error) {
+	conn, err := pgx.Connect(ctx, f.url)
+	if err != nil {
+		return nil, fmt.Errorf("-autovacuum: %w", err)
+	}
+	restore, err := setAutovacuum(ctx, conn, f.autovacuum, waitSetting(f.url))
+	if restore == nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	fmt.Fprintf(out, "autovacuum set to %s for this run (ALTER SYSTEM); it is put back when the run ends\n", f.autovacuum)
+	return func(ctx context.Context) error {
+		defer conn.Close(ctx)
+		if err := restore(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "autovacuum put back as the run found it")
+		return nil
+	}, err
 }

@@ -51,6 +51,10 @@ func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 		h.Kind = props.DutiesEnded
 	case engine.EventScheduleFired:
 		h.Kind, h.Job, h.Schedule, h.CronTime = props.ScheduleFired, e.Job.ID, e.Schedule, e.CronTime
+	case engine.EventVacuumClaimed:
+		h.Kind, h.DeadRows = props.VacuumClaimed, int64(e.Count)
+	case engine.EventVacuumStarted:
+		h.Kind = props.VacuumStarted
 	case engine.EventResultFenced:
 		h.Kind, h.Job = props.ResultFenced, e.Job.ID
 	case engine.EventJobStarted:

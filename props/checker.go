@@ -35,6 +35,7 @@ type Checker struct {
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
 	cancelsDue []cancelDue // handlers a check found cancelled, to be stopped before time moves on
+	vacuum     vacuumState
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -149,6 +150,10 @@ func (c *Checker) Step(e Event) *Violation {
 		c.resultFenced(&e)
 	case ScheduleFired:
 		c.scheduleFired(&e)
+	case VacuumClaimed:
+		c.vacuumClaimed(&e)
+	case VacuumStarted:
+		c.vacuumStarted(&e)
 	default:
 		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
 	}

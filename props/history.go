@@ -41,6 +41,10 @@ type Params struct {
 	// only then is the priority property decided (a live history does not
 	// show which rows other transactions held).
 	SerialTransactions bool
+	// VacuumDeadRows and VacuumInterval are the vacuum duty's threshold
+	// and interval (0 dead rows: the duty is off, and no vacuum may run).
+	VacuumDeadRows int64
+	VacuumInterval time.Duration
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds
@@ -113,6 +117,13 @@ const (
 	// ScheduleFired: the leader Worker enqueued Job for Schedule at cron
 	// time CronTime.
 	ScheduleFired Kind = "schedule_fired"
+
+	// VacuumClaimed: the leader Worker's duty transaction at store time
+	// Time counted DeadRows dead job rows and recorded that a vacuum of
+	// jobs starts. VacuumStarted: Process (as Worker) began running the
+	// vacuum it claimed, outside any transaction.
+	VacuumClaimed Kind = "vacuum_claimed"
+	VacuumStarted Kind = "vacuum_started"
 )
 
 // Decision is what a handler's run asked for.
@@ -165,6 +176,9 @@ type Event struct {
 	// ScheduleFired
 	Schedule string    `json:",omitzero"`
 	CronTime time.Time `json:",omitzero"`
+
+	// VacuumClaimed
+	DeadRows int64 `json:",omitzero"`
 }
 
 // Status is the status of a job row; the values are the store's.

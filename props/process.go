@@ -67,6 +67,7 @@ func (c *Checker) stop(p *procState) {
 	clear(p.started)
 	p.shuttingDown = false
 	c.endDutiesOf(p.name)
+	c.forgetVacuumClaim(p.name)
 }
 
 // crashed ends the process's executions: all in-memory state is lost. An

@@ -130,7 +130,7 @@ func logRank(k Kind) int {
 		return rankExecStarted
 	case ExecEnded:
 		return rankExecEnded
-	case ScheduleFired:
+	case ScheduleFired, VacuumClaimed:
 		return rankScheduleFired
 	case DutiesEnded:
 		return rankDutiesEnded

@@ -30,6 +30,8 @@ const (
 	QueueLimit     Property = 12
 	// JobCancel: a running job's cancel stops its handler (issue 12).
 	JobCancel Property = 13
+	// Vacuum: a vacuum runs only when due (props/vacuum.go).
+	Vacuum Property = 17
 )
 
 var propertyNames = [...]string{
@@ -47,6 +49,7 @@ var propertyNames = [...]string{
 	QueuePause:       "queue pause",
 	QueueLimit:       "queue limit",
 	JobCancel:        "job cancel",
+	Vacuum:           "vacuum",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -40,6 +40,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, outputCases...)
 	cases = append(cases, queueCases...)
 	cases = append(cases, cancelCases...)
+	cases = append(cases, vacuumCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -28,6 +28,25 @@ type diffBackend struct {
 	store.Store
 	prev    store.State
 	commits []store.Commit
+	// dead models the store's dead job rows as store/mem counts them (one
+	// per existing row a commit changed or deleted), so that the vacuum
+	// duty decides as on the in-memory store: PostgreSQL's own count comes
+	// from statistics that lag, and the traces would differ.
+	dead int64
+}
+
+// VacuumJobs runs the store's vacuum, if it has one, and empties the
+// model's dead rows.
+func (b *diffBackend) VacuumJobs(ctx context.Context) error {
+	v, ok := b.Store.(store.Vacuumer)
+	if !ok {
+		return fmt.Errorf("vacuum jobs: store %T cannot vacuum", b.Store)
+	}
+	if err := v.VacuumJobs(ctx); err != nil {
+		return err
+	}
+	b.dead = 0
+	return nil
 }
 
 func (b *diffBackend) TakeCommits() []store.Commit {
@@ -44,7 +63,7 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		if now, err = tx.Now(ctx); err != nil {
 			return err
 		}
-		rec := &releaseRecorder{Tx: tx}
+		rec := &releaseRecorder{Tx: tx, dead: b.dead}
 		if err := fn(rec); err != nil {
 			return err
 		}
@@ -59,6 +78,11 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	c := b.diff(next)
 	c.Now = now
+	for _, ch := range c.Jobs {
+		if ch.Before != nil {
+			b.dead++
+		}
+	}
 	b.prev = next
 	if released && err == nil {
 		c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelStepdown})
@@ -70,11 +94,14 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 // releaseRecorder notes a released lease, whose stepdown notification no
-// row shows.
+// row shows, and answers DeadJobRows from the backend's model.
 type releaseRecorder struct {
 	store.Tx
 	released bool
+	dead     int64
 }
+
+func (r *releaseRecorder) DeadJobRows(context.Context) (int64, error) { return r.dead, nil }
 
 func (r *releaseRecorder) ReleaseLease(ctx context.Context, w ulid.ULID) (bool, error) {
 	ok, err := r.Tx.ReleaseLease(ctx, w)

@@ -25,6 +25,7 @@ const (
 	evBurst                         // fault timer: a burst of enqueues
 	evCancel                        // fault timer: an operator cancels a job
 	evQueueControl                  // fault timer: an operator pauses, resumes or limits a queue
+	evVacuumDone                    // the process's vacuum returns
 	evOutage                        // an outage window opens (for the trace)
 	evQuiesce                       // chaos ends
 	evSettleCheck                   // quiescence: is everything settled?
@@ -113,6 +114,8 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 		s.shutdownTimer(p)
 	case evShutdownNow:
 		s.beginShutdown(p)
+	case evVacuumDone:
+		s.vacuumDone(p)
 	}
 }
 

@@ -22,7 +22,8 @@ func (s *sim) observe(p *proc, e engine.Event) {
 func (s *sim) noteObserved(p *proc, e engine.Event) {
 	switch e.Kind {
 	case engine.EventHeartbeat, engine.EventJobStarted, engine.EventRegistered, engine.EventDutiesEnded,
-		engine.EventJobFinished, engine.EventStopRequested, engine.EventJobsCancelled, engine.EventJobCancelled:
+		engine.EventJobFinished, engine.EventStopRequested, engine.EventJobsCancelled, engine.EventJobCancelled,
+		engine.EventVacuumStarted, engine.EventVacuumEnded:
 		// The commit lines, the exec lines and the runner's lines already say it.
 		if e.Kind == engine.EventJobStarted && e.Reason != "" {
 			s.res.Marks.set(MarkRecovered)
@@ -72,6 +73,8 @@ func (s *sim) traceObserved(p *proc, e engine.Event) {
 		s.tr.printf(s.now, p.name, "%s %v", e.Kind, ws)
 	case engine.EventJobsPromoted, engine.EventJobsDeleted, engine.EventWorkersDeleted:
 		s.tr.printf(s.now, p.name, "%s %d", e.Kind, e.Count)
+	case engine.EventVacuumClaimed:
+		s.tr.printf(s.now, p.name, "%s as %s at %d dead rows", e.Kind, who, e.Count)
 	default:
 		if e.Kind == engine.EventResultRecorded || e.Kind == engine.EventResultFenced || e.Kind == engine.EventRetryAbandoned {
 			s.tr.printf(s.now, p.name, "%s as %s job %s %s %s", e.Kind, who, s.names.job(e.Job.ID), e.Decision, s.names.replaceIDs(e.Reason))

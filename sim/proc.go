@@ -42,6 +42,7 @@ type proc struct {
 	draining    bool               // graceful shutdown in progress
 	cancelled   bool               // the runner cancelled its job context: handlers start cancelled
 	history     history.Translator // this incarnation's events, as the checker reads them
+	vacuumErr   error              // what the vacuum in progress returns at evVacuumDone
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.

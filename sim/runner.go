@@ -46,6 +46,8 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 			s.cancelJobs(p, a)
 		case engine.ActCall:
 			s.call(p, func() { s.storeCall(p, a) })
+		case engine.ActVacuum:
+			s.startVacuum(p)
 		case engine.ActExit:
 			s.exit(p, a.Err)
 		}

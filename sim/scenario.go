@@ -37,6 +37,9 @@ type Scenario struct {
 	BackoffBase     Dur     `json:"backoff_base"`
 	BackoffFactor   float64 `json:"backoff_factor"`
 	BackoffJitter   float64 `json:"backoff_jitter"`
+	// The vacuum duty, on with its fault kind: the dead-row threshold is
+	// its rate, the interval drawn.
+	VacuumInterval Dur `json:"vacuum_interval,omitzero"`
 
 	// Workload.
 	Jobs        int        `json:"jobs"`         // enqueued at the start
@@ -116,6 +119,9 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	}
 	s.Quiescence = Dur(s.settleBound())
 	s.Unique = drawUniqueLoad(seed)
+	if s.On(Vacuum) {
+		s.VacuumInterval = drawVacuumInterval(seed)
+	}
 	return s
 }
 
@@ -140,6 +146,12 @@ func (s *Scenario) Normalize() {
 		s.JobRetention, s.WorkerRetention = Dur(30*24*time.Hour), Dur(7*24*time.Hour)
 	} else if s.JobRetention.D() > time.Hour {
 		s.JobRetention, s.WorkerRetention = Dur(10*time.Second), Dur(10*time.Second)
+	}
+	switch {
+	case !s.On(Vacuum):
+		s.VacuumInterval = 0
+	case s.VacuumInterval <= 0:
+		s.VacuumInterval = drawVacuumInterval(s.Seed)
 	}
 	s.Quiescence = Dur(s.settleBound())
 }
@@ -172,6 +184,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	IgnoreCancel:   {0.5, 0.2, 0.8},
 	Priorities:     {0.5, 0.3, 1},
 	QueueControl:   {0.5, 2, 12},
+	Vacuum:         {0.5, 2, 40},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind
@@ -329,6 +342,9 @@ func (s *Scenario) Lines() []string {
 	}
 	for _, c := range s.Crons {
 		add("schedule %s %q queue %s", c.Name, c.Cron, c.Queue)
+	}
+	if s.On(Vacuum) {
+		add("vacuum dead-rows %d interval %v", s.VacuumDeadRows(), s.VacuumInterval)
 	}
 	for _, f := range s.Faults {
 		state := "off"

@@ -192,6 +192,9 @@ func workerConfig(sc *Scenario) worker.Config {
 	cfg.JobRetention, cfg.WorkerRetention = sc.JobRetention.D(), sc.WorkerRetention.D()
 	cfg.CleanupInterval, cfg.DrainTimeout = sc.CleanupInterval.D(), sc.DrainTimeout.D()
 	cfg.Backoff = sc.Backoff()
+	if n := sc.VacuumDeadRows(); n > 0 {
+		cfg.VacuumDeadRows, cfg.VacuumInterval = n, sc.VacuumInterval.D()
+	}
 	for _, c := range sc.Crons {
 		cfg.Schedules = append(cfg.Schedules, worker.ScheduleSpec{Name: c.Name, Cron: c.Cron, Queue: c.Queue, Payload: []byte(`{"cron":"` + c.Name + `"}`)})
 	}
@@ -205,6 +208,7 @@ func historyParams(sc *Scenario) props.Params {
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
 		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
 		SerialTransactions: true, // one goroutine: transactions never overlap
+		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 	}
 	for _, c := range sc.Crons {
 		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})

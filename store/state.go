@@ -20,6 +20,7 @@ type State struct {
 	Lease     *Lease // nil: no lease
 	Schedules []Schedule
 	Queues    []Queue // the queues rows, in name order
+	Vacuum    *Vacuum // the vacuums row; nil: no vacuum recorded
 }
 
 // ReadState reads every row through tx: all jobs page by page, the
@@ -52,12 +53,21 @@ func ReadState(ctx context.Context, tx Tx) (State, error) {
 		return s, err
 	}
 	stats, err := tx.ListQueues(ctx)
+	if err != nil {
+		return s, err
+	}
 	for _, q := range stats {
 		if q.Controlled() {
 			s.Queues = append(s.Queues, q.Queue)
 		}
 	}
-	return s, err
+	switch v, err := tx.LastVacuum(ctx); {
+	case err == nil:
+		s.Vacuum = &v
+	case !errors.Is(err, ErrNotFound):
+		return s, err
+	}
+	return s, nil
 }
 
 // Snapshot reads every row of st in one transaction of its own, so that
@@ -87,7 +97,8 @@ func (s State) Equal(o State) bool {
 	return slices.EqualFunc(s.Jobs, o.Jobs, sameJob) &&
 		slices.Equal(s.Workers, o.Workers) &&
 		(s.Lease == nil) == (o.Lease == nil) && (s.Lease == nil || *s.Lease == *o.Lease) &&
-		slices.Equal(s.Schedules, o.Schedules) && slices.Equal(s.Queues, o.Queues)
+		slices.Equal(s.Schedules, o.Schedules) && slices.Equal(s.Queues, o.Queues) &&
+		(s.Vacuum == nil) == (o.Vacuum == nil) && (s.Vacuum == nil || *s.Vacuum == *o.Vacuum)
 }
 
 // sameJob compares two rows; == on times also compares locations, which
@@ -120,6 +131,9 @@ func (s State) String() string {
 	}
 	for _, q := range s.Queues {
 		fmt.Fprintf(&b, "queue %q paused=%s limit=%d\n", q.Name, FormatTime(q.PausedAt), q.Limit)
+	}
+	if s.Vacuum != nil {
+		fmt.Fprintf(&b, "vacuum started=%s dead=%d\n", FormatTime(s.Vacuum.StartedAt), s.Vacuum.DeadRows)
 	}
 	return b.String()
 }

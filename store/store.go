@@ -33,6 +33,7 @@ type Tx interface {
 	Jobs
 	Schedules
 	Queues
+	Vacuums
 }
 
 // Workers manages the workers table.

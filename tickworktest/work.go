@@ -188,6 +188,8 @@ func (d *oneJobDriver) step(in engine.Input) {
 					j := a.Jobs[0]
 					d.job = &j
 				}
+			case engine.ActVacuum: // at once: the kit's time stands still
+				pending = append(pending, engine.Input{Kind: engine.InVacuumEnded, Err: d.policy.Vacuum(d.ctx)})
 			case engine.ActExit:
 				if a.Err != nil && d.err == nil {
 					d.err = a.Err

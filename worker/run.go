@@ -44,7 +44,8 @@ func (w *Worker) Run(ctx context.Context) error {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
-		jobCtx: jobCtx, cancelJobs: cancelJobs, cancels: map[ulid.ULID]context.CancelCauseFunc{}, stop: ctx.Done()}
+		jobCtx: jobCtx, cancelJobs: cancelJobs, cancels: map[ulid.ULID]context.CancelCauseFunc{}, stop: ctx.Done(),
+		vacuumDone: make(chan error, 1)}
 	// The subscription outlives ctx until the policy exits, so that a
 	// cancel during the drain still reaches its handler at once.
 	listenCtx, stopListen := context.WithCancel(context.WithoutCancel(ctx))
@@ -66,6 +67,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	for l.outstanding > 0 { // handlers released at shutdown, still running
 		<-l.done
 		l.outstanding--
+	}
+	if l.vacuuming { // cancelled with ctx: it returns promptly
+		<-l.vacuumDone
 	}
 	return l.exitErr
 }
@@ -106,6 +110,8 @@ type loop struct {
 	cancelJobs  context.CancelFunc
 	cancels     map[ulid.ULID]context.CancelCauseFunc // each running job's own context, under jobCtx
 	exitErr     error
+	vacuuming   bool       // a vacuum goroutine has not sent yet
+	vacuumDone  chan error // it sends its result once
 }
 
 // next waits for one input and steps the policy with it.
@@ -129,6 +135,9 @@ func (l *loop) next(ctx context.Context) {
 		l.outstanding--
 		l.finished(r.JobID)
 		in = engine.Input{Kind: engine.InJobFinished, Result: r}
+	case err := <-l.vacuumDone:
+		l.vacuuming = false
+		in = engine.Input{Kind: engine.InVacuumEnded, Err: err}
 	case n, ok := <-l.notes:
 		if !ok {
 			l.notes = nil
@@ -170,6 +179,8 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 				t.Stop()
 			}
 			l.timers[a.Timer] = l.w.clock.Timer(a.After)
+		case engine.ActVacuum:
+			l.startVacuum(ctx)
 		case engine.ActCancelRunning:
 			l.cancelJobs()
 			l.policy.ReportCancelled()
@@ -206,6 +217,17 @@ func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
 		l.w.inst.tickDuration.Record(ctx, float64(l.w.clock.Since(start).Microseconds())/1000)
 	}
 	return in
+}
+
+// startVacuum runs the policy's vacuum on a goroutine of its own, so that
+// the loop goes on ticking (and renewing the lease) while it runs. It runs
+// under Run's ctx: a shutdown cancels it rather than wait for a VACUUM of
+// a large table; the next leader vacuums after the interval.
+func (l *loop) startVacuum(ctx context.Context) {
+	l.vacuuming = true
+	go func() {
+		l.vacuumDone <- l.policy.Vacuum(ctx)
+	}()
 }
 
 // startJob runs job in a goroutine of its own. job points into the slice

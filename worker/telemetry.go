@@ -99,7 +99,7 @@ func (w *Worker) observe(e engine.Event) {
 	case engine.EventStoreError, engine.EventResultFenced, engine.EventDeclaredDead, engine.EventReleasedAtShutdown, engine.EventLeaseLost, engine.EventDrainDeadline:
 		level = slog.LevelWarn
 	case engine.EventRegistered, engine.EventLeaseAcquired, engine.EventShutDown, engine.EventLeaseReleased, engine.EventDeadWorkersShutDown, engine.EventJobRescued,
-		engine.EventJobCancelled:
+		engine.EventJobCancelled, engine.EventVacuumClaimed, engine.EventVacuumEnded:
 		level = slog.LevelInfo
 	}
 	if w.log.Enabled(context.Background(), level) {

@@ -36,12 +36,13 @@ func loadLog(path string) (events []props.Event, cut int, err error) {
 // params are the settings the workers ran with, as the checker needs them.
 func (o options) params() props.Params {
 	return props.Params{
-		MaxRetries:    o.maxRetries,
-		MaxConcurrent: o.concurrency,
-		Backoff:       clockrng.Backoff{Base: o.retryDelay, Factor: 2},
-		LeaseTTL:      o.leaseTTL,
-		DeadThreshold: o.deadAfter,
-		Schedules:     []props.ScheduleSpec{beatSchedule},
+		MaxRetries:     o.maxRetries,
+		MaxConcurrent:  o.concurrency,
+		Backoff:        clockrng.Backoff{Base: o.retryDelay, Factor: 2},
+		LeaseTTL:       o.leaseTTL,
+		DeadThreshold:  o.deadAfter,
+		Schedules:      []props.ScheduleSpec{beatSchedule},
+		VacuumDeadRows: int64(o.vacuumDeadRows), VacuumInterval: o.vacuumInterval,
 	}
 }
 

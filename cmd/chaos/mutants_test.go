@@ -22,6 +22,7 @@ func TestChaosCatchesPlantedBugs(t *testing.T) {
 		{"no-rescue", props.NoLostJobs},
 		{"max-fetch", props.ConcurrencyCap},
 		{"retry-at-max", props.RetryBounds},
+		{"vacuum-ignores-interval", props.Vacuum},
 	} {
 		t.Run(tc.mutant, func(t *testing.T) {
 			o := shortOptions(t)

@@ -40,8 +40,11 @@ type options struct {
 	maxRetries    int
 	drainTimeout  time.Duration
 	hookTimeout   time.Duration
-	mutant        string // planted bug the workers run with (internal/mutant)
-	bouncerURL    string // "" connects the workers directly (see workerDB)
+	// The workers' vacuum duty, so that property 17 is judged live too.
+	vacuumDeadRows int
+	vacuumInterval time.Duration
+	mutant         string // planted bug the workers run with (internal/mutant)
+	bouncerURL     string // "" connects the workers directly (see workerDB)
 }
 
 // parseOptions reads the command line; env supplies the environment and
@@ -80,6 +83,8 @@ func parseOptions(args []string, env localpg.Finder, stderr io.Writer) (options,
 	fs.IntVar(&o.maxRetries, "max-retries", 3, "retries of a job before it is abandoned")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 500*time.Millisecond, "the workers' drain timeout: slow webhooks outlast it and are cancelled")
 	fs.DurationVar(&o.hookTimeout, "webhook-timeout", time.Second, "how long a webhook may take before the attempt is retried")
+	fs.IntVar(&o.vacuumDeadRows, "vacuum-dead-rows", 20, "the workers' vacuum duty: VACUUM jobs at this many dead rows (0: off)")
+	fs.DurationVar(&o.vacuumInterval, "vacuum-interval", 3*time.Second, "the vacuum duty's least time between vacuums")
 	fs.StringVar(&o.mutant, "mutant", "", "run the workers with this planted bug (built with -tags mutants) to show the checks catch it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -115,6 +120,9 @@ func (o options) validate() error {
 		errs = append(errs, fmt.Errorf("timings: -dead-threshold %v must exceed -heartbeat-interval %v; -lease-ttl, -poll-interval, -retry-delay must be positive",
 			o.deadAfter, o.heartbeat))
 	}
+	if o.vacuumDeadRows < 0 || (o.vacuumDeadRows > 0 && o.vacuumInterval < time.Second) {
+		errs = append(errs, fmt.Errorf("-vacuum-dead-rows %d must not be negative, and -vacuum-interval %v must be at least 1s while it is on", o.vacuumDeadRows, o.vacuumInterval))
+	}
 	if o.mutant != "" && !mutant.Known(o.mutant) {
 		errs = append(errs, fmt.Errorf("-mutant %q is unknown; known: %s", o.mutant, strings.Join(mutant.Names, ", ")))
 	}
@@ -131,7 +139,7 @@ var beatSchedule = props.ScheduleSpec{Name: "beat", Cron: "*/3 * * * * *"}
 // workerArgs are the flags of 'worker run' for a process named name
 // logging its history to logPath.
 func (o options) workerArgs(schema, name, logPath string) []string {
-	return []string{"run",
+	args := []string{"run",
 		"-schema", schema,
 		"-queues", "webhook,noop",
 		"-concurrency", fmt.Sprint(o.concurrency),
@@ -149,4 +157,8 @@ func (o options) workerArgs(schema, name, logPath string) []string {
 		"-history-log", logPath,
 		"-history-process", name,
 	}
+	if o.vacuumDeadRows > 0 {
+		args = append(args, "-vacuum-dead-rows", fmt.Sprint(o.vacuumDeadRows), "-vacuum-interval", o.vacuumInterval.String())
+	}
+	return args
 }

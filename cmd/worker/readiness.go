@@ -29,6 +29,22 @@ type storeProbe struct {
 // plain wrapper would hide.
 var _ store.JobPasser = (*storeProbe)(nil)
 
+// The probe passes the store's vacuum on (store.Vacuumer), or the vacuum
+// duty would find none.
+var _ store.Vacuumer = (*storeProbe)(nil)
+
+// VacuumJobs runs the store's vacuum, if it has one. Like any other call
+// it tells whether the store answers.
+func (p *storeProbe) VacuumJobs(ctx context.Context) error {
+	v, ok := p.Store.(store.Vacuumer)
+	if !ok {
+		return fmt.Errorf("vacuum jobs: store %T cannot vacuum", p.Store)
+	}
+	err := v.VacuumJobs(ctx)
+	p.record(err)
+	return err
+}
+
 func newStoreProbe(st store.Store, now func() time.Time) *storeProbe {
 	return &storeProbe{Store: st, now: now}
 }

@@ -62,6 +62,9 @@ type runFlags struct {
 	leaseTTL          time.Duration
 	deadThreshold     time.Duration
 
+	vacuumDeadRows int
+	vacuumInterval time.Duration
+
 	schedules []worker.ScheduleSpec
 
 	historyLog     string
@@ -87,6 +90,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, 10*time.Millisecond, maxTimeout, "tuning: how often the worker reports it is alive")
 	durationVar(fs, &f.leaseTTL, "lease-ttl", def.LeaseTTL, 100*time.Millisecond, maxTimeout, "tuning: how long the leader's lease lasts after each renewal")
 	durationVar(fs, &f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, 100*time.Millisecond, day, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
+	intVar(fs, &f.vacuumDeadRows, "vacuum-dead-rows", 0, 0, 1<<30, "the leader vacuums the jobs table (VACUUM ANALYZE, beside the job path) once its statistics count this many dead rows, at most once per -vacuum-interval across leaders; for a server whose autovacuum is off or too slow for the queue (0: off)")
+	durationVar(fs, &f.vacuumInterval, "vacuum-interval", def.VacuumInterval, time.Second, day, "with -vacuum-dead-rows: the least time, on the database's clock, between two vacuums")
 	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC); repeat for more. Every worker of a deployment must list the same schedules")
 	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
@@ -110,6 +115,7 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.LeaseTTL = f.leaseTTL
 	cfg.DeadWorkerThreshold = f.deadThreshold
 	cfg.Schedules = f.schedules
+	cfg.VacuumDeadRows, cfg.VacuumInterval = int64(f.vacuumDeadRows), f.vacuumInterval
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
@@ -134,6 +140,8 @@ var configToFlags = strings.NewReplacer(
 	"LeaderInterval", "the lease renewal interval (a quarter of -lease-ttl, at most 500ms)",
 	"DeadWorkerThreshold", "-dead-threshold",
 	"DrainTimeout", "-drain-timeout",
+	"VacuumDeadRows", "-vacuum-dead-rows",
+	"VacuumInterval", "-vacuum-interval",
 	"backoff: base", "-retry-delay",
 )
 

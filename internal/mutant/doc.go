@@ -31,6 +31,7 @@ var Names = []string{
 	PauseIgnored,
 	LimitPerWorker,
 	CancelFencesOnly,
+	VacuumIgnoresInterval,
 }
 
 // The planted bugs.
@@ -85,6 +86,10 @@ const (
 	// CancelFencesOnly: the runner never cancels the context of a running
 	// job whose row was cancelled; only its result is fenced off.
 	CancelFencesOnly = "cancel-fences-only"
+	// VacuumIgnoresInterval: the leader's vacuum duty claims a vacuum
+	// whenever the dead rows pass the threshold, however recently the last
+	// one began.
+	VacuumIgnoresInterval = "vacuum-ignores-interval"
 )
 
 // Known reports whether name is one of Names.

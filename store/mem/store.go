@@ -39,6 +39,11 @@ type Store struct {
 	lease     *store.Lease
 	schedules map[string]*store.Schedule
 
+	// deadJobs is the dead job rows since the last VacuumJobs, vacuum the
+	// last vacuum recorded (see vacuum.go).
+	deadJobs int64
+	vacuum   *store.Vacuum
+
 	listeners listeners
 }
 

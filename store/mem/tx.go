@@ -22,6 +22,10 @@ type tx struct {
 	schedules []store.ScheduleChange
 	queues    []store.QueueChange
 	notes     []store.Notification
+	// vacuumBefore is the vacuums row before the transaction wrote it,
+	// kept for the rollback once vacuumWritten.
+	vacuumBefore  *store.Vacuum
+	vacuumWritten bool
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -45,6 +49,7 @@ func (t *tx) Now(context.Context) (time.Time, error) {
 
 func (t *tx) commit() {
 	t.checkCommit()
+	t.countDeadRows()
 	if len(t.notes) > 0 {
 		t.s.listeners.send(t.notes)
 	}
@@ -73,6 +78,9 @@ func (t *tx) rollback() {
 	}
 	if t.lease != nil {
 		s.lease = t.lease.Before
+	}
+	if t.vacuumWritten {
+		s.vacuum = t.vacuumBefore
 	}
 	for i := len(t.schedules) - 1; i >= 0; i-- {
 		c := t.schedules[i]

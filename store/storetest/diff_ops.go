@@ -46,6 +46,8 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"resumeQueue":         drawResumeQueue,
 	"setQueueLimit":       drawSetQueueLimit,
 	"listQueues":          drawListQueues,
+	"recordVacuum":        drawRecordVacuum,
+	"lastVacuum":          drawLastVacuum,
 }
 
 // opNameList is opDrawers' keys in order, for drawing one by name.
@@ -57,7 +59,7 @@ var stepKinds = append([]string{
 	"insertJobs", "reserve", "registerWorker", "advanceClock", "completeJobs", "failJob", "scheduleRetry",
 	"insertJobs", "reserve", "advanceClock", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
-	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit",
+	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "vacuumJobs",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

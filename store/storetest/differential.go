@@ -209,6 +209,8 @@ func (d *diff) step(rt *rapid.T) {
 		d.rolledBack(rt)
 	case "jobPass":
 		d.jobPass(rt)
+	case "vacuumJobs":
+		d.vacuumJobs()
 	default:
 		d.runTx([]op{opDrawers[kind](rt, d)}, false)
 	}

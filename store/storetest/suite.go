@@ -33,6 +33,7 @@ var suites = []struct {
 	{"Retention", retentionCases},
 	{"Schedules", scheduleCases},
 	{"Notify", notifyCases},
+	{"Vacuum", vacuumCases},
 }
 
 // Run runs the conformance suite against the stores open returns, one fresh

@@ -56,6 +56,18 @@ type Config struct {
 	// DrainTimeout is how long a graceful shutdown waits for running jobs
 	// before cancelling and releasing them (default 30 s).
 	DrainTimeout time.Duration
+	// VacuumDeadRows turns the vacuum duty on (0, the default: off): the
+	// leader vacuums the jobs table, outside any transaction and beside the
+	// job path, once the store counts at least this many dead rows in it
+	// and VacuumInterval of store time has passed since the last vacuum
+	// any leader began. It needs a store that can vacuum (store.Vacuumer).
+	// For a server whose autovacuum is off, or too slow for a queue's
+	// churn (autovacuum_naptime bounds it to once a minute).
+	VacuumDeadRows int64
+	// VacuumInterval is the least store time between two vacuums across
+	// leaders (default 1 min); the duty's state is persisted, so a new
+	// leader keeps it.
+	VacuumInterval time.Duration
 	// Backoff is the retry delay policy (default 5 s × 2^attempt).
 	Backoff clockrng.Backoff
 	// Schedules are the recurring jobs the leader enqueues.
@@ -87,6 +99,7 @@ func DefaultConfig() Config {
 		WorkerRetention:     7 * 24 * time.Hour,
 		CleanupInterval:     time.Minute,
 		DrainTimeout:        30 * time.Second,
+		VacuumInterval:      time.Minute,
 		Backoff:             clockrng.DefaultBackoff(),
 	}
 }
@@ -122,6 +135,12 @@ func (c Config) Validate() error {
 		if d.v <= 0 {
 			bad("%s is %v, must be positive", d.name, d.v)
 		}
+	}
+	if c.VacuumDeadRows < 0 {
+		bad("VacuumDeadRows is %d, must not be negative (0 turns the vacuum duty off)", c.VacuumDeadRows)
+	}
+	if c.VacuumDeadRows > 0 && c.VacuumInterval <= 0 {
+		bad("VacuumInterval is %v, must be positive when VacuumDeadRows is set", c.VacuumInterval)
 	}
 	if c.DrainTimeout < 0 {
 		bad("DrainTimeout is %v, must not be negative", c.DrainTimeout)

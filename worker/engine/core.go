@@ -45,6 +45,7 @@ type Core struct {
 	dutiesDue    bool // the last Tick's lease pass found us leading
 	shuttingDown bool
 	closed       bool
+	vacuum       vacuumState // this core's vacuum (vacuum.go)
 
 	// executing holds the jobs handed to the driver that have not finished.
 	// A job's StartedBy is the worker id it was reserved under: an earlier

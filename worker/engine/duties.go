@@ -13,7 +13,7 @@ import (
 // LockLeaderDuties confirmed in that same transaction that our lease is
 // held and unexpired: a worker whose lease lapsed does nothing.
 func (c *Core) duties(ctx context.Context) error {
-	held, more := false, false
+	held, more, vacuum := false, false, false
 	cleanup := due(c.now, c.lastCleanup, c.cfg.CleanupInterval)
 	err := c.inTx(ctx, "duties", func(tx store.Tx, now time.Time) error {
 		var err error
@@ -46,11 +46,17 @@ func (c *Core) duties(ctx context.Context) error {
 				return err
 			}
 		}
+		if vacuum, err = c.claimVacuum(ctx, tx, now); err != nil {
+			return err
+		}
 		c.note(Event{Kind: EventDutiesEnded, Worker: c.id, StoreTime: now})
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if held && vacuum {
+		c.vacuum = vacuumDue
 	}
 	c.leader = held
 	if held && cleanup && !more {

@@ -133,6 +133,16 @@ const (
 	// cancelled; Reason says how the runner learned it. See
 	// Policy.ReportJobsCancelled.
 	EventJobCancelled
+	// EventVacuumClaimed: the leader's duty transaction found the jobs
+	// table due a vacuum (Count dead rows, at least VacuumDeadRows, and
+	// VacuumInterval since the last one) and recorded that one starts at
+	// StoreTime.
+	EventVacuumClaimed
+	// EventVacuumStarted: the runner handed the vacuum it claimed to its
+	// driver, which runs it beside the job path (ActVacuum).
+	EventVacuumStarted
+	// EventVacuumEnded: that vacuum returned, with Err if it failed.
+	EventVacuumEnded
 )
 
 var eventNames = map[EventKind]string{
@@ -149,6 +159,7 @@ var eventNames = map[EventKind]string{
 	EventShutdownAbandoned: "shutdown-abandoned", EventDutiesEnded: "duties-ended", EventReleaseAbandoned: "release-abandoned",
 	EventJobFinished: "job-finished", EventStopRequested: "stop-requested", EventJobsCancelled: "jobs-cancelled",
 	EventCancelChecked: "cancel-checked", EventJobCancelled: "job-cancelled",
+	EventVacuumClaimed: "vacuum-claimed", EventVacuumStarted: "vacuum-started", EventVacuumEnded: "vacuum-ended",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".

@@ -34,6 +34,11 @@ func (c *Core) checkInvariants(after string) {
 			broken = append(broken, fmt.Sprintf("job %s counts as cancelled but is not executing", id))
 		}
 	}
+	if c.vacuum != vacuumIdle {
+		if _, ok := c.vacuumer(); !ok {
+			broken = append(broken, "a vacuum is claimed or running with the duty off")
+		}
+	}
 	if c.closed && (len(c.executing) > 0 || c.leader) {
 		broken = append(broken, "shut down while still executing jobs or leading")
 	}

@@ -24,7 +24,9 @@ import (
 //
 // A driver makes one store call at a time and steps the policy with
 // nothing else until that call returned; Step is not safe for concurrent
-// use.
+// use. The vacuum of an ActVacuum is the one exception: it runs beside
+// the calls (Vacuum touches no state of the policy), and its return is
+// stepped like any other input, between calls.
 type Policy struct {
 	core    *Core
 	phase   runPhase
@@ -137,6 +139,8 @@ func (p *Policy) step(in Input) []Action {
 	case InCallReturned:
 		p.calling = false
 		return p.returned(in)
+	case InVacuumEnded:
+		return p.vacuumEnded(in.Err)
 	}
 	panic(fmt.Sprintf("worker: runner policy stepped with unknown input %d", in.Kind))
 }
@@ -250,7 +254,7 @@ func (p *Policy) returned(in Input) []Action {
 		}
 		return append(acts, p.afterTick()...)
 	case CallDuties:
-		return p.afterTick()
+		return append(p.startVacuum(), p.afterTick()...)
 	case CallRelease:
 		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			return p.close()

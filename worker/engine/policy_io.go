@@ -22,6 +22,7 @@ const (
 	InNotification                      // Note arrived from the store
 	InStop                              // a graceful shutdown was requested
 	InCallReturned                      // the store call Call returned Start and Err
+	InVacuumEnded                       // the vacuum of ActVacuum returned Err
 )
 
 // Timer names one of the runner's timers. Arming one replaces the armed
@@ -58,7 +59,7 @@ type Input struct {
 	Call   Call               // InCallReturned
 	Start  []store.Job        // InCallReturned of CallTick: jobs to start
 	Cancel []ulid.ULID        // InCallReturned of CallTick: executing jobs found cancelled
-	Err    error              // InCallReturned
+	Err    error              // InCallReturned, InVacuumEnded
 }
 
 // ActionKind says what the driver must do.
@@ -72,6 +73,10 @@ const (
 	ActCancelRunning                       // cancel the contexts of every running job
 	ActCancelJobs                          // cancel the contexts of the jobs JobIDs, then ReportJobsCancelled
 	ActExit                                // the runner is done; Err is what it ends with
+	// ActVacuum: run Policy.Vacuum beside everything else (it must not
+	// hold up the next store calls), then Step with InVacuumEnded. At most
+	// one is out at a time.
+	ActVacuum
 )
 
 // Action is one thing for the driver to do. Kind says which fields are set.

@@ -35,7 +35,7 @@ func (c *Core) fireSchedules(ctx context.Context, tx store.Tx, now time.Time) er
 		if row.LastScheduledAt.After(now) {
 			continue
 		}
-		running, err := c.lastRunActive(ctx, tx, row.LastScheduledJobID)
+		running, err := c.lastRunActive(ctx, tx, row.LastScheduledJobID, now)
 		if err != nil {
 			return fmt.Errorf("schedule %q: %w", s.Name, err)
 		}
@@ -50,10 +50,14 @@ func (c *Core) fireSchedules(ctx context.Context, tx store.Tx, now time.Time) er
 }
 
 // lastRunActive reports whether the schedule's last job, following its
-// retry chain, has not reached a terminal status. ScheduleRetry already
-// moves the pointer to each new attempt; following next_attempt_id as well
-// keeps a run from overlapping even if a pointer lagged behind.
-func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID) (bool, error) {
+// retry chain, has not reached a terminal status, or reached it after now.
+// ScheduleRetry already moves the pointer to each new attempt; following
+// next_attempt_id as well keeps a run from overlapping even if a pointer
+// lagged behind. Under the database's clock a transaction's now is its
+// start: one that began before the last attempt's end committed may still
+// read it ended, and a run created at that now would begin, in store time,
+// before the previous one ended. It waits for the next pass instead.
+func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID, now time.Time) (bool, error) {
 	for hops := 0; !id.IsZero(); hops++ {
 		if hops > c.cfg.MaxRetries+1 {
 			return false, fmt.Errorf("retry chain from job %s is longer than MaxRetries+1", id)
@@ -65,7 +69,7 @@ func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID) (bo
 		if err != nil {
 			return false, fmt.Errorf("get last scheduled job %s: %w", id, err)
 		}
-		if !job.Status.Terminal() {
+		if !job.Status.Terminal() || (job.NextAttemptID.IsZero() && endedAt(job).After(now)) {
 			return true, nil
 		}
 		id = job.NextAttemptID
@@ -86,4 +90,14 @@ func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleS
 	c.note(Event{Kind: EventScheduleFired, Worker: c.id, StoreTime: now, Schedule: s.Name, CronTime: at,
 		Job: store.Job{ID: job.ID, Queue: s.Queue, Payload: s.Payload, Status: store.Scheduled, CreatedAt: now, ScheduledAt: at, ScheduleName: s.Name}})
 	return nil
+}
+
+// endedAt is when a terminal row ended.
+func endedAt(j store.Job) time.Time {
+	for _, t := range []time.Time{j.CompletedAt, j.FailedAt, j.CancelledAt} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
 }

@@ -99,3 +99,36 @@ func TestScheduleFollowsRetryChain(t *testing.T) {
 		t.Fatalf("first run's retry %+v, want attempt 1 of the schedule", retry)
 	}
 }
+
+// Under the database's clock a duty transaction's now is its start, so it
+// can read a run that ended after that now (the ending transaction began
+// later and committed first). The next run waits for a later pass, so that
+// it is not created, in store time, before the previous one ended (the
+// live chaos run's property 7 saw one such run).
+func TestScheduleWaitsForARunThatEndedAfterNow(t *testing.T) {
+	e := newEnv(t)
+	a, rec := e.core(scheduleConfig("*/10 * * * * *"), 1)
+	var started []store.Job
+	for range 12 { // the first run is enqueued at once, promoted at 10 s, started at 11 s
+		started = append(started, e.tick(a)...)
+		e.advance(time.Second)
+	}
+	if len(started) != 1 || rec.count(EventScheduleFired) != 1 {
+		t.Fatalf("started %d runs and fired %d, want one of each", len(started), rec.count(EventScheduleFired))
+	}
+	e.advance(time.Second) // the run's completion is stamped a second later ...
+	e.inTx(func(tx store.Tx) error {
+		_, err := tx.CompleteJobs(e.ctx, store.Completion{Worker: started[0].StartedBy, IDs: ids(started)})
+		return err
+	})
+	e.advance(-1500 * time.Millisecond) // ... than the next duties' now (a leader pass after the last)
+	e.tick(a)
+	if n := rec.count(EventScheduleFired); n != 1 {
+		t.Fatalf("a run was enqueued before, in store time, the previous one ended (%d fired)", n)
+	}
+	e.advance(3 * time.Second)
+	e.tick(a)
+	if n := rec.count(EventScheduleFired); n != 2 {
+		t.Fatalf("%d runs fired once the store time passed the previous run's end, want 2", n)
+	}
+}
