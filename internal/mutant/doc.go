@@ -30,6 +30,7 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	SnoozeConsumesAttempt,
 }
 
 // The planted bugs.
@@ -81,6 +82,9 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// SnoozeConsumesAttempt: the in-memory store numbers a snoozed job's
+	// next row one attempt more, as a retry.
+	SnoozeConsumesAttempt = "snooze-consumes-attempt"
 )
 
 // Known reports whether name is one of Names.

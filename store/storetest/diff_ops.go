@@ -32,6 +32,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"completeJobs":        drawComplete,
 	"failJob":             drawFail,
 	"scheduleRetry":       drawRetry,
+	"snoozeJob":           drawSnooze,
 	"rescueLostJobs":      drawRescue,
 	"promoteScheduled":    drawPromote,
 	"getJob":              drawJobOp("getJob", store.Tx.GetJob),
@@ -56,7 +57,7 @@ var stepKinds = append([]string{
 	"insertJobs", "reserve", "registerWorker", "advanceClock", "completeJobs", "failJob", "scheduleRetry",
 	"insertJobs", "reserve", "advanceClock", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
-	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit",
+	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {
@@ -214,6 +215,19 @@ func drawRetry(rt *rapid.T, d *diff) op {
 	}}
 }
 
+// drawSnooze snoozes a running row under its worker (usually), with a
+// delay that may be zero or negative, to a new id or now and then one that
+// exists.
+func drawSnooze(rt *rapid.T, d *diff) op {
+	w, id := d.runningPick(rt)
+	newID := d.newJobID(rt)
+	delay := duration(rt, "snooze", -time.Second, 2*time.Minute)
+	return op{fmt.Sprintf("snoozeJob %s %s %s %v", w, id, newID, delay), func(ctx context.Context, tx store.Tx) (string, error) {
+		j, err := tx.SnoozeJob(ctx, w, id, newID, delay)
+		return store.FormatJob(j), err
+	}}
+}
+
 func drawRescue(*rapid.T, *diff) op {
 	return op{"rescueLostJobs", func(ctx context.Context, tx store.Tx) (string, error) {
 		jobs, err := tx.RescueLostJobs(ctx)
@@ -240,7 +254,7 @@ func drawJobOp(name string, fn func(store.Tx, context.Context, ulid.ULID) (store
 
 func drawList(rt *rapid.T, d *diff) op {
 	f := store.JobFilter{
-		Status: rapid.SampledFrom([]store.Status{"", store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled, "bogus"}).Draw(rt, "status"),
+		Status: rapid.SampledFrom(append([]store.Status{"", "bogus"}, store.Statuses()...)).Draw(rt, "status"),
 		Queue:  rapid.SampledFrom(diffQueues).Draw(rt, "queue filter"),
 		Limit:  rapid.IntRange(-1, 3).Draw(rt, "list limit"),
 
