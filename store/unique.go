@@ -98,6 +98,10 @@ func (nj NewJob) CoveredStatuses() StatusSet {
 // Holds reports whether row j holds its unique key now.
 func (j Job) Holds() bool { return j.UniqueKey != "" && j.UniqueStates.Has(j.Status) }
 
+// CheckUniqueKey returns an error wrapping ErrInvalid, saying why, unless
+// key may be a job's unique key ("" is none, and may).
+func CheckUniqueKey(key string) error { return validateUnique(NewJob{UniqueKey: key}) }
+
 // validateUnique checks the unique fields of a new job.
 func validateUnique(j NewJob) error {
 	if j.UniqueKey == "" {

@@ -30,7 +30,9 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	HandlerMaxAttemptsIgnored,
 	SnoozeConsumesAttempt,
+	ScheduleKeyDropped,
 }
 
 // The planted bugs.
@@ -82,9 +84,15 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// HandlerMaxAttemptsIgnored: a worker bounds a job's attempts by its
+	// config's MaxRetries, ignoring its handler's MaxAttempts.
+	HandlerMaxAttemptsIgnored = "handler-max-attempts-ignored"
 	// SnoozeConsumesAttempt: the in-memory store numbers a snoozed job's
 	// next row one attempt more, as a retry.
 	SnoozeConsumesAttempt = "snooze-consumes-attempt"
+	// ScheduleKeyDropped: the leader enqueues a schedule's runs without the
+	// schedule's unique key.
+	ScheduleKeyDropped = "schedule-key-dropped"
 )
 
 // Known reports whether name is one of Names.

@@ -136,7 +136,11 @@ func (c *Core) finished(r Result) {
 	}
 	delete(c.executing, r.JobID)
 	c.pending = append(c.pending, pendingResult{Result: r, job: job})
-	c.emit(Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason, Output: r.Output})
+	e := Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason, Output: r.Output}
+	if r.Decision == Snooze {
+		e.Delay = r.Snooze
+	}
+	c.emit(e)
 }
 
 // full reports whether every slot runs a job.

@@ -124,6 +124,12 @@ const (
 	// EventJobsCancelled: the runner's driver cancelled the contexts of
 	// every running job (the drain deadline); see Policy.ReportCancelled.
 	EventJobsCancelled
+	// EventJobSnoozed: Job (the row that snoozed) got the row Next, which
+	// runs the same attempt Delay after StoreTime.
+	EventJobSnoozed
+	// EventScheduleSkipped: Schedule's run at CronTime was not enqueued:
+	// Job, another row, holds the schedule's unique key.
+	EventScheduleSkipped
 )
 
 var eventNames = map[EventKind]string{
@@ -139,6 +145,7 @@ var eventNames = map[EventKind]string{
 	EventNotificationIgnored: "notification-ignored", EventDrainDeadline: "drain-deadline",
 	EventShutdownAbandoned: "shutdown-abandoned", EventDutiesEnded: "duties-ended", EventReleaseAbandoned: "release-abandoned",
 	EventJobFinished: "job-finished", EventStopRequested: "stop-requested", EventJobsCancelled: "jobs-cancelled",
+	EventJobSnoozed: "job-snoozed", EventScheduleSkipped: "schedule-skipped",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".
@@ -164,7 +171,8 @@ type Event struct {
 
 	Job  store.Job // the row concerned, as the core knows it
 	Next store.Job // EventRetryScheduled: the new attempt's row
-	// Delay is the backoff delay of a retry.
+	// Delay is the backoff delay of a retry, or the wait of a snooze
+	// (EventJobSnoozed, and EventJobFinished with Decision Snooze).
 	Delay    time.Duration
 	Decision Decision
 	Reason   string
