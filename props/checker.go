@@ -17,6 +17,7 @@ import (
 type Checker struct {
 	params Params
 	crons  map[string]cron.Schedule
+	keys   map[string]string // schedule -> the stored unique key its runs carry
 
 	index    int       // events seen so far (Step counts one after checking it)
 	lastSeq  int64     // Seq of the previous event
@@ -42,10 +43,11 @@ type Checker struct {
 // jobState is what the checker knows of one job row.
 type jobState struct {
 	row     JobRow
-	chain   ulid.ULID // id of attempt 0 of its chain (zero: unknown)
-	linked  bool      // its next_attempt_id was set at some point
-	decided Decision  // the decision of its execution, if one ended while the row ran under it
-	output  string    // the output that execution recorded
+	chain   ulid.ULID     // id of attempt 0 of its chain (zero: unknown)
+	linked  bool          // its next_attempt_id was set at some point
+	decided Decision      // the decision of its execution, if one ended while the row ran under it
+	output  string        // the output that execution recorded
+	snooze  time.Duration // the wait that execution's Snooze decision asked for
 	// unlogged: the row failed under its execution's worker, and the process
 	// crashed before logging that execution's end, so its decision is lost
 	// (a live run's log is written just after the commit; the simulator
@@ -83,6 +85,7 @@ func New(params Params) (*Checker, error) {
 	c := &Checker{
 		params:     params,
 		crons:      make(map[string]cron.Schedule, len(params.Schedules)),
+		keys:       make(map[string]string),
 		jobs:       make(map[ulid.ULID]*jobState),
 		chains:     make(map[ulid.ULID]*chainState),
 		workers:    make(map[ulid.ULID]WorkerRow),
@@ -104,6 +107,9 @@ func New(params Params) (*Checker, error) {
 			return nil, fmt.Errorf("props: schedule %q: cron expression %q: %w", s.Name, s.Cron, err)
 		}
 		c.crons[s.Name] = sched
+		if s.UniqueKey != "" {
+			c.keys[s.Name] = s.UniqueKey
+		}
 	}
 	return c, nil
 }

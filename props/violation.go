@@ -28,6 +28,10 @@ const (
 	Priorities     Property = 10
 	QueuePause     Property = 11
 	QueueLimit     Property = 12
+	// Snoozes: a snoozed job runs again, as the same attempt with one more
+	// snooze, no earlier than its snooze's wait after it snoozed; past
+	// MaxSnoozes it fails for good (issue 11).
+	Snoozes Property = 15
 )
 
 var propertyNames = [...]string{
@@ -44,6 +48,7 @@ var propertyNames = [...]string{
 	Priorities:       "priorities",
 	QueuePause:       "queue pause",
 	QueueLimit:       "queue limit",
+	Snoozes:          "snoozes",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".
