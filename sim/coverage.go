@@ -22,6 +22,9 @@ const (
 	MarkNotifyIgnoredFull                // the runner ignored a notification: every slot busy
 	MarkGraceExpired                     // the cancel grace ended with a handler still running
 	MarkLingerExpired                    // results were recorded after the linger ran out
+	MarkOwnBound                         // a chain ended at its queue's or its job's own bound
+	MarkSnoozeCap                        // a snooze past MaxSnoozes failed its job
+	MarkScheduleSkipped                  // a schedule skipped a cron time: another row held its key
 	numMarks
 )
 
@@ -42,6 +45,9 @@ var markNames = [numMarks]string{
 	"notification ignored by a full worker",
 	"cancel grace expired, handler still running",
 	"results recorded after the linger",
+	"retries ended at a queue's or job's own bound",
+	"snooze past MaxSnoozes failed its job",
+	"schedule skipped a cron time for its unique key",
 }
 
 // String returns the mark's description.

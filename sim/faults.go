@@ -36,6 +36,7 @@ const (
 	IgnoreCancel                    // handlers ignore cancellation; rate: probability per cancelled run
 	Priorities                      // enqueued jobs get priorities; rate: share of jobs given one
 	QueueControl                    // an operator pauses, resumes or limits a queue; rate: per minute
+	HandlerSnooze                   // handlers snooze (worker.Snooze); rate: weight among outcomes
 	numFaultKinds
 )
 
@@ -43,7 +44,7 @@ var faultNames = [numFaultKinds]string{
 	"crash", "stall", "store-before", "store-abort", "store-after", "latency", "outage",
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
-	"priorities", "queue-control",
+	"priorities", "queue-control", "snooze",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ type Scenario struct {
 	BurstSize   int        `json:"burst_size"`   // most jobs in one burst
 	Crons       []CronSpec `json:"crons,omitempty"`
 	Unique      UniqueLoad `json:"unique,omitzero"`
+	Policy      PolicyLoad `json:"policy,omitzero"`
 
 	// Phases.
 	Chaos      Dur `json:"chaos"`      // faults on
@@ -54,11 +56,12 @@ type Scenario struct {
 	Faults []FaultSetting `json:"faults"` // one per kind, in drawing order
 }
 
-// CronSpec is one schedule the workers run.
+// CronSpec is one schedule the workers run, with a unique key or not.
 type CronSpec struct {
-	Name  string `json:"name"`
-	Cron  string `json:"cron"`
-	Queue string `json:"queue"`
+	Name      string `json:"name"`
+	Cron      string `json:"cron"`
+	Queue     string `json:"queue"`
+	UniqueKey string `json:"unique_key,omitempty"`
 }
 
 // FaultSetting is one fault kind's switch and rate (see FaultKind for what
@@ -114,6 +117,7 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 		s.JobRetention = pick(5*time.Second, 30*time.Second)
 		s.WorkerRetention = pick(5*time.Second, 30*time.Second)
 	}
+	s.Policy = drawPolicyLoad(&s)
 	s.Quiescence = Dur(s.settleBound())
 	s.Unique = drawUniqueLoad(seed)
 	return s
@@ -136,6 +140,10 @@ func (s *Scenario) Normalize() {
 			s.Crons[i].Queue = queueName(0)
 		}
 	}
+	s.Policy.Queues = slices.DeleteFunc(s.Policy.Queues, func(q QueuePolicy) bool {
+		n, err := strconv.Atoi(strings.TrimPrefix(q.Queue, "q"))
+		return err != nil || n >= s.Queues
+	})
 	if !s.On(Retention) {
 		s.JobRetention, s.WorkerRetention = Dur(30*24*time.Hour), Dur(7*24*time.Hour)
 	} else if s.JobRetention.D() > time.Hour {
@@ -172,6 +180,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	IgnoreCancel:   {0.5, 0.2, 0.8},
 	Priorities:     {0.5, 0.3, 1},
 	QueueControl:   {0.5, 2, 12},
+	HandlerSnooze:  {0.5, 0.3, 1.5},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind
@@ -235,16 +244,16 @@ func (s *Scenario) Backoff() clockrng.Backoff {
 
 // settleBound is how long quiescence may take at most for one job: a dead
 // worker is noticed, then every attempt of the longest retry chain waits
-// its backoff, gets promoted, reserved and run. A run with more work left
-// when the faults stop gets longer (see quiescenceBound).
+// its backoff (the longest of any queue's policy), and every snooze its
+// wait, gets promoted, reserved and run. A run with more work left when
+// the faults stop gets longer (see quiescenceBound).
 func (s *Scenario) settleBound() time.Duration {
-	b := s.Backoff()
 	perAttempt := s.attemptBound()
 	total := s.DeadThreshold.D() + s.Heartbeat.D() + 2*s.LeaseTTL.D() + s.DrainTimeout.D() + perAttempt
-	for a := 0; a < s.MaxRetries; a++ {
-		_, hi := b.Bounds(a)
-		total += hi + perAttempt
+	for a := 0; a < s.maxBound()-1; a++ {
+		total += s.longestBackoff(a) + perAttempt
 	}
+	total += time.Duration(s.snoozesAllowed()) * (s.Policy.SnoozeMax.D() + perAttempt)
 	return (total + 20*time.Second).Truncate(time.Millisecond)
 }
 
@@ -266,7 +275,7 @@ func (s *Scenario) attemptBound() time.Duration {
 // stuck, not slow.
 func (s *Scenario) quiescenceBound(attempts int) time.Duration {
 	slots := s.Workers * s.MaxConcurrent
-	rounds := (attempts + len(s.Crons)*(s.MaxRetries+1) + slots - 1) / slots
+	rounds := (attempts + len(s.Crons)*(s.maxBound()+s.snoozesAllowed()) + slots - 1) / slots
 	return s.Quiescence.D() + time.Duration(rounds)*s.attemptBound()
 }
 
@@ -327,7 +336,14 @@ func (s *Scenario) Lines() []string {
 	if s.Unique.Frac > 0 {
 		add("%s", s.Unique.line())
 	}
+	if line := s.Policy.line(s); line != "" {
+		add("%s", line)
+	}
 	for _, c := range s.Crons {
+		if c.UniqueKey != "" {
+			add("schedule %s %q queue %s unique-key %s", c.Name, c.Cron, c.Queue, c.UniqueKey)
+			continue
+		}
 		add("schedule %s %q queue %s", c.Name, c.Cron, c.Queue)
 	}
 	for _, f := range s.Faults {

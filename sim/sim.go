@@ -87,6 +87,7 @@ type sim struct {
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
+	policyRnd  *clockrng.Rand // the jobs' own bounds
 	globalRnd  [numFaultKinds]*clockrng.Rand
 	rows       rowBook
 	names      names
@@ -155,12 +156,14 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if opt.TailLines == 0 {
 		opt.TailLines = 30
 	}
-	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed), rows: rowBook{maxRetries: sc.MaxRetries}}
+	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
+	s.rows.runsLeft = s.sc.runsLeft
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines)
 	s.onRecord = opt.Record
 	s.client = s.master.Child("client")
 	s.uniqueRnd = s.master.Child("unique")
+	s.policyRnd = s.master.Child("policy")
 	s.names = newNames()
 	s.cfg = workerConfig(&sc)
 	if err := s.cfg.Validate(); err != nil {
@@ -192,8 +195,10 @@ func workerConfig(sc *Scenario) worker.Config {
 	cfg.JobRetention, cfg.WorkerRetention = sc.JobRetention.D(), sc.WorkerRetention.D()
 	cfg.CleanupInterval, cfg.DrainTimeout = sc.CleanupInterval.D(), sc.DrainTimeout.D()
 	cfg.Backoff = sc.Backoff()
+	cfg.MaxSnoozes, cfg.Policies = sc.Policy.MaxSnoozes, sc.Policy.policies()
 	for _, c := range sc.Crons {
-		cfg.Schedules = append(cfg.Schedules, worker.ScheduleSpec{Name: c.Name, Cron: c.Cron, Queue: c.Queue, Payload: []byte(`{"cron":"` + c.Name + `"}`)})
+		cfg.Schedules = append(cfg.Schedules, worker.ScheduleSpec{Name: c.Name, Cron: c.Cron, Queue: c.Queue, Payload: []byte(`{"cron":"` + c.Name + `"}`),
+			UniqueKey: c.UniqueKey})
 	}
 	return cfg
 }
@@ -205,9 +210,14 @@ func historyParams(sc *Scenario) props.Params {
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
 		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
 		SerialTransactions: true, // one goroutine: transactions never overlap
+		Policies:           sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,
 	}
 	for _, c := range sc.Crons {
-		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})
+		spec := props.ScheduleSpec{Name: c.Name, Cron: c.Cron}
+		if c.UniqueKey != "" {
+			spec.UniqueKey = storedKey(c.UniqueKey)
+		}
+		p.Schedules = append(p.Schedules, spec)
 	}
 	return p
 }
