@@ -224,12 +224,15 @@ type Attempt struct {
 	NextAttempt  ulid.ULID    `json:"next_attempt_id,omitzero"`
 	ScheduleName string       `json:"schedule,omitempty"`
 	Output       string       `json:"output,omitempty"`
+	Snoozes      int          `json:"snoozes,omitempty"`      // the job's snoozes before this row
+	MaxAttempts  int          `json:"max_attempts,omitempty"` // the job's own bound, 0 for none
 }
 
 func attemptOf(j store.Job) Attempt {
 	a := Attempt{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Status: j.Status, CreatedAt: j.CreatedAt,
 		ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
-		Reason: redactText(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName}
+		Reason: redactText(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName,
+		Snoozes: j.Snoozes, MaxAttempts: j.MaxAttempts}
 	if j.Output != nil {
 		a.Output = prettyJSON(j.Output)
 	}
@@ -239,6 +242,20 @@ func attemptOf(j store.Job) Attempt {
 		}
 	}
 	return a
+}
+
+// explainSnoozes gives each snoozed row of the chain the reason it has
+// none of: how long it snoozed, until the row after it was due.
+func (d *JobDetail) explainSnoozes() {
+	for i, a := range d.Attempts {
+		if a.Status != store.Snoozed || i+1 == len(d.Attempts) || d.Attempts[i+1].ID != a.NextAttempt {
+			continue
+		}
+		d.Attempts[i].Reason = "snoozed for " + d.Attempts[i+1].ScheduledAt.Sub(a.EndedAt).String()
+		if a.ID == d.Job.ID {
+			d.Job.Reason = d.Attempts[i].Reason
+		}
+	}
 }
 
 // errNoJob is a job id that names no row.
@@ -267,6 +284,7 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 			}
 			d.Attempts = append(d.Attempts, attemptOf(j))
 		}
+		d.explainSnoozes()
 		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
