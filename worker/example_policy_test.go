@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/mem"
 	"github.com/tickwork/tickwork/tickworktest"
 	"github.com/tickwork/tickwork/worker"
 )
@@ -75,4 +78,46 @@ func ExampleSnooze() {
 	// 00:00:30 "daily" attempt 0 snoozes 1: completed
 	// 00:01:00 "yearly" attempt 0 snoozes 2: failed
 	//    asked to snooze again after 2 snoozes, the most MaxSnoozes allows
+}
+
+// A schedule with a unique key skips a cron time while another job holds
+// the key: here a manual run of the nightly report, enqueued with the
+// same key, makes the leader skip the schedule's 03:00 run.
+func ExampleScheduleSpec_uniqueKey() {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := mem.New(func() time.Time { return t0 }) // the store's clock stands still
+	cfg := quietConfig()
+	cfg.Schedules = []worker.ScheduleSpec{{Name: "nightly-report", Cron: "0 0 3 * * *", Queue: "report", Payload: []byte(`{}`),
+		UniqueKey: "nightly-report"}}
+	w, _ := worker.New(st, worker.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	_ = worker.Handle(w, "report", func(ctx context.Context, job worker.Job[struct{}]) error { return nil })
+	ctx, stop := context.WithCancel(context.Background())
+	client := worker.NewClient(st, nil)
+	_, _ = worker.Enqueue(ctx, client, struct{}{}, worker.ToQueue("report"), worker.At(t0.Add(2*time.Hour)), worker.UniqueKey("nightly-report"))
+
+	done := make(chan error)
+	go func() { done <- w.Run(ctx) }()
+	var sc store.Schedule
+	for sc.LastScheduledAt.IsZero() { // until the leader's first pass
+		time.Sleep(5 * time.Millisecond)
+		_ = st.InTx(ctx, func(tx store.Tx) error {
+			rows, err := tx.ListSchedules(ctx)
+			if len(rows) > 0 {
+				sc = rows[0]
+			}
+			return err
+		})
+	}
+	stop()
+	<-done
+	var jobs []store.Job
+	_ = st.InTx(context.Background(), func(tx store.Tx) (err error) {
+		jobs, err = tx.ListJobs(context.Background(), store.JobFilter{Queue: "report"})
+		return err
+	})
+	fmt.Printf("%s advanced to %s, run enqueued: %v\n", sc.Name, sc.LastScheduledAt.Format(time.TimeOnly), !sc.LastScheduledJobID.IsZero())
+	fmt.Printf("%d job on queue report, the manual run, due %s\n", len(jobs), jobs[0].ScheduledAt.Format(time.TimeOnly))
+	// Output:
+	// nightly-report advanced to 03:00:00, run enqueued: false
+	// 1 job on queue report, the manual run, due 02:00:00
 }

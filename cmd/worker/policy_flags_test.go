@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 	"github.com/tickwork/tickwork/tickworktest"
@@ -105,5 +106,44 @@ func TestWebhookRetryAfterAndMaxAttempts(t *testing.T) {
 		if d := attempts[i].Retry.ScheduledAt.Sub(attempts[i].Job.FailedAt); d != w {
 			t.Errorf("attempt %d retried after %v, want %v", i, d, w)
 		}
+	}
+}
+
+// jobs show of a snoozed job prints its chain: the snoozed row with how
+// long it snoozed, then the row that runs the same attempt after one
+// snooze; -format json carries the counts.
+func TestJobsShowASnoozedChain(t *testing.T) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	db := dbArgs(t, st.Schema())
+	ids := insertJobs(t, st, "reports", `{}`)
+	ctx := context.Background()
+	var next store.Job
+	err := st.InTx(ctx, func(tx store.Tx) error {
+		now, err := tx.Now(ctx)
+		if err != nil {
+			return err
+		}
+		rnd := clockrng.NewRandFromOS()
+		w := clockrng.NewULID(now, rnd)
+		if err := tx.RegisterWorker(ctx, w); err != nil {
+			return err
+		}
+		if _, err := tx.Reserve(ctx, w, []string{"reports"}, 1); err != nil {
+			return err
+		}
+		next, err = tx.SnoozeJob(ctx, w, ids[0], clockrng.NewULID(now, rnd), 90*time.Second)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, nil, cmdArgs([]string{"jobs", "show"}, db, next.ID.String())...)
+	if code != exitOK || !strings.Contains(stdout, "snoozed for 1m30s") || !strings.Contains(stdout, "SNOOZES") ||
+		!strings.Contains(stdout, "snoozes:       1") {
+		t.Errorf("jobs show of a snooze's row: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, nil, cmdArgs([]string{"jobs", "show", "-format", "json"}, db, next.ID.String())...)
+	if code != exitOK || !strings.Contains(stdout, `"snoozes": 1`) || !strings.Contains(stdout, `"status": "snoozed"`) {
+		t.Errorf("jobs show -format json: exit %d, stdout:\n%s", code, stdout)
 	}
 }
