@@ -72,8 +72,9 @@ type execution struct {
 	cancelled bool        // its context was cancelled (ExecsCancelled)
 }
 
-// New returns a Checker for a run with params. It fails if the backoff
-// policy is invalid, MaxRetries is negative, a schedule's cron expression
+// New returns a Checker for a run with params. It fails if a backoff
+// policy is invalid, MaxRetries, MaxSnoozes or a queue's MaxAttempts is
+// negative, a schedule's cron expression
 // does not parse or two schedules share a name.
 func New(params Params) (*Checker, error) {
 	if err := params.Backoff.Validate(); err != nil {
@@ -81,6 +82,19 @@ func New(params Params) (*Checker, error) {
 	}
 	if params.MaxRetries < 0 {
 		return nil, fmt.Errorf("props: MaxRetries %d is negative", params.MaxRetries)
+	}
+	if params.MaxSnoozes < 0 {
+		return nil, fmt.Errorf("props: MaxSnoozes %d is negative", params.MaxSnoozes)
+	}
+	for _, p := range params.Policies {
+		if p.MaxAttempts < 0 {
+			return nil, fmt.Errorf("props: the policy of queue %q: MaxAttempts %d is negative", p.Queue, p.MaxAttempts)
+		}
+		if p.Backoff != nil {
+			if err := p.Backoff.Validate(); err != nil {
+				return nil, fmt.Errorf("props: the policy of queue %q: %w", p.Queue, err)
+			}
+		}
 	}
 	c := &Checker{
 		params:     params,
