@@ -109,18 +109,6 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 	return j
 }
 
-// drawMaxAttempts is usually none, sometimes a bound and rarely one out of
-// range.
-func drawMaxAttempts(rt *rapid.T) int {
-	switch rapid.IntRange(0, 19).Draw(rt, "max attempts kind") {
-	case 0, 1, 2, 3, 4, 5:
-		return rapid.SampledFrom([]int{1, 2, 5, store.MaxJobAttempts}).Draw(rt, "max attempts")
-	case 6:
-		return rapid.SampledFrom([]int{-1, store.MaxJobAttempts + 1}).Draw(rt, "bad max attempts")
-	}
-	return 0
-}
-
 // drawQueues is usually every queue, else a random selection.
 func (d *diff) drawQueues(rt *rapid.T) []string {
 	if rapid.Bool().Draw(rt, "all queues") {

@@ -215,19 +215,6 @@ func drawRetry(rt *rapid.T, d *diff) op {
 	}}
 }
 
-// drawSnooze snoozes a running row under its worker (usually), with a
-// delay that may be zero or negative, to a new id or now and then one that
-// exists.
-func drawSnooze(rt *rapid.T, d *diff) op {
-	w, id := d.runningPick(rt)
-	newID := d.newJobID(rt)
-	delay := duration(rt, "snooze", -time.Second, 2*time.Minute)
-	return op{fmt.Sprintf("snoozeJob %s %s %s %v", w, id, newID, delay), func(ctx context.Context, tx store.Tx) (string, error) {
-		j, err := tx.SnoozeJob(ctx, w, id, newID, delay)
-		return store.FormatJob(j), err
-	}}
-}
-
 func drawRescue(*rapid.T, *diff) op {
 	return op{"rescueLostJobs", func(ctx context.Context, tx store.Tx) (string, error) {
 		jobs, err := tx.RescueLostJobs(ctx)
