@@ -102,7 +102,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		crons:     map[string]cron.Schedule{},
 		executing: map[ulid.ULID]store.Job{},
 	}
-	c.cfg.Queues = slices.Clone(cfg.Queues)
+	c.cfg.Queues, c.cfg.Policies = slices.Clone(cfg.Queues), maps.Clone(cfg.Policies)
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range c.schedules {
