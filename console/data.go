@@ -51,7 +51,7 @@ type Throughput struct {
 	Failed    int   `json:"failed"`
 }
 
-var allStatuses = []store.Status{store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled}
+var allStatuses = store.Statuses()
 
 // readTx runs fn in one read-only REPEATABLE READ transaction, so that every
 // number on a page comes from the same snapshot; fn may use the store's own

@@ -63,6 +63,9 @@ func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 		// worker spells decisions as props does
 		h.Kind, h.Job, h.Decision, h.Reason = props.ExecEnded, e.Job.ID, props.Decision(e.Decision.String()), e.Reason
 		h.Output = string(e.Output)
+		if e.Decision == engine.Snooze {
+			h.Snooze = e.Delay
+		}
 	case engine.EventStopRequested:
 		h.Kind = props.ShutdownBegan
 	case engine.EventShutdownAbandoned:

@@ -31,6 +31,8 @@ func TestTranslate(t *testing.T) {
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w, LeaseExpires: at.Add(time.Second)}, true},
 		{engine.Event{Kind: engine.EventJobFinished, Worker: w, Job: j, Decision: worker.Fail, Reason: "no"},
 			props.Event{Kind: props.ExecEnded, Worker: w, Job: j.ID, Decision: props.Fail, Reason: "no"}, true},
+		{engine.Event{Kind: engine.EventJobFinished, Worker: w, Job: j, Decision: worker.Snoozed, Reason: "snoozed for 1m0s", Delay: time.Minute},
+			props.Event{Kind: props.ExecEnded, Worker: w, Job: j.ID, Decision: props.Snooze, Reason: "snoozed for 1m0s", Snooze: time.Minute}, true},
 		{engine.Event{Kind: engine.EventDeclaredDead, Worker: w}, props.Event{Kind: props.DeclaredDead, Worker: w}, true},
 		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w}, true}, // the lease died with the worker id

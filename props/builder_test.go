@@ -35,6 +35,7 @@ func testParams() Params {
 	return Params{
 		MaxRetries:    2,
 		MaxConcurrent: 2,
+		MaxSnoozes:    3,
 		Backoff:       clockrng.Backoff{Base: 5 * time.Second, Factor: 2, Jitter: 0.1},
 		LeaseTTL:      5 * time.Second,
 		DeadThreshold: 2 * time.Minute,
@@ -146,7 +147,7 @@ func (b *builder) lose(n int) change {
 func (b *builder) retry(n, m int, delay time.Duration) change {
 	prev := b.jobs[job(n)]
 	ins := b.insertJob(JobRow{ID: job(m), Queue: prev.Queue, Status: Scheduled, Attempt: prev.Attempt + 1,
-		CreatedAt: b.now, ScheduledAt: b.now.Add(delay), ScheduleName: prev.ScheduleName})
+		CreatedAt: b.now, ScheduledAt: b.now.Add(delay), ScheduleName: prev.ScheduleName, MaxAttempts: prev.MaxAttempts, Snoozes: prev.Snoozes})
 	link := b.setJob(job(n), func(r *JobRow) { r.NextAttemptID = job(m) })
 	return func(e *Event) { ins(e); link(e) }
 }

@@ -17,6 +17,7 @@ import (
 type Checker struct {
 	params Params
 	crons  map[string]cron.Schedule
+	keys   map[string]string // schedule -> the stored unique key its runs carry
 
 	index    int       // events seen so far (Step counts one after checking it)
 	lastSeq  int64     // Seq of the previous event
@@ -44,10 +45,11 @@ type Checker struct {
 // jobState is what the checker knows of one job row.
 type jobState struct {
 	row     JobRow
-	chain   ulid.ULID // id of attempt 0 of its chain (zero: unknown)
-	linked  bool      // its next_attempt_id was set at some point
-	decided Decision  // the decision of its execution, if one ended while the row ran under it
-	output  string    // the output that execution recorded
+	chain   ulid.ULID     // id of attempt 0 of its chain (zero: unknown)
+	linked  bool          // its next_attempt_id was set at some point
+	decided Decision      // the decision of its execution, if one ended while the row ran under it
+	output  string        // the output that execution recorded
+	snooze  time.Duration // the wait that execution's Snooze decision asked for
 	// unlogged: the row failed under its execution's worker, and the process
 	// crashed before logging that execution's end, so its decision is lost
 	// (a live run's log is written just after the commit; the simulator
@@ -72,8 +74,9 @@ type execution struct {
 	cancelled bool        // its context was cancelled (ExecsCancelled, ExecCancelled)
 }
 
-// New returns a Checker for a run with params. It fails if the backoff
-// policy is invalid, MaxRetries is negative, a schedule's cron expression
+// New returns a Checker for a run with params. It fails if a backoff
+// policy is invalid, MaxRetries, MaxSnoozes or a queue's MaxAttempts is
+// negative, a schedule's cron expression
 // does not parse or two schedules share a name.
 func New(params Params) (*Checker, error) {
 	if err := params.Backoff.Validate(); err != nil {
@@ -82,9 +85,23 @@ func New(params Params) (*Checker, error) {
 	if params.MaxRetries < 0 {
 		return nil, fmt.Errorf("props: MaxRetries %d is negative", params.MaxRetries)
 	}
+	if params.MaxSnoozes < 0 {
+		return nil, fmt.Errorf("props: MaxSnoozes %d is negative", params.MaxSnoozes)
+	}
+	for _, p := range params.Policies {
+		if p.MaxAttempts < 0 {
+			return nil, fmt.Errorf("props: the policy of queue %q: MaxAttempts %d is negative", p.Queue, p.MaxAttempts)
+		}
+		if p.Backoff != nil {
+			if err := p.Backoff.Validate(); err != nil {
+				return nil, fmt.Errorf("props: the policy of queue %q: %w", p.Queue, err)
+			}
+		}
+	}
 	c := &Checker{
 		params:     params,
 		crons:      make(map[string]cron.Schedule, len(params.Schedules)),
+		keys:       make(map[string]string),
 		jobs:       make(map[ulid.ULID]*jobState),
 		chains:     make(map[ulid.ULID]*chainState),
 		workers:    make(map[ulid.ULID]WorkerRow),
@@ -106,6 +123,9 @@ func New(params Params) (*Checker, error) {
 			return nil, fmt.Errorf("props: schedule %q: cron expression %q: %w", s.Name, s.Cron, err)
 		}
 		c.crons[s.Name] = sched
+		if s.UniqueKey != "" {
+			c.keys[s.Name] = s.UniqueKey
+		}
 	}
 	return c, nil
 }

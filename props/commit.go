@@ -78,7 +78,7 @@ func (c *Checker) commit(e *Event) {
 	}
 	for _, ch := range e.Schedules {
 		var b, a ScheduleRow
-		c.scheduleChange(norm(ch.Before, &b, normSchedule), norm(ch.After, &a, normSchedule), &sc)
+		c.scheduleChange(e, norm(ch.Before, &b, normSchedule), norm(ch.After, &a, normSchedule), &sc)
 	}
 	c.checkLeaderOnly(e, &sc)
 	c.checkReservations(e, &sc)

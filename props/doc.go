@@ -16,17 +16,21 @@
 //     commit by a worker that promotes, rescues, declares dead, enqueues a
 //     schedule run, advances a schedule or deletes rows) happen under the
 //     doer's unexpired lease, and duties never nest.
-//  2. Retry bounds: no row has attempt > MaxRetries; a retry links a failed
-//     or lost row with attempt < MaxRetries to a new row numbered one more,
-//     scheduled within Backoff.Bounds of the failure time; a row has one
-//     next attempt; no row is promoted or starts before its scheduled_at.
+//  2. Retry bounds: no row is an attempt beyond its job's bound (the job's
+//     own MaxAttempts, else its queue's policy's, else MaxRetries+1); a
+//     retry links a failed or lost row with attempts left to a new row
+//     numbered one more, keeping the job's bound and snoozes, scheduled
+//     within the queue's (else the global) Backoff.Bounds of the failure
+//     time; a row has one next attempt; no row is promoted or starts
+//     before its scheduled_at.
 //  3. Shutdown draining: once a worker reports its graceful shutdown done,
 //     no row runs under it, it holds no lease, every job its process started
 //     has ended, and its worker row is shut down; a shutting-down worker
 //     reserves nothing.
 //  4. No lost jobs (Finish): every row has ended, but for each schedule's
-//     next run; a failed or lost row without a next attempt had none left,
-//     or failed by its handler's Fail decision.
+//     next run; a snoozed row has its next row; a failed or lost row
+//     without a next attempt had none left, or failed by its handler's
+//     Fail decision or a Snooze past MaxSnoozes.
 //  5. Concurrency cap: executions in progress per process (across its
 //     registrations; a crash or a completed shutdown ends them) never exceed
 //     MaxConcurrent.
@@ -41,7 +45,15 @@
 //     later than the previous run's, and is enqueued only once the previous
 //     run's chain has ended; an old run is never retried after a newer one
 //     was enqueued; the schedule row points at the latest run's latest
-//     attempt.
+//     attempt; a run carries its schedule's unique key, and the row
+//     advances past a cron time without a run only while another row
+//     holds that key.
+//
+// Properties 8 to 12 (unique keys, recorded output, priorities, queue
+// pause, queue limit) are described where they are checked; property 15,
+// snoozes, in snooze.go: a snoozed row is followed, in the same commit, by
+// a new row of the same attempt with one more snooze, due the snooze's
+// wait later; past MaxSnoozes a Snooze fails the job for good.
 //
 // Properties 8 to 13 (unique keys, recorded output, priorities, queue
 // pause, queue limit, job cancel) are described in the files that decide

@@ -97,13 +97,13 @@ func (c *Checker) execEnded(e *Event) {
 	}
 	c.closeExec(x)
 	switch e.Decision {
-	case Succeed, Retry, Fail:
+	case Succeed, Retry, Fail, Snooze:
 	default:
 		c.report(WellFormed, fmt.Sprintf("job %s ended with unknown decision %q", e.Job, e.Decision))
 	}
 	c.checkDecision(e)
 	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
-		st.decided, st.output = e.Decision, e.Output
+		st.decided, st.output, st.snooze = e.Decision, e.Output, e.Snooze
 	}
 }
 

@@ -30,6 +30,12 @@ func (r JobRow) String() string {
 	if r.ScheduleName != "" {
 		fmt.Fprintf(&b, " schedule=%s", r.ScheduleName)
 	}
+	if r.MaxAttempts != 0 {
+		fmt.Fprintf(&b, " max_attempts=%d", r.MaxAttempts)
+	}
+	if r.Snoozes != 0 {
+		fmt.Fprintf(&b, " snoozes=%d", r.Snoozes)
+	}
 	return b.String()
 }
 
@@ -70,6 +76,9 @@ func (e Event) String() string {
 	}
 	if e.Reason != "" {
 		fmt.Fprintf(&b, " reason=%q", e.Reason)
+	}
+	if e.Snooze != 0 {
+		fmt.Fprintf(&b, " snooze=%v", e.Snooze)
 	}
 	if e.Kind == ShutdownAbandoned {
 		fmt.Fprintf(&b, " failures=%d", e.Failures)

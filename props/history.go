@@ -21,12 +21,17 @@ type History struct {
 // must be the settings actually in force in the run (a simulator that
 // shortens the backoff per seed records the shortened policy).
 type Params struct {
-	MaxRetries    int              // a chain has at most MaxRetries+1 attempts
+	MaxRetries    int              // a chain has at most MaxRetries+1 attempts, unless its queue or the job says otherwise
 	MaxConcurrent int              // executions at once per worker process
-	Backoff       clockrng.Backoff // the retry delay policy in force
-	LeaseTTL      time.Duration    // leader lease time to live (store time)
-	DeadThreshold time.Duration    // a worker unseen this long is declared dead
-	Schedules     []ScheduleSpec   // the cron schedules the workers run
+	Backoff       clockrng.Backoff // the retry delay policy in force, unless its queue's says otherwise
+	// Policies are the queues whose handlers set their own retry policy.
+	Policies []QueuePolicy `json:",omitempty"`
+	// MaxSnoozes is how many snoozes a job may take: a Snooze decision of
+	// a row with that many before it fails the job for good.
+	MaxSnoozes    int
+	LeaseTTL      time.Duration  // leader lease time to live (store time)
+	DeadThreshold time.Duration  // a worker unseen this long is declared dead
+	Schedules     []ScheduleSpec // the cron schedules the workers run
 	// ShutdownAttempts is how many failed tries of the shutdown
 	// transaction a runner makes before giving it up (0: not checked).
 	ShutdownAttempts int
@@ -48,10 +53,22 @@ type Params struct {
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds
-// first, UTC (robfig/cron/v3 with seconds).
+// first, UTC (robfig/cron/v3 with seconds). UniqueKey is the stored unique
+// key its runs carry ("" for none): a cron time is skipped, not enqueued,
+// while another row holds it.
 type ScheduleSpec struct {
-	Name string
-	Cron string
+	Name      string
+	Cron      string
+	UniqueKey string `json:",omitzero"`
+}
+
+// QueuePolicy is one queue's own retry policy: MaxAttempts bounds its
+// jobs' runs (0: MaxRetries+1) and Backoff, when set, gives its retries'
+// delays. A job's own bound (JobRow.MaxAttempts) wins over both.
+type QueuePolicy struct {
+	Queue       string
+	MaxAttempts int               `json:",omitzero"`
+	Backoff     *clockrng.Backoff `json:",omitempty"`
 }
 
 // Kind says what an Event records and so which of its fields are set.
@@ -135,6 +152,7 @@ const (
 	Succeed Decision = "succeed"
 	Retry   Decision = "retry"
 	Fail    Decision = "fail"
+	Snooze  Decision = "snooze"
 )
 
 // Event is one recorded happening. Kind says which fields are set; the
@@ -156,9 +174,10 @@ type Event struct {
 	Queues    []QueueChange    `json:",omitempty"`
 
 	// ExecEnded
-	Decision Decision `json:",omitzero"`
-	Reason   string   `json:",omitzero"`
-	Output   string   `json:",omitzero"` // the output the handler recorded, "" for none
+	Decision Decision      `json:",omitzero"`
+	Reason   string        `json:",omitzero"`
+	Output   string        `json:",omitzero"` // the output the handler recorded, "" for none
+	Snooze   time.Duration `json:",omitzero"` // the wait a Snooze decision asked for
 
 	// ShutdownAbandoned
 	Failures int `json:",omitzero"`
@@ -193,11 +212,12 @@ const (
 	Failed    Status = "failed"
 	Lost      Status = "lost"
 	Cancelled Status = "cancelled"
+	Snoozed   Status = "snoozed" // its handler snoozed: NextAttemptID runs the same attempt later
 )
 
 // Terminal reports whether a row in status s will never run again.
 func (s Status) Terminal() bool {
-	return s == Completed || s == Failed || s == Lost || s == Cancelled
+	return s == Completed || s == Failed || s == Lost || s == Cancelled || s == Snoozed
 }
 
 // JobRow is the part of a jobs row the properties read. Zero times and zero
@@ -224,7 +244,15 @@ type JobRow struct {
 	// Output is the recorded output's JSON text, "" for none.
 	Output   string `json:",omitzero"`
 	Priority int    `json:",omitzero"` // smaller runs first
+	// MaxAttempts is the job's own bound on its runs, 0 for none; Snoozes
+	// counts the job's snoozes before this row.
+	MaxAttempts int `json:",omitzero"`
+	Snoozes     int `json:",omitzero"`
 }
+
+// root reports whether the row is the first of its job's chain: attempt 0,
+// before any snooze.
+func (r *JobRow) root() bool { return r.Attempt == 0 && r.Snoozes == 0 }
 
 // QueueRow is a queues row: an operator's controls on a queue. A queue
 // without a row is neither paused nor limited.

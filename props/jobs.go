@@ -12,8 +12,8 @@ import (
 //	insert -> scheduled | available
 //	scheduled -> available (promotion, a leader duty) | cancelled
 //	available -> running | cancelled
-//	running -> completed | failed (by its own worker) | lost (rescue) | cancelled
-//	failed | lost: only next_attempt_id may be set, once
+//	running -> completed | failed | snoozed (by its own worker) | lost (rescue) | cancelled
+//	failed | lost | snoozed: only next_attempt_id may be set, once
 //	terminal -> deleted (retention, a leader duty)
 func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 	id := rowID(before, after, func(r *JobRow) ulid.ULID { return r.ID })
@@ -45,8 +45,8 @@ func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
 	if r.Output != "" {
 		c.report(RecordedOutput, fmt.Sprintf("job %s inserted with output %q", r.ID, r.Output), withJobs(*r))
 	}
-	if r.Attempt > c.params.MaxRetries {
-		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond MaxRetries %d", r.ID, r.Attempt, c.params.MaxRetries), withJobs(*r))
+	if bound, from := c.bound(*r); r.Attempt >= bound {
+		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond %s", r.ID, r.Attempt, from), withJobs(*r))
 	}
 }
 
@@ -87,13 +87,13 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 	case b.Status == Available && a.Status == Running:
 		sc.reserved = append(sc.reserved, a.ID)
 		c.reserved(e, b, a)
-	case b.Status == Running && (a.Status == Completed || a.Status == Failed):
+	case b.Status == Running && (a.Status == Completed || a.Status == Failed || a.Status == Snoozed):
 		if !e.Worker.IsZero() && e.Worker != b.StartedBy {
 			c.report(SingleExecution, fmt.Sprintf("worker %s recorded a result for job %s, which runs under %s (not fenced)",
 				e.Worker, a.ID, b.StartedBy), withJobs(*b, *a))
 		}
 		c.released(e, b, a)
-		if a.Status == Failed {
+		if a.Status != Completed {
 			sc.failed = append(sc.failed, a.ID)
 		}
 	case b.Status == Running && a.Status == Lost:
@@ -189,16 +189,22 @@ func (c *Checker) forgetStarter(id ulid.ULID, st *jobState) {
 }
 
 // decisionHonoured checks, at the end of the commit in which its worker
-// failed it, a row whose handler's decision reached the history (property
-// 2): a Retry below MaxRetries got its next attempt in that transaction. (A
-// Fail that gets one is caught by retryLink.) A release at shutdown is not
-// the handler's decision.
+// failed or snoozed it, a row whose handler's decision reached the history:
+// a Retry with attempts left by the job's bound got its next attempt in
+// that transaction (property 2; a Fail that gets one is caught by
+// retryLink), and a Snooze its next row or, past MaxSnoozes, a failure
+// (property 15). A release at shutdown is not the handler's decision.
 func (c *Checker) decisionHonoured(id ulid.ULID) {
 	st := c.jobs[id]
-	if st == nil || st.row.Status != Failed || st.row.FailedReason == ReleaseReason {
+	if st == nil || st.row.FailedReason == ReleaseReason && st.row.Status == Failed {
 		return
 	}
-	if r := st.row; st.decided == Retry && r.NextAttemptID.IsZero() && r.Attempt < c.params.MaxRetries {
+	r := st.row
+	if st.decided == Snooze || r.Status == Snoozed {
+		c.snoozeHonoured(st)
+		return
+	}
+	if bound, _ := c.bound(r); r.Status == Failed && st.decided == Retry && r.NextAttemptID.IsZero() && r.Attempt+1 < bound {
 		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s failed with a Retry decision and retries left, but got no next attempt in that transaction",
 			r.Attempt, id), withJobs(r))
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tickwork/tickwork/clockrng"
 )
 
 func TestJSONLinesRoundTrip(t *testing.T) {
@@ -59,6 +61,10 @@ func TestNewRejectsBadParams(t *testing.T) {
 		"max retries": {func(p *Params) { p.MaxRetries = -1 }, "MaxRetries -1"},
 		"cron":        {func(p *Params) { p.Schedules[0].Cron = "every day" }, `schedule "tick"`},
 		"duplicate":   {func(p *Params) { p.Schedules = append(p.Schedules, p.Schedules[0]) }, "listed twice"},
+		"max snoozes": {func(p *Params) { p.MaxSnoozes = -1 }, "MaxSnoozes -1"},
+		"queue bound": {func(p *Params) { p.Policies = []QueuePolicy{{Queue: "q", MaxAttempts: -2}} }, `queue "q": MaxAttempts -2`},
+		"queue backoff": {func(p *Params) { p.Policies = []QueuePolicy{{Queue: "q", Backoff: &clockrng.Backoff{Factor: 2}}} },
+			`queue "q": backoff: base`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := testParams()

@@ -10,10 +10,11 @@ import (
 
 // checkNoLostJobs decides property 4 on the final rows, in id order: every
 // row has ended (but for each schedule's next run, waiting for its cron
-// time while the schedule exists), and a failed or lost row without a next
-// attempt had no retry left (attempt >= MaxRetries) or failed by its
-// handler's Fail decision (unless that decision was lost: the process
-// crashed between the commit and the log line that carries it). A lost row
+// time while the schedule exists), a snoozed row has its next row, and a
+// failed or lost row without a next attempt had no retry left by its
+// job's bound or failed for good by its handler's decision (Fail, or a
+// Snooze past MaxSnoozes), unless that decision was lost: the process
+// crashed between the commit and the log line that carries it. A lost row
 // never failed by decision: it must be retried while attempts remain.
 func (c *Checker) checkNoLostJobs() {
 	for _, id := range slices.SortedFunc(maps.Keys(c.jobs), ulid.ULID.Compare) {
@@ -23,8 +24,10 @@ func (c *Checker) checkNoLostJobs() {
 		case c.nextCronRun(r):
 		case !r.Status.Terminal():
 			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
-		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt >= c.params.MaxRetries:
-		case r.Status == Failed && st.decided == Fail:
+		case r.Status == Snoozed && !st.linked:
+			c.report(NoLostJobs, fmt.Sprintf("job %s snoozed and has no next row to run it", id), withJobs(r))
+		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt+1 >= c.boundOf(r):
+		case r.Status == Failed && (st.decided == Fail || st.decided == Snooze && r.Snoozes >= c.params.MaxSnoozes):
 		case r.Status == Failed && st.unlogged: // the decision died with its process
 		default:
 			c.report(NoLostJobs, fmt.Sprintf("attempt %d of job %s ended %s (%q) with retries left and no next attempt (handler decision: %s)",
@@ -45,7 +48,7 @@ func decisionText(d Decision) string {
 // nextCronRun reports whether r is the latest run of a schedule, still
 // waiting to be promoted: a schedule always has one.
 func (c *Checker) nextCronRun(r JobRow) bool {
-	if r.Status != Scheduled || r.Attempt != 0 || r.ScheduleName == "" {
+	if r.Status != Scheduled || !r.root() || r.ScheduleName == "" {
 		return false
 	}
 	s := c.scheds[r.ScheduleName]

@@ -172,10 +172,11 @@ func workerItems(w WorkerRow) []item {
 }
 
 // jobItems replays one job row's life. A retry created at the failure time
-// is inserted by the failing commit; one created later by its own commit.
+// (a snooze's row at the snooze's) is inserted by the commit that ended the
+// row before it; one created later by its own commit.
 func jobItems(j JobRow, rows jobIndex) []item {
 	r := replay{row: insertedRow(j)}
-	if p, linked := rows.prev[j.ID]; !linked || !p.FailedAt.Equal(j.CreatedAt) {
+	if p, linked := rows.prev[j.ID]; !linked || !endTime(p).Equal(j.CreatedAt) {
 		r.insert(j, p, linked)
 	}
 	if r.row.Status == Scheduled && j.Status != Scheduled && !(j.Status == Cancelled && j.StartedAt.IsZero()) {
@@ -190,7 +191,7 @@ func jobItems(j JobRow, rows jobIndex) []item {
 	}
 	if end := endTime(j); !end.IsZero() {
 		next, hasNext := rows.byID[j.NextAttemptID]
-		sameTx := hasNext && next.CreatedAt.Equal(j.FailedAt)
+		sameTx := hasNext && next.CreatedAt.Equal(end)
 		r.step(end, rankFinish, func(x *JobRow) {
 			*x = j
 			if !sameTx {
@@ -215,7 +216,7 @@ type replay struct {
 // retries when there is one.
 func (r *replay) insert(j, p JobRow, linked bool) {
 	rank := rankInsert
-	if j.Attempt == 0 && j.ScheduleName != "" {
+	if j.root() && j.ScheduleName != "" {
 		rank = rankScheduleRun
 	}
 	ins := r.row
@@ -252,7 +253,8 @@ func linkChange(p, n JobRow) []JobChange {
 // insertedRow is a row as InsertJobs or ScheduleRetry writes it.
 func insertedRow(j JobRow) JobRow {
 	r := JobRow{ID: j.ID, Queue: j.Queue, Status: Available, Attempt: j.Attempt,
-		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, ScheduleName: j.ScheduleName}
+		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, ScheduleName: j.ScheduleName,
+		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes}
 	if j.ScheduledAt.After(j.CreatedAt) {
 		r.Status = Scheduled
 	}
@@ -262,7 +264,7 @@ func insertedRow(j JobRow) JobRow {
 // endTime is when a terminal row ended (zero for a row still going).
 func endTime(j JobRow) time.Time {
 	switch j.Status {
-	case Completed:
+	case Completed, Snoozed:
 		return j.CompletedAt
 	case Failed, Lost:
 		return j.FailedAt

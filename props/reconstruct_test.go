@@ -38,7 +38,7 @@ func liveRecord(b *builder) (jobs []JobRow, workers []WorkerRow, log []Event) {
 func TestReconstructGoodHistories(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun, "late start": lateStartRun,
-		"schedule fired": scheduleFiredRun,
+		"schedule fired": scheduleFiredRun, "policy": policyRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()
@@ -72,6 +72,13 @@ func TestReconstructFindsViolations(t *testing.T) {
 			b.reacquire(w1)
 			b.duties(w1, b.promote(2))
 			b.run(2, w1, Succeed, 0)
+		}},
+		{"snooze consumes an attempt", Snoozes, func(b *builder) {
+			setup(b)
+			b.commit(none, b.enqueue(1))
+			b.runOnce(1, w1)
+			b.endSnooze(1, w1, time.Second)
+			b.commit(w1, b.snooze(1, 2, time.Second), b.setJob(job(2), func(r *JobRow) { r.Attempt = 1 }))
 		}},
 		{"retry missing", RetryBounds, func(b *builder) {
 			failedOnce(b)

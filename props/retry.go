@@ -5,14 +5,16 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
 )
 
-// startChains makes each attempt 0 the commit inserted the root of its own
-// chain of attempts.
+// startChains makes each attempt 0 the commit inserted (before any snooze)
+// the root of its own chain of attempts.
 func (c *Checker) startChains(sc *commitScope) {
 	for _, id := range sc.inserted {
 		st := c.jobs[id]
-		if st == nil || st.row.Attempt != 0 {
+		if st == nil || !st.row.root() {
 			continue
 		}
 		st.chain = id
@@ -20,11 +22,13 @@ func (c *Checker) startChains(sc *commitScope) {
 	}
 }
 
-// retryLink checks one retry (property 2): the failed or lost attempt had
-// retries left, the next attempt is a new row numbered one more, and its
-// scheduled_at is the failure time plus a delay the backoff policy allows
-// for the failed attempt. It then extends the chain, which for a schedule's
-// run must still be that schedule's latest run (property 7).
+// retryLink checks one link to a job's next row: a snooze's (property
+// 15, see snoozeLink) or a retry (property 2): the failed or lost attempt
+// had retries left by its bound, the next attempt is a new row numbered
+// one more that keeps the job's bound and snoozes, and its scheduled_at is
+// the failure time plus a delay the queue's backoff policy allows for the
+// failed attempt. It then extends the chain, which for a schedule's run
+// must still be that schedule's latest run (property 7).
 func (c *Checker) retryLink(l link, sc *commitScope) {
 	prev, next := c.jobs[l.prev], c.jobs[l.next]
 	if next == nil {
@@ -33,32 +37,78 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	}
 	p, n := prev.row, next.row
 	prev.linked = true
+	bound, from := c.bound(p)
+	newRow := sc.wasInserted(n.ID) && next.chain.IsZero()
 	switch {
+	case p.Status == Snoozed && !newRow:
+		c.report(Snoozes, fmt.Sprintf("snoozed job %s links to %s, which is not a new row", p.ID, n.ID), withJobs(p, n))
+		return
+	case p.Status == Snoozed:
+		c.snoozeLink(prev, n)
 	case p.Status != Failed && p.Status != Lost:
 		c.report(RetryBounds, fmt.Sprintf("job %s got a next attempt while %s", p.ID, p.Status), withJobs(p, n))
-	case p.Status == Failed && prev.decided == Fail && p.FailedReason != ReleaseReason:
-		c.report(RetryBounds, fmt.Sprintf("job %s was retried although its handler failed it for good", p.ID), withJobs(p, n))
-	case p.Attempt >= c.params.MaxRetries:
-		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s was retried, but MaxRetries is %d", p.Attempt, p.ID, c.params.MaxRetries), withJobs(p, n))
+	case p.Status == Failed && (prev.decided == Fail || prev.decided == Snooze) && p.FailedReason != ReleaseReason:
+		c.report(RetryBounds, fmt.Sprintf("job %s was retried although its handler failed it for good (decision %s)", p.ID, prev.decided), withJobs(p, n))
+	case p.Attempt+1 >= bound:
+		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s was retried beyond %s", p.Attempt, p.ID, from), withJobs(p, n))
 	case n.Attempt != p.Attempt+1:
 		c.report(RetryBounds, fmt.Sprintf("the next attempt of attempt %d (job %s) is numbered %d", p.Attempt, p.ID, n.Attempt), withJobs(p, n))
-	case !sc.wasInserted(n.ID) || !next.chain.IsZero():
+	case !newRow:
 		c.report(RetryBounds, fmt.Sprintf("job %s links to %s, which is not a new row", p.ID, n.ID), withJobs(p, n))
 		return
+	case n.MaxAttempts != p.MaxAttempts || n.Snoozes != p.Snoozes:
+		c.report(RetryBounds, fmt.Sprintf("the retry of job %s has max attempts %d and %d snoozes, the job %d and %d",
+			p.ID, n.MaxAttempts, n.Snoozes, p.MaxAttempts, p.Snoozes), withJobs(p, n))
 	default:
 		c.checkDelay(p, n)
 	}
 	c.extendChain(l, prev, next)
 }
 
+// bound returns how many attempts row r's job may take, and names the
+// bound: the job's own, its queue's policy's, or MaxRetries.
+func (c *Checker) bound(r JobRow) (int, string) {
+	if r.MaxAttempts > 0 {
+		return r.MaxAttempts, fmt.Sprintf("the job's own bound of %d attempts", r.MaxAttempts)
+	}
+	if p := c.policy(r.Queue); p != nil && p.MaxAttempts > 0 {
+		return p.MaxAttempts, fmt.Sprintf("queue %s's bound of %d attempts", r.Queue, p.MaxAttempts)
+	}
+	return c.params.MaxRetries + 1, fmt.Sprintf("MaxRetries %d", c.params.MaxRetries)
+}
+
+// boundOf is bound's number alone.
+func (c *Checker) boundOf(r JobRow) int {
+	n, _ := c.bound(r)
+	return n
+}
+
+// policy returns queue's own retry policy, nil for none.
+func (c *Checker) policy(queue string) *QueuePolicy {
+	for i := range c.params.Policies {
+		if c.params.Policies[i].Queue == queue {
+			return &c.params.Policies[i]
+		}
+	}
+	return nil
+}
+
+// backoff returns the delay policy of queue's retries.
+func (c *Checker) backoff(queue string) clockrng.Backoff {
+	if p := c.policy(queue); p != nil && p.Backoff != nil {
+		return *p.Backoff
+	}
+	return c.params.Backoff
+}
+
 // checkDelay checks the retry's scheduled_at against the failure time and
-// the policy. Stores add the delay truncated to the microsecond.
+// the queue's policy. Stores add the delay truncated to the microsecond.
 func (c *Checker) checkDelay(p, n JobRow) {
 	if p.FailedAt.IsZero() {
 		c.report(WellFormed, fmt.Sprintf("job %s is %s without a failed_at", p.ID, p.Status), withJobs(p))
 		return
 	}
-	lo, hi := c.params.Backoff.Bounds(p.Attempt)
+	lo, hi := c.backoff(p.Queue).Bounds(p.Attempt)
 	lo = lo.Truncate(time.Microsecond)
 	if d := n.ScheduledAt.Sub(p.FailedAt); d < lo || d > hi {
 		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v after its failure, outside the policy's [%v, %v]",
@@ -92,7 +142,7 @@ func (c *Checker) extendChain(l link, prev, next *jobState) {
 func (c *Checker) checkOrphanAttempts(sc *commitScope) {
 	for _, id := range sc.inserted {
 		st := c.jobs[id]
-		if st != nil && st.row.Attempt > 0 && st.chain.IsZero() {
+		if st != nil && !st.row.root() && st.chain.IsZero() {
 			c.report(RetryBounds, fmt.Sprintf("attempt %d (job %s) was inserted without a previous attempt linking to it", st.row.Attempt, id), withJobs(st.row))
 		}
 	}

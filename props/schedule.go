@@ -26,7 +26,7 @@ func (c *Checker) schedule(name string) *scheduleState {
 // checkScheduleRuns checks every run of a schedule the commit enqueued.
 func (c *Checker) checkScheduleRuns(e *Event, sc *commitScope) {
 	for _, id := range sc.inserted {
-		if st := c.jobs[id]; st != nil && st.row.Attempt == 0 && st.row.ScheduleName != "" {
+		if st := c.jobs[id]; st != nil && st.row.root() && st.row.ScheduleName != "" {
 			c.scheduleRun(e, st.row, sc)
 		}
 	}
@@ -60,6 +60,9 @@ func (c *Checker) scheduleRun(e *Event, r JobRow, sc *commitScope) {
 		c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s was enqueued while the previous run's attempt %s is %s",
 			r.ID, name, tail.ID, tail.Status), withJobs(*tail, r))
 	}
+	if key := c.keys[name]; r.UniqueKey != key {
+		c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s carries unique key %q, the schedule's is %q", r.ID, name, r.UniqueKey, key), withJobs(r))
+	}
 	s.lastRun, s.lastCron = r.ID, r.ScheduledAt
 }
 
@@ -78,9 +81,10 @@ func (c *Checker) unfinishedTail(root ulid.ULID) *JobRow {
 }
 
 // scheduleChange checks one schedules row change: advancing it is a leader
-// duty and records the latest run's cron time; its job pointer names the
-// latest attempt of the latest run.
-func (c *Checker) scheduleChange(before, after *ScheduleRow, sc *commitScope) {
+// duty and records the latest run's cron time, or a cron time skipped
+// because another row held the schedule's unique key; its job pointer
+// names the latest attempt of the latest run.
+func (c *Checker) scheduleChange(e *Event, before, after *ScheduleRow, sc *commitScope) {
 	name := rowID(before, after, func(r *ScheduleRow) string { return r.Name })
 	if cur, known := c.schedRows[name]; known && before != nil && cur != *before {
 		c.report(WellFormed, fmt.Sprintf("schedule row %s changed from a row the history never had: %v, not %v", name, *before, cur))
@@ -98,12 +102,45 @@ func (c *Checker) scheduleChange(before, after *ScheduleRow, sc *commitScope) {
 	if !after.LastScheduledAt.Equal(old.LastScheduledAt) {
 		sc.leader("advanced schedule", ulid.ULID{}, name)
 		if s == nil || !after.LastScheduledAt.Equal(s.lastCron) {
-			c.report(ScheduleRuns, fmt.Sprintf("schedule row %s records a run at %s that is not its latest run", name, formatTime(after.LastScheduledAt)))
+			c.scheduleSkip(e, old, *after)
 		}
 	}
 	if ptr := after.LastScheduledJobID; !ptr.IsZero() && ptr != old.LastScheduledJobID {
 		c.checkSchedulePointer(name, ptr, s)
 	}
+}
+
+// scheduleSkip checks a schedule row advanced to a cron time for which the
+// commit enqueued no run: the schedule has a unique key that a row holds,
+// the time is the next cron time after the commit's, past the previous
+// run's, and the row still points where it did. The skipped time counts
+// as used: the next run must come after it.
+func (c *Checker) scheduleSkip(e *Event, old, after ScheduleRow) {
+	name, at := after.Name, after.LastScheduledAt
+	s := c.schedule(name)
+	key := c.keys[name]
+	holder, held := c.keyHolders[key]
+	var why string
+	switch cs := c.crons[name]; {
+	case key == "":
+		why = "and the schedule has no unique key to skip it for"
+	case !held:
+		why = fmt.Sprintf("while no row holds its unique key %q", key)
+	case cs == nil || !cs.Next(e.Time.UTC()).Equal(at):
+		why = "which is not the next cron time after the commit"
+	case !s.lastCron.IsZero() && !at.After(s.lastCron):
+		why = fmt.Sprintf("not after its latest run's or skip's %s", formatTime(s.lastCron))
+	case after.LastScheduledJobID != old.LastScheduledJobID:
+		why = "and moves its pointer"
+	default:
+		s.lastCron = at
+		return
+	}
+	var rows []JobRow
+	if st := c.jobs[holder]; held && st != nil {
+		rows = append(rows, st.row)
+	}
+	c.report(ScheduleRuns, fmt.Sprintf("schedule row %s records a run at %s that is not its latest run, %s", name, formatTime(at), why), withJobs(rows...))
 }
 
 // checkSchedulePointer checks that a schedule row points at the latest

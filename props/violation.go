@@ -32,6 +32,10 @@ const (
 	JobCancel Property = 13
 	// Vacuum: a vacuum runs only when due (props/vacuum.go).
 	Vacuum Property = 17
+	// Snoozes: a snoozed job runs again, as the same attempt with one more
+	// snooze, no earlier than its snooze's wait after it snoozed; past
+	// MaxSnoozes it fails for good (issue 11).
+	Snoozes Property = 15
 )
 
 var propertyNames = [...]string{
@@ -50,6 +54,7 @@ var propertyNames = [...]string{
 	QueueLimit:       "queue limit",
 	JobCancel:        "job cancel",
 	Vacuum:           "vacuum",
+	Snoozes:          "snoozes",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

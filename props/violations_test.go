@@ -41,6 +41,9 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, queueCases...)
 	cases = append(cases, cancelCases...)
 	cases = append(cases, vacuumCases...)
+	cases = append(cases, policyCases...)
+	cases = append(cases, snoozeCases...)
+	cases = append(cases, scheduleKeyCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

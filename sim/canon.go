@@ -60,7 +60,8 @@ func sameJob(a, b *store.Job) bool {
 		a.Status == b.Status && a.Attempt == b.Attempt && a.CreatedAt.Equal(b.CreatedAt) && a.ScheduledAt.Equal(b.ScheduledAt) &&
 		a.StartedAt.Equal(b.StartedAt) && a.StartedBy == b.StartedBy && a.CompletedAt.Equal(b.CompletedAt) &&
 		a.FailedAt.Equal(b.FailedAt) && a.FailedReason == b.FailedReason && a.CancelledAt.Equal(b.CancelledAt) &&
-		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName && a.Priority == b.Priority
+		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName && a.Priority == b.Priority &&
+		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes
 }
 
 func sameWorker(a, b *store.Worker) bool {

@@ -82,6 +82,7 @@ func JobRow(j *store.Job) *props.JobRow {
 		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
 		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
 		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
+		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes,
 	}
 }
 
@@ -94,8 +95,14 @@ func (s *sim) jobMarks(ch props.JobChange) {
 	if a.Status == props.Lost {
 		s.res.Marks.set(MarkRescued)
 	}
-	if (a.Status == props.Failed || a.Status == props.Lost) && a.Attempt >= s.sc.MaxRetries {
+	if (a.Status == props.Failed || a.Status == props.Lost) && a.Attempt+1 >= s.sc.bound(a) {
 		s.res.Marks.set(MarkRetryAtMax)
+		if a.Attempt+1 != s.sc.MaxRetries+1 {
+			s.res.Marks.set(MarkOwnBound)
+		}
+	}
+	if a.Status == props.Failed && a.Snoozes >= s.sc.Policy.MaxSnoozes && strings.Contains(a.FailedReason, "MaxSnoozes") {
+		s.res.Marks.set(MarkSnoozeCap)
 	}
 }
 
@@ -114,6 +121,8 @@ func (s *sim) traceJob(actor string, id ulid.ULID, ch props.JobChange) {
 			s.tr.printf(s.now, actor, "job %s %s>running by %s", name, ch.Before.Status, s.names.worker(a.StartedBy))
 		case props.Failed, props.Lost:
 			s.tr.printf(s.now, actor, "job %s %s>%s next %s: %s", name, ch.Before.Status, a.Status, s.names.job(a.NextAttemptID), s.names.replaceIDs(a.FailedReason))
+		case props.Snoozed:
+			s.tr.printf(s.now, actor, "job %s %s>snoozed next %s", name, ch.Before.Status, s.names.job(a.NextAttemptID))
 		default:
 			s.tr.printf(s.now, actor, "job %s %s>%s", name, ch.Before.Status, a.Status)
 		}

@@ -24,6 +24,9 @@ const (
 	MarkLingerExpired                    // results were recorded after the linger ran out
 	MarkCancelByNotification             // a cancel's notification stopped a running handler
 	MarkCancelByJobPass                  // a job pass found a running handler's row cancelled
+	MarkOwnBound                         // a chain ended at its queue's or its job's own bound
+	MarkSnoozeCap                        // a snooze past MaxSnoozes failed its job
+	MarkScheduleSkipped                  // a schedule skipped a cron time: another row held its key
 	numMarks
 )
 
@@ -46,6 +49,9 @@ var markNames = [numMarks]string{
 	"results recorded after the linger",
 	"running handler cancelled by a notification",
 	"running handler cancelled by a job pass's check",
+	"retries ended at a queue's or job's own bound",
+	"snooze past MaxSnoozes failed its job",
+	"schedule skipped a cron time for its unique key",
 }
 
 // String returns the mark's description.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -21,6 +22,7 @@ type execution struct {
 
 	decision     worker.Decision
 	reason       string
+	snooze       time.Duration // a Snooze decision's wait
 	endAt        time.Duration // true time at which it returns on its own
 	ignoreCancel bool
 	cancelled    bool
@@ -36,15 +38,16 @@ const (
 	fails
 	panics
 	overruns
+	snoozes
 )
 
-var outcomeKinds = [...]FaultKind{asksRetry: HandlerRetry, fails: HandlerFail, panics: HandlerPanic, overruns: HandlerTimeout}
+var outcomeKinds = [...]FaultKind{asksRetry: HandlerRetry, fails: HandlerFail, panics: HandlerPanic, overruns: HandlerTimeout, snoozes: HandlerSnooze}
 
 // drawOutcome picks an outcome: success has weight 4, each enabled handler
 // fault its rate.
 func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 	total := 4.0
-	for o := asksRetry; o <= overruns; o++ {
+	for o := asksRetry; o <= snoozes; o++ {
 		if s.sc.On(outcomeKinds[o]) {
 			total += s.sc.Rate(outcomeKinds[o])
 		}
@@ -54,7 +57,7 @@ func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 		return succeeds
 	}
 	x -= 4
-	for o := asksRetry; o <= overruns; o++ {
+	for o := asksRetry; o <= snoozes; o++ {
 		if !s.sc.On(outcomeKinds[o]) {
 			continue
 		}
@@ -85,6 +88,9 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	case overruns:
 		run += s.sc.JobTimeout.D()
 		ex.decision, ex.reason = worker.Retry, "handler returned after its timeout"
+	case snoozes:
+		ex.snooze = r.DurationBetween(0, s.sc.Policy.SnoozeMax.D()).Truncate(time.Millisecond)
+		ex.decision, ex.reason = worker.Snoozed, fmt.Sprintf("snoozed for %v", ex.snooze)
 	}
 	if o != succeeds {
 		s.count(outcomeKinds[o])
@@ -139,7 +145,7 @@ func (s *sim) cancelExec(p *proc, ex *execution, why string) {
 		}
 		return
 	}
-	ex.decision, ex.reason = worker.Retry, why
+	ex.decision, ex.reason, ex.snooze = worker.Retry, why, 0
 	ex.endQueued = true
 	s.after(p.clock.trueDelay(time.Millisecond), &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})
 }
@@ -153,5 +159,6 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
-	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason, Output: ex.output()}})
+	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason,
+		Output: ex.output(), Snooze: ex.snooze}})
 }

@@ -37,6 +37,7 @@ const (
 	Priorities                      // enqueued jobs get priorities; rate: share of jobs given one
 	QueueControl                    // an operator pauses, resumes or limits a queue; rate: per minute
 	Vacuum                          // the leader's vacuum duty is on; rate: its dead-row threshold
+	HandlerSnooze                   // handlers snooze (worker.Snooze); rate: weight among outcomes
 	numFaultKinds
 )
 
@@ -44,7 +45,7 @@ var faultNames = [numFaultKinds]string{
 	"crash", "stall", "store-before", "store-abort", "store-after", "latency", "outage",
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
-	"priorities", "queue-control", "vacuum",
+	"priorities", "queue-control", "vacuum", "snooze",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -51,6 +51,8 @@ func (s *sim) noteObserved(p *proc, e engine.Event) {
 		s.res.Faults[Retention] += e.Count
 	case engine.EventResultFenced:
 		s.res.Marks.set(MarkFencedResult)
+	case engine.EventScheduleSkipped:
+		s.res.Marks.set(MarkScheduleSkipped)
 	}
 }
 
@@ -59,8 +61,10 @@ func (s *sim) traceObserved(p *proc, e engine.Event) {
 	switch e.Kind {
 	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:
 		s.tr.printf(s.now, p.name, "%s as %s until %s", e.Kind, who, stamp(e.LeaseExpires))
-	case engine.EventRetryScheduled:
+	case engine.EventRetryScheduled, engine.EventJobSnoozed:
 		s.tr.printf(s.now, p.name, "%s %s -> %s delay %v", e.Kind, s.names.job(e.Job.ID), s.names.job(e.Next.ID), e.Delay)
+	case engine.EventScheduleSkipped:
+		s.tr.printf(s.now, p.name, "%s %s for %s: %s holds its key", e.Kind, e.Schedule, stamp(e.CronTime), s.names.job(e.Job.ID))
 	case engine.EventScheduleFired:
 		s.tr.printf(s.now, p.name, "%s %s %s for %s", e.Kind, e.Schedule, s.names.job(e.Job.ID), stamp(e.CronTime))
 	case engine.EventStoreError:

@@ -5,10 +5,10 @@ import "github.com/tickwork/tickwork/props"
 // rowBook counts the job rows quiescence is waiting for: running,
 // available, and scheduled rows other than a schedule's next cron run
 // (which is always there while a schedule exists). attempts is how many
-// attempts those rows may still take, retries included: the work
+// runs those rows may still take, retries and snoozes included: the work
 // quiescence must leave time for.
 type rowBook struct {
-	maxRetries                            int
+	runsLeft                              func(*props.JobRow) int
 	running, available, waiting, attempts int
 }
 
@@ -27,14 +27,14 @@ func (b *rowBook) add(r *props.JobRow, n int) {
 	case props.Available:
 		b.available += n
 	case props.Scheduled:
-		if r.ScheduleName != "" && r.Attempt == 0 {
+		if r.ScheduleName != "" && r.Attempt == 0 && r.Snoozes == 0 { // a schedule's next run, not its snooze
 			return
 		}
 		b.waiting += n
 	default:
 		return
 	}
-	b.attempts += n * (b.maxRetries - r.Attempt + 1)
+	b.attempts += n * b.runsLeft(r)
 }
 
 // settled reports whether no job row is left to run.

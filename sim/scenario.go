@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ type Scenario struct {
 	BurstSize   int        `json:"burst_size"`   // most jobs in one burst
 	Crons       []CronSpec `json:"crons,omitempty"`
 	Unique      UniqueLoad `json:"unique,omitzero"`
+	Policy      PolicyLoad `json:"policy,omitzero"`
 
 	// Phases.
 	Chaos      Dur `json:"chaos"`      // faults on
@@ -57,11 +59,12 @@ type Scenario struct {
 	Faults []FaultSetting `json:"faults"` // one per kind, in drawing order
 }
 
-// CronSpec is one schedule the workers run.
+// CronSpec is one schedule the workers run, with a unique key or not.
 type CronSpec struct {
-	Name  string `json:"name"`
-	Cron  string `json:"cron"`
-	Queue string `json:"queue"`
+	Name      string `json:"name"`
+	Cron      string `json:"cron"`
+	Queue     string `json:"queue"`
+	UniqueKey string `json:"unique_key,omitempty"`
 }
 
 // FaultSetting is one fault kind's switch and rate (see FaultKind for what
@@ -117,6 +120,7 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 		s.JobRetention = pick(5*time.Second, 30*time.Second)
 		s.WorkerRetention = pick(5*time.Second, 30*time.Second)
 	}
+	s.Policy = drawPolicyLoad(&s)
 	s.Quiescence = Dur(s.settleBound())
 	s.Unique = drawUniqueLoad(seed)
 	if s.On(Vacuum) {
@@ -142,6 +146,10 @@ func (s *Scenario) Normalize() {
 			s.Crons[i].Queue = queueName(0)
 		}
 	}
+	s.Policy.Queues = slices.DeleteFunc(s.Policy.Queues, func(q QueuePolicy) bool {
+		n, err := strconv.Atoi(strings.TrimPrefix(q.Queue, "q"))
+		return err != nil || n >= s.Queues
+	})
 	if !s.On(Retention) {
 		s.JobRetention, s.WorkerRetention = Dur(30*24*time.Hour), Dur(7*24*time.Hour)
 	} else if s.JobRetention.D() > time.Hour {
@@ -185,6 +193,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	Priorities:     {0.5, 0.3, 1},
 	QueueControl:   {0.5, 2, 12},
 	Vacuum:         {0.5, 2, 40},
+	HandlerSnooze:  {0.5, 0.3, 1.5},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind
@@ -246,43 +255,6 @@ func (s *Scenario) Backoff() clockrng.Backoff {
 	return clockrng.Backoff{Base: s.BackoffBase.D(), Factor: s.BackoffFactor, Jitter: s.BackoffJitter}
 }
 
-// settleBound is how long quiescence may take at most for one job: a dead
-// worker is noticed, then every attempt of the longest retry chain waits
-// its backoff, gets promoted, reserved and run. A run with more work left
-// when the faults stop gets longer (see quiescenceBound).
-func (s *Scenario) settleBound() time.Duration {
-	b := s.Backoff()
-	perAttempt := s.attemptBound()
-	total := s.DeadThreshold.D() + s.Heartbeat.D() + 2*s.LeaseTTL.D() + s.DrainTimeout.D() + perAttempt
-	for a := 0; a < s.MaxRetries; a++ {
-		_, hi := b.Bounds(a)
-		total += hi + perAttempt
-	}
-	return (total + 20*time.Second).Truncate(time.Millisecond)
-}
-
-// attemptBound bounds how long one attempt holds a worker's slot once the
-// slot is free: the worker notices within two polls or a leader pass and a
-// lease, and the handler runs at most JobMax plus the timeout (an overrun
-// that ignores its cancellation), on a local clock up to a quarter slow
-// (drift is at most 20%).
-func (s *Scenario) attemptBound() time.Duration {
-	run := s.JobMax.D() + s.JobTimeout.D() + min(s.DrainTimeout.D()/10, time.Second)
-	return run*5/4 + 2*s.PollInterval.D() + s.LeaderInterval.D() + s.LeaseTTL.D()
-}
-
-// quiescenceBound is how long quiescence may take when attempts attempts
-// are left: the critical path of one retry chain (settleBound) plus the
-// attempts spread over every slot of every worker. A work-conserving
-// queue finishes within that (Graham's bound for list scheduling:
-// makespan <= work/slots + longest chain), so a run still busy after it is
-// stuck, not slow.
-func (s *Scenario) quiescenceBound(attempts int) time.Duration {
-	slots := s.Workers * s.MaxConcurrent
-	rounds := (attempts + len(s.Crons)*(s.MaxRetries+1) + slots - 1) / slots
-	return s.Quiescence.D() + time.Duration(rounds)*s.attemptBound()
-}
-
 // Validate reports a scenario that cannot be run.
 func (s *Scenario) Validate() error {
 	var errs []string
@@ -340,7 +312,14 @@ func (s *Scenario) Lines() []string {
 	if s.Unique.Frac > 0 {
 		add("%s", s.Unique.line())
 	}
+	if line := s.Policy.line(s); line != "" {
+		add("%s", line)
+	}
 	for _, c := range s.Crons {
+		if c.UniqueKey != "" {
+			add("schedule %s %q queue %s unique-key %s", c.Name, c.Cron, c.Queue, c.UniqueKey)
+			continue
+		}
 		add("schedule %s %q queue %s", c.Name, c.Cron, c.Queue)
 	}
 	if s.On(Vacuum) {

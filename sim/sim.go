@@ -87,6 +87,7 @@ type sim struct {
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
+	policyRnd  *clockrng.Rand // the jobs' own bounds
 	globalRnd  [numFaultKinds]*clockrng.Rand
 	rows       rowBook
 	names      names
@@ -155,12 +156,14 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if opt.TailLines == 0 {
 		opt.TailLines = 30
 	}
-	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed), rows: rowBook{maxRetries: sc.MaxRetries}}
+	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
+	s.rows.runsLeft = s.sc.runsLeft
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines)
 	s.onRecord = opt.Record
 	s.client = s.master.Child("client")
 	s.uniqueRnd = s.master.Child("unique")
+	s.policyRnd = s.master.Child("policy")
 	s.names = newNames()
 	s.cfg = workerConfig(&sc)
 	if err := s.cfg.Validate(); err != nil {
@@ -195,8 +198,10 @@ func workerConfig(sc *Scenario) worker.Config {
 	if n := sc.VacuumDeadRows(); n > 0 {
 		cfg.VacuumDeadRows, cfg.VacuumInterval = n, sc.VacuumInterval.D()
 	}
+	cfg.MaxSnoozes, cfg.Policies = sc.Policy.MaxSnoozes, sc.Policy.policies()
 	for _, c := range sc.Crons {
-		cfg.Schedules = append(cfg.Schedules, worker.ScheduleSpec{Name: c.Name, Cron: c.Cron, Queue: c.Queue, Payload: []byte(`{"cron":"` + c.Name + `"}`)})
+		cfg.Schedules = append(cfg.Schedules, worker.ScheduleSpec{Name: c.Name, Cron: c.Cron, Queue: c.Queue, Payload: []byte(`{"cron":"` + c.Name + `"}`),
+			UniqueKey: c.UniqueKey})
 	}
 	return cfg
 }
@@ -209,9 +214,14 @@ func historyParams(sc *Scenario) props.Params {
 		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
+		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,
 	}
 	for _, c := range sc.Crons {
-		p.Schedules = append(p.Schedules, props.ScheduleSpec{Name: c.Name, Cron: c.Cron})
+		spec := props.ScheduleSpec{Name: c.Name, Cron: c.Cron}
+		if c.UniqueKey != "" {
+			spec.UniqueKey = storedKey(c.UniqueKey)
+		}
+		p.Schedules = append(p.Schedules, spec)
 	}
 	return p
 }

@@ -42,6 +42,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
 		}
 		s.sc.Unique.keyJob(s.uniqueRnd, &j)
+		s.sc.Policy.boundJob(s.policyRnd, &j)
 		jobs[i] = j
 	}
 	err := s.be.InTx(s.ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })

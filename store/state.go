@@ -110,7 +110,8 @@ func sameJob(a, b Job) bool {
 		a.StartedBy == b.StartedBy && a.CompletedAt == b.CompletedAt && a.FailedAt == b.FailedAt &&
 		a.FailedReason == b.FailedReason && a.CancelledAt == b.CancelledAt &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
-		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority
+		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority &&
+		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -141,10 +142,10 @@ func (s State) String() string {
 // FormatJob formats every column of a row, times with their zone, so that
 // rows compare as text.
 func FormatJob(j Job) string {
-	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q priority=%d",
+	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q priority=%d max-attempts=%d snoozes=%d",
 		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, FormatTime(j.CreatedAt), FormatTime(j.ScheduledAt),
 		FormatTime(j.StartedAt), FormatID(j.StartedBy), FormatTime(j.CompletedAt), FormatTime(j.FailedAt), j.FailedReason,
-		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output, j.Priority)
+		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output, j.Priority, j.MaxAttempts, j.Snoozes)
 }
 
 // FormatLease formats the lease row.

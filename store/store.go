@@ -110,8 +110,9 @@ type Jobs interface {
 	// otherwise.
 	FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error
 	// ScheduleRetry inserts the next attempt of a failed or lost job that
-	// has none: same queue, payload, metadata, schedule name and unique key
-	// (which the failed row no longer holds), attempt+1,
+	// has none: same queue, payload, metadata, schedule name, unique key
+	// (which the failed row no longer holds), priority, max attempts and
+	// snoozes, attempt+1,
 	// scheduled at now + delay (available at once when delay <= 0). It links
 	// the old row's next_attempt_id to it and, if the schedule points at
 	// the old row, moves the schedule's pointer to the new one. It returns
@@ -119,6 +120,14 @@ type Jobs interface {
 	// has a next attempt, or if another row holds its unique key;
 	// ErrNotFound if it does not exist.
 	ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (Job, error)
+	// SnoozeJob ends the run of a job still running under worker with a
+	// snooze: the row becomes snoozed (completed_at = now) and a new row
+	// newID takes its place, as ScheduleRetry's would but with the same
+	// attempt number and one more snooze, scheduled at now + delay
+	// (available at once when delay <= 0). It returns the new row.
+	// ErrFenced (nothing changed) if the job no longer runs under worker;
+	// ErrConflict if newID exists.
+	SnoozeJob(ctx context.Context, worker, id, newID ulid.ULID, delay time.Duration) (Job, error)
 	// RescueLostJobs marks every running job whose worker is shut down as
 	// lost (failed_at = now, failed_reason naming the worker) and returns
 	// them in id order; the caller decides on their retries.

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -21,23 +22,33 @@ const (
 	Failed    Status = "failed"    // the handler failed; see NextAttemptID
 	Lost      Status = "lost"      // its worker was declared dead while it ran
 	Cancelled Status = "cancelled" // cancelled by an operator
+	// Snoozed: its handler asked to run it again later (worker.Snooze);
+	// NextAttemptID is the row that does, with the same attempt number.
+	Snoozed Status = "snoozed"
 )
 
 // Terminal reports whether a row in status s will never run again.
 func (s Status) Terminal() bool {
-	return s == Completed || s == Failed || s == Lost || s == Cancelled
+	return s == Completed || s == Failed || s == Lost || s == Cancelled || s == Snoozed
 }
 
 // Valid reports whether s is one of the statuses above.
 func (s Status) Valid() bool {
 	switch s {
-	case Scheduled, Available, Running, Completed, Failed, Lost, Cancelled:
+	case Scheduled, Available, Running, Completed, Failed, Lost, Cancelled, Snoozed:
 		return true
 	}
 	return false
 }
 
-// Job is one attempt of a job. Zero times and zero ULIDs stand for SQL NULL.
+// Statuses returns every status, in the order of the unique keys' status
+// bits (StatusesOf).
+func Statuses() []Status { return slices.Clone(statusOrder[:]) }
+
+// Job is one attempt of a job, or one run of an attempt that snoozed. Zero
+// times and zero ULIDs stand for SQL NULL. A row's run ended at
+// CompletedAt when it completed or snoozed, at FailedAt when it failed or
+// was lost, at CancelledAt when it was cancelled.
 type Job struct {
 	ID            ulid.ULID
 	Queue         string
@@ -62,6 +73,12 @@ type Job struct {
 	// Output is what the handler recorded for a completed row; nil: none.
 	Output   json.RawMessage
 	Priority int // see MaxPriority; retries keep it
+	// MaxAttempts is the job's own bound on its runs, 0 for none (the
+	// handler's or the worker's bound applies); retries and snoozes keep it.
+	MaxAttempts int
+	// Snoozes counts the snoozes of the job before this row (worker.Snooze):
+	// a snooze's row has one more than the row that snoozed, a retry as many.
+	Snoozes int
 }
 
 // Job priorities: Reserve takes the smallest number first, then the
@@ -91,7 +108,13 @@ type NewJob struct {
 	UniqueStates StatusSet
 	UniquePeriod time.Duration
 	Priority     int // MinPriority to MaxPriority
+	// MaxAttempts bounds the job's runs, retries included: 0 (none, the
+	// handler's or the worker's bound applies) to MaxJobAttempts.
+	MaxAttempts int
 }
+
+// MaxJobAttempts is the largest bound a job may be given on its attempts.
+const MaxJobAttempts = 1000
 
 // Worker is one row of the workers table: one worker start.
 type Worker struct {

@@ -14,8 +14,9 @@ import (
 type StatusSet uint8
 
 // statusOrder gives each status its bit: the order of the CASE in the
-// PostgreSQL index predicate (store/pg, migration unique_jobs) must match it.
-var statusOrder = [...]Status{Scheduled, Available, Running, Completed, Failed, Lost, Cancelled}
+// PostgreSQL index predicate (store/pg, migrations unique_jobs and
+// snoozes) must match it.
+var statusOrder = [...]Status{Scheduled, Available, Running, Completed, Failed, Lost, Cancelled, Snoozed}
 
 // StatusesOf returns the set holding statuses.
 func StatusesOf(statuses ...Status) StatusSet {
@@ -47,7 +48,8 @@ func (set StatusSet) String() string {
 // LiveStatuses are the statuses a unique key always covers, and the default
 // set: a row that may still run holds its key. Failed and lost are never
 // covered, so that a retry, which inherits its row's key in the same
-// transaction that failed the row, never meets that row.
+// transaction that failed the row, never meets that row; nor is snoozed,
+// for the same reason.
 var LiveStatuses = StatusesOf(Scheduled, Available, Running)
 
 // coverable are the statuses a unique key may cover.
@@ -95,6 +97,10 @@ func (nj NewJob) CoveredStatuses() StatusSet {
 
 // Holds reports whether row j holds its unique key now.
 func (j Job) Holds() bool { return j.UniqueKey != "" && j.UniqueStates.Has(j.Status) }
+
+// CheckUniqueKey returns an error wrapping ErrInvalid, saying why, unless
+// key may be a job's unique key ("" is none, and may).
+func CheckUniqueKey(key string) error { return validateUnique(NewJob{UniqueKey: key}) }
 
 // validateUnique checks the unique fields of a new job.
 func validateUnique(j NewJob) error {

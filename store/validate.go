@@ -94,6 +94,9 @@ func ValidateNewJob(j NewJob) error {
 	if j.Priority < MinPriority || j.Priority > MaxPriority {
 		err = fmt.Errorf("priority %d is outside %d to %d: %w", j.Priority, MinPriority, MaxPriority, ErrInvalid)
 	}
+	if err == nil && (j.MaxAttempts < 0 || j.MaxAttempts > MaxJobAttempts) {
+		err = fmt.Errorf("max attempts %d is outside 0 (none) to %d: %w", j.MaxAttempts, MaxJobAttempts, ErrInvalid)
+	}
 	if err == nil && j.ScheduleName != "" {
 		err = CheckName("schedule", j.ScheduleName)
 	}

@@ -24,8 +24,9 @@ const DefaultMaxDrainAttempts = 1000
 // Options configure a Kit. Zero fields take the defaults noted.
 type Options struct {
 	// Worker configures the kit's worker as in production: Config
-	// (MaxRetries and Backoff decide retries; zero means
-	// worker.DefaultConfig()), Middleware, Logger (default: discard),
+	// (MaxRetries and Backoff decide retries, unless a handler sets its
+	// own; MaxSnoozes bounds snoozes; zero means worker.DefaultConfig()),
+	// Middleware, Logger (default: discard),
 	// MeterProvider and TracerProvider. Its Clock and Rand are the kit's
 	// own. Config.Schedules are not run: enqueue a schedule's payload to
 	// test its handler.

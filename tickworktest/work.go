@@ -16,14 +16,18 @@ import (
 
 // Attempt is one run of a job's handler by WorkOne or Drain, as recorded.
 type Attempt struct {
-	// Job is the row after its result was recorded: completed, or failed
-	// with Reason.
+	// Job is the row after its result was recorded: completed, failed
+	// with Reason, or snoozed.
 	Job      store.Job
 	Decision worker.Decision
 	Reason   string // why it failed: the handler's error, its panic, its timeout
 	// Retry is the next attempt's row (scheduled at the backoff delay) when
 	// the decision was Retry and attempts remain, else nil.
 	Retry *store.Job
+	// Snooze is the row that runs the same attempt again (scheduled at the
+	// snooze's wait) when the handler returned worker.Snooze and the job
+	// had snoozes left, else nil.
+	Snooze *store.Job
 	// Output is what the handler recorded with worker.RecordOutput, as the
 	// completed row keeps it (Job.Output); nil for none or a failed attempt.
 	Output json.RawMessage
@@ -52,7 +56,8 @@ func (k *Kit) WorkOne() Attempt {
 // Drain runs every job due on the queues that have handlers, in the order a
 // worker would, moving the clock to each scheduled time when nothing is due
 // now, until no job waits on those queues: retries run at their backoff
-// times, and jobs the handlers enqueue run too. It returns the attempts in
+// times, snoozed jobs when their snooze ends, and jobs the handlers
+// enqueue run too. It returns the attempts in
 // the order they ran. More than Options.MaxDrainAttempts runs fail the
 // test, so a handler that always enqueues another job cannot make it run
 // forever. Jobs on queues without a handler are left waiting; with no
@@ -99,7 +104,7 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	if len(queues) == 0 {
 		return Attempt{}, false, errNoHandler
 	}
-	cfg := k.cfg
+	cfg := k.w.CoreConfig() // the handlers' retry policies included
 	cfg.Queues, cfg.Schedules = queues, nil
 	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
 	// Every tick is a leader pass. A tick reserves before the duties that
@@ -151,7 +156,11 @@ func (k *Kit) recorded(ctx context.Context, id ulid.ULID) (Attempt, error) {
 			return nil
 		}
 		next, err := tx.GetJob(ctx, a.Job.NextAttemptID)
-		a.Retry = &next
+		if a.Job.Status == store.Snoozed {
+			a.Snooze = &next
+		} else {
+			a.Retry = &next
+		}
 		return err
 	})
 	if err != nil {

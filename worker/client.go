@@ -55,11 +55,13 @@ func RegisterQueue[T any](c *Client, queue string) error {
 type EnqueueOption func(*enqueueOptions)
 
 type enqueueOptions struct {
-	at       time.Time
-	meta     map[string]string
-	queue    string
-	unique   uniqueOptions
-	priority int
+	at             time.Time
+	meta           map[string]string
+	queue          string
+	unique         uniqueOptions
+	priority       int
+	maxAttempts    int
+	maxAttemptsSet bool
 }
 
 // At makes the jobs wait until t (compared with the store's time); a time
@@ -141,6 +143,9 @@ func newJobs[T any](ctx context.Context, c *Client, payloads []T, opts []Enqueue
 }
 
 func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOptions) ([]store.NewJob, error) {
+	if err := o.checkMaxAttempts(); err != nil {
+		return nil, err
+	}
 	entries := withTraceContext(ctx, o.meta)
 	meta, err := encodeMetadata(entries)
 	if err != nil {
@@ -157,7 +162,7 @@ func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOp
 		if err != nil {
 			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
 		}
-		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority}
+		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority, MaxAttempts: o.maxAttempts}
 		o.unique.apply(&jobs[i])
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}

@@ -54,6 +54,10 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 		outcome, r.Decision = "panic", Retry
 	case isUndecodable(err):
 		outcome = "undecodable"
+	case r.Decision == Snoozed:
+		outcome, r.Snooze, r.Reason = "snooze", snoozeOf(err), err.Error()
+		log(slog.LevelDebug, "job attempt snoozed", slog.Duration("snooze", r.Snooze), slog.Duration("duration", elapsed))
+		err = nil // not a failure
 	case err != nil && errors.Is(context.Cause(ctx), ErrJobCancelled):
 		outcome = "cancelled"
 	case err != nil && h.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -65,11 +69,11 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 		log(slog.LevelWarn, "completed a job of a deprecated queue without running anything")
 	}
 	if err != nil {
-		r.Reason = err.Error()
+		r.Reason, r.Err = err.Error(), err
 		span.SetStatus(codes.Error, r.Reason)
 		log(slog.LevelWarn, "job attempt failed", slog.String("outcome", outcome), slog.String("decision", r.Decision.String()),
 			slog.String("error", r.Reason), slog.Duration("duration", elapsed))
-	} else {
+	} else if r.Decision == Succeed {
 		log(slog.LevelDebug, "job attempt succeeded", slog.Duration("duration", elapsed))
 	}
 	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000,

@@ -46,6 +46,8 @@ type handler struct {
 	queue      string
 	timeout    time.Duration
 	deprecated bool
+	policy     RetryPolicy                                    // set by MaxAttempts, RetryDelay and RetryBackoff
+	optErr     error                                          // an option's refusal, reported at registration
 	run        func(ctx context.Context, job store.Job) error // with its middleware, once registered
 	middleware []Middleware                                   // its own, inside the worker's
 	span       string                                         // the name of its jobs' spans, built once; see spanName
@@ -142,6 +144,9 @@ func (w *Worker) addHandler(h *handler) error {
 	if h.timeout < 0 {
 		return fmt.Errorf("worker: handler for queue %q: timeout %v must not be negative", h.queue, h.timeout)
 	}
+	if h.optErr != nil {
+		return fmt.Errorf("worker: handler for queue %q: %w", h.queue, h.optErr)
+	}
 	h.span = h.spanName()
 	if !h.deprecated {
 		mws := slices.Concat(w.middleware, h.middleware)
@@ -193,8 +198,8 @@ func FailJob(err error) error {
 }
 
 // DecisionOf returns what err means for the job: Succeed for nil, the
-// decision of the outermost RetryJob or FailJob wrapper, Fail for an undecodable
-// payload, and Retry for any other error.
+// decision of the outermost RetryJob or FailJob wrapper, Snoozed for a
+// Snooze, Fail for an undecodable payload, and Retry for any other error.
 func DecisionOf(err error) Decision {
 	if err == nil {
 		return Succeed
@@ -202,6 +207,9 @@ func DecisionOf(err error) Decision {
 	var d *decisionError
 	if errors.As(err, &d) {
 		return d.decision
+	}
+	if _, ok := SnoozeOf(err); ok {
+		return Snoozed
 	}
 	var u *errUndecodable
 	if errors.As(err, &u) {

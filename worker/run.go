@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -82,10 +81,7 @@ func (w *Worker) start() (Config, map[string]*handler, error) {
 		return Config{}, nil, errors.New("worker: Run called twice")
 	}
 	w.started = true
-	cfg := w.cfg
-	if len(cfg.Queues) == 0 {
-		cfg.Queues = slices.Sorted(maps.Keys(w.handlers))
-	}
+	cfg := w.coreConfig()
 	for _, q := range cfg.Queues {
 		if _, ok := w.handlers[q]; !ok {
 			return Config{}, nil, fmt.Errorf("worker: queue %q is configured but has no handler", q)

@@ -3,6 +3,7 @@ package worker
 import (
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 
@@ -100,8 +101,29 @@ func New(st store.Store, opts Options) (*Worker, error) {
 	return w, nil
 }
 
+// CoreConfig returns the configuration Run gives its core: Options.Config
+// with the queues of the handlers when it names none, and each handler's
+// retry policy (MaxAttempts, RetryDelay) in Policies. A driver of its own
+// core (tickworktest) builds it with this.
+func (w *Worker) CoreConfig() Config {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.coreConfig()
+}
+
+// coreConfig is CoreConfig with w.mu held.
+func (w *Worker) coreConfig() Config {
+	cfg := w.cfg
+	if len(cfg.Queues) == 0 {
+		cfg.Queues = slices.Sorted(maps.Keys(w.handlers))
+	}
+	cfg.Policies = policies(cfg.Policies, w.handlers)
+	return cfg
+}
+
 // isZeroConfig reports a Config nobody filled in.
 func isZeroConfig(c Config) bool {
 	return c.MaxConcurrent == 0 && c.MaxFetch == 0 && c.PollInterval == 0 && c.LeaseTTL == 0 &&
-		c.HeartbeatInterval == 0 && c.Backoff == (clockrng.Backoff{}) && len(c.Queues) == 0 && len(c.Schedules) == 0
+		c.HeartbeatInterval == 0 && c.Backoff == (clockrng.Backoff{}) && len(c.Queues) == 0 && len(c.Schedules) == 0 &&
+		c.MaxSnoozes == 0 && len(c.Policies) == 0
 }

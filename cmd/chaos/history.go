@@ -12,6 +12,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/worker"
 )
 
 // loadLog reads a worker's history log: one props.Event per line. The last
@@ -37,6 +38,7 @@ func loadLog(path string) (events []props.Event, cut int, err error) {
 func (o options) params() props.Params {
 	return props.Params{
 		MaxRetries:     o.maxRetries,
+		MaxSnoozes:     worker.DefaultConfig().MaxSnoozes, // the workers run with the default
 		MaxConcurrent:  o.concurrency,
 		Backoff:        clockrng.Backoff{Base: o.retryDelay, Factor: 2},
 		LeaseTTL:       o.leaseTTL,

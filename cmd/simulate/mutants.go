@@ -11,6 +11,15 @@ import (
 // sampleSeeds is how many seeds the kill-rate column runs per bug.
 const sampleSeeds = 200
 
+// nameWidth is the width of the table's first column: the longest name.
+var nameWidth = func() int {
+	n := len("mutant")
+	for _, name := range mutant.Names {
+		n = max(n, len(name))
+	}
+	return n
+}()
+
 // runMutants plants each bug in turn and runs seeds from -from until the
 // first one that catches it, at most -seeds of them, then reports how many
 // of the first sampleSeeds seeds catch it. It fails if any bug survives.
@@ -22,7 +31,7 @@ func runMutants(cfg config, w io.Writer) int {
 	}
 	defer mutant.Select("")
 	from, to := uint64(cfg.from), uint64(cfg.from+cfg.seeds-1)
-	fmt.Fprintf(w, "%-24s %10s %8s %12s  %s\n", "mutant", "caught at", "seeds", "kill rate", "first property broken")
+	fmt.Fprintf(w, "%-*s %10s %8s %12s  %s\n", nameWidth, "mutant", "caught at", "seeds", "kill rate", "first property broken")
 	status := 0
 	for _, name := range mutant.Names {
 		if err := mutant.Select(name); err != nil {
@@ -36,7 +45,7 @@ func runMutants(cfg config, w io.Writer) int {
 		}
 		o, caught := sum.lowestFailure()
 		if !caught {
-			fmt.Fprintf(w, "%-24s %10s %8d %12s  SURVIVED %d seeds\n", name, "-", sum.seeds, "0", sum.seeds)
+			fmt.Fprintf(w, "%-*s %10s %8d %12s  SURVIVED %d seeds\n", nameWidth, name, "-", sum.seeds, "0", sum.seeds)
 			status = 1
 			continue
 		}
@@ -52,7 +61,7 @@ func runMutants(cfg config, w io.Writer) int {
 			return 2
 		}
 		rate := fmt.Sprintf("%d/%d", sample.failed, sample.seeds)
-		fmt.Fprintf(w, "%-24s %10d %8d %12s  %s\n", name, o.seed, o.seed-from+1, rate, what)
+		fmt.Fprintf(w, "%-*s %10d %8d %12s  %s\n", nameWidth, name, o.seed, o.seed-from+1, rate, what)
 	}
 	return status
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-unique-key K] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [flags]
 
 Adds one job and prints its id. Without -at or -in the job is available at
 once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
@@ -26,18 +26,22 @@ with -in (e.g. 10s) until that long after the database's current time. The
 payload is a JSON document of at most 1 MiB, given on the command line,
 read from a file (-payload @job.json) or from standard input (-payload -).
 A payload for a built-in queue (webhook, noop) is checked before it is
-stored. -priority 0 (the default) is reserved first, 9 last. With -unique-key
-(or -unique-by-payload) nothing is stored while a job holding the same key
-exists: its id is printed instead, with a note on standard error.`
+stored. -priority 0 (the default) is reserved first, 9 last. -max-attempts
+gives the job its own bound on its runs, retries included, which every
+worker applies (a leader rescuing it too) over its queue's and its
+-max-retries. With -unique-key (or -unique-by-payload) nothing is stored
+while a job holding the same key exists: its id is printed instead, with a
+note on standard error.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
-	queue    string
-	payload  string
-	at       string
-	in       time.Duration
-	priority int
-	unique   uniqueFlags
+	queue       string
+	payload     string
+	at          string
+	in          time.Duration
+	priority    int
+	maxAttempts int
+	unique      uniqueFlags
 }
 
 // maxDelay bounds -in: ten years.
@@ -50,6 +54,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.in, "in", 0, 0, maxDelay, "run the job no earlier than this long after the database's current time")
 	f.unique.register(fs)
 	intVar(fs, &f.priority, "priority", 0, store.MinPriority, store.MaxPriority, "the job's priority: workers reserve smaller numbers first")
+	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
 }
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
@@ -92,6 +97,9 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 			at = now.Add(f.in)
 		}
 		opts := append([]worker.EnqueueOption{worker.ToQueue(job.Queue), worker.At(at), worker.WithPriority(job.Priority)}, uniqueOpts...)
+		if job.MaxAttempts > 0 {
+			opts = append(opts, worker.WithMaxAttempts(job.MaxAttempts))
+		}
 		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, opts...)
 		return err
 	})
@@ -123,7 +131,7 @@ func (f *enqueueFlags) newJob(stdin io.Reader) (store.NewJob, error) {
 			return store.NewJob{}, usagef("-payload for queue %q: %v", f.queue, err)
 		}
 	}
-	job := store.NewJob{Queue: f.queue, Payload: payload, Priority: f.priority}
+	job := store.NewJob{Queue: f.queue, Payload: payload, Priority: f.priority, MaxAttempts: f.maxAttempts}
 	switch {
 	case f.at != "" && f.in != 0:
 		return store.NewJob{}, usagef("-at and -in both say when the job runs: give one of them")

@@ -28,15 +28,21 @@ func checkWebhookPayload(raw json.RawMessage) error {
 }
 
 // registerHandlers gives the worker the built-in handler of each queue;
-// a second signal (abandon) cuts them short.
-func registerHandlers(w *worker.Worker, queues []string, sender *webhookSender, abandon context.Context) error {
-	for _, q := range queues {
+// a second signal (abandon) cuts them short. The webhook handler waits as
+// long as an answer's Retry-After asks before its retry, and with a
+// positive webhookMaxAttempts bounds its jobs' attempts.
+func registerHandlers(w *worker.Worker, cfg worker.Config, sender *webhookSender, webhookMaxAttempts int, abandon context.Context) error {
+	for _, q := range cfg.Queues {
 		var err error
 		switch q {
 		case "webhook":
+			opts := []worker.HandlerOption{webhookRetryDelay(cfg.Backoff)}
+			if webhookMaxAttempts > 0 {
+				opts = append(opts, worker.MaxAttempts(webhookMaxAttempts))
+			}
 			err = worker.Handle(w, q, abandonable(abandon, func(ctx context.Context, job worker.Job[webhookPayload]) error {
 				return webhookDecision(sender.send(ctx, job.Payload))
-			}))
+			}), opts...)
 		case "noop":
 			err = worker.Handle(w, q, abandonable(abandon, func(context.Context, worker.Job[json.RawMessage]) error { return nil }))
 		default:

@@ -44,7 +44,7 @@ func (f *listFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "table", "output format: table or json")
 }
 
-const statusNames = "scheduled, available, running, completed, failed, lost or cancelled"
+const statusNames = "scheduled, available, running, completed, failed, lost, cancelled or snoozed"
 
 // filter turns the flags into the store's filter, or a usageError.
 func (f *listFlags) filter() (store.JobFilter, error) {

@@ -25,8 +25,10 @@ const jobsShowSynopsis = `worker jobs show [-format text|json] [flags] ID
 
 Prints one job attempt in full (its reason, payload and metadata, the worker
 that ran it) and the job's whole attempt chain: the attempts before it and
-the retries after it, each with the worker that ran it. ID is the ULID the
-commands print or the UUID form the database shows.`
+the retries after it, each with the worker that ran it. A snoozed row (its
+handler asked to run later) is followed by the row that runs then, with the
+same attempt number and one more snooze. ID is the ULID the commands print
+or the UUID form the database shows.`
 
 // maxChain bounds the attempts shown each way: MaxRetries is at most 100,
 // but jobs retried by hand with jobs retry can go on.
@@ -101,6 +103,10 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	field("queue", cell(job.Queue))
 	field("status", string(job.Status))
 	field("attempt", strconv.Itoa(job.Attempt))
+	if job.MaxAttempts > 0 {
+		field("max attempts", strconv.Itoa(job.MaxAttempts))
+	}
+	field("snoozes", strconv.Itoa(job.Snoozes))
 	field("priority", strconv.Itoa(job.Priority))
 	field("schedule", cell(job.ScheduleName))
 	field("created", preciseTime(job.CreatedAt))
@@ -126,16 +132,29 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	}
 
 	fmt.Fprintf(w, "\nattempts (%d, oldest first):\n", len(chain))
-	fmt.Fprintln(tw, "\tATTEMPT\tID\tSTATUS\tSTARTED BY\tSTARTED\tENDED\tREASON")
-	for _, a := range chain {
+	fmt.Fprintln(tw, "\tATTEMPT\tSNOOZES\tID\tSTATUS\tSTARTED BY\tSTARTED\tENDED\tREASON")
+	for i, a := range chain {
 		mark := ""
 		if a.ID == job.ID {
 			mark = "->"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, a.Attempt, a.ID, a.Status, workerOf(a),
-			formatTime(a.StartedAt), formatTime(ended(a)), shorten(a.FailedReason, 60))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, a.Attempt, a.Snoozes, a.ID, a.Status, workerOf(a),
+			formatTime(a.StartedAt), formatTime(ended(a)), shorten(chainReason(chain, i), 60))
 	}
 	return tw.Flush()
+}
+
+// chainReason is what the chain table says of row i: its failed_reason,
+// or for a snoozed row how long it snoozed (until the next row's time).
+func chainReason(chain []store.Job, i int) string {
+	a := chain[i]
+	if a.Status != store.Snoozed {
+		return a.FailedReason
+	}
+	if i+1 < len(chain) && chain[i+1].ID == a.NextAttemptID {
+		return "snoozed for " + chain[i+1].ScheduledAt.Sub(a.CompletedAt).String()
+	}
+	return "snoozed"
 }
 
 // preciseTime is formatTime to the microsecond the store keeps.
@@ -229,6 +248,8 @@ type jobJSON struct {
 	UniqueStates  store.StatusSet `json:"unique_states,omitzero"`
 	Output        json.RawMessage `json:"output,omitempty"`
 	Priority      int             `json:"priority,omitempty"`
+	MaxAttempts   int             `json:"max_attempts,omitempty"`
+	Snoozes       int             `json:"snoozes,omitempty"`
 }
 
 func jobsJSON(jobs []store.Job) []jobJSON {

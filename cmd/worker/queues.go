@@ -143,7 +143,7 @@ func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
 }
 
 // listedStatuses are the status columns of queues list, in life-cycle order.
-var listedStatuses = []store.Status{store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled}
+var listedStatuses = store.Statuses()
 
 func printQueues(w io.Writer, queues []store.QueueStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -48,6 +48,7 @@ type runFlags struct {
 	concurrency  int
 	maxFetch     int
 	maxRetries   int
+	maxSnoozes   int
 	retryDelay   time.Duration
 	drainTimeout time.Duration
 	metricsAddr  string
@@ -56,6 +57,7 @@ type runFlags struct {
 
 	webhookAllowPrivate bool
 	webhookTimeout      time.Duration
+	webhookMaxAttempts  int
 
 	pollInterval      time.Duration
 	heartbeatInterval time.Duration
@@ -78,7 +80,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.queues, "queues", "webhook,noop", "comma-separated queues to process, among the built-in ones")
 	intVar(fs, &f.concurrency, "concurrency", def.MaxConcurrent, 1, 10000, "most jobs running at once")
 	intVar(fs, &f.maxFetch, "max-fetch", def.MaxFetch, 1, 1000, "most jobs reserved per loop iteration")
-	intVar(fs, &f.maxRetries, "max-retries", def.MaxRetries, 0, 100, "retries of a job before it is abandoned (it runs at most this + 1 times)")
+	intVar(fs, &f.maxRetries, "max-retries", def.MaxRetries, 0, 100, "retries of a job before it is abandoned (it runs at most this + 1 times), unless its queue's handler or the job sets its own bound")
+	intVar(fs, &f.maxSnoozes, "max-snoozes", def.MaxSnoozes, 0, 10000, "snoozes a job may take before its next snooze fails it")
 	durationVar(fs, &f.retryDelay, "retry-delay", def.Backoff.Base, time.Millisecond, day, "delay before the first retry; it doubles with each attempt")
 	durationVar(fs, &f.drainTimeout, "drain-timeout", def.DrainTimeout, 0, day, "on SIGTERM/SIGINT, how long to wait for running jobs before cancelling and releasing them")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:9464", `address serving /metrics, /healthz and /readyz, loopback only by default (":9464" listens on every interface); "" turns the server off`)
@@ -86,13 +89,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.adminToken, "admin-token", "", "with -admin-addr: token that enables the console's actions (empty: read-only)")
 	boolVar(fs, &f.webhookAllowPrivate, "webhook-allow-private", "let webhooks reach loopback, private, link-local and unspecified addresses")
 	durationVar(fs, &f.webhookTimeout, "webhook-timeout", 30*time.Second, time.Millisecond, maxTimeout, "how long a webhook may take to answer before the attempt is retried")
+	intVar(fs, &f.webhookMaxAttempts, "webhook-max-attempts", 0, 0, 1000, "attempts of a webhook job, retries included (0: -max-retries + 1); a job enqueued with -max-attempts keeps its own")
 	durationVar(fs, &f.pollInterval, "poll-interval", def.PollInterval, 10*time.Millisecond, maxTimeout, "tuning: wait between polls when no notification arrives")
 	durationVar(fs, &f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, 10*time.Millisecond, maxTimeout, "tuning: how often the worker reports it is alive")
 	durationVar(fs, &f.leaseTTL, "lease-ttl", def.LeaseTTL, 100*time.Millisecond, maxTimeout, "tuning: how long the leader's lease lasts after each renewal")
 	durationVar(fs, &f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, 100*time.Millisecond, day, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
 	intVar(fs, &f.vacuumDeadRows, "vacuum-dead-rows", 0, 0, 1<<30, "the leader vacuums the jobs table (VACUUM ANALYZE, beside the job path) once its statistics count this many dead rows, at most once per -vacuum-interval across leaders; for a server whose autovacuum is off or too slow for the queue (0: off)")
 	durationVar(fs, &f.vacuumInterval, "vacuum-interval", def.VacuumInterval, time.Second, day, "with -vacuum-dead-rows: the least time, on the database's clock, between two vacuums")
-	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC); repeat for more. Every worker of a deployment must list the same schedules")
+	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC), or NAME|CRON|QUEUE|unique=KEY|PAYLOAD to skip a cron time while a job holds KEY; repeat for more. Every worker of a deployment must list the same schedules")
 	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
 }
@@ -108,6 +112,7 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.MaxConcurrent = f.concurrency
 	cfg.MaxFetch = f.maxFetch
 	cfg.MaxRetries = f.maxRetries
+	cfg.MaxSnoozes = f.maxSnoozes
 	cfg.Backoff.Base = f.retryDelay
 	cfg.DrainTimeout = f.drainTimeout
 	cfg.PollInterval = f.pollInterval
@@ -134,6 +139,7 @@ var configToFlags = strings.NewReplacer(
 	"MaxConcurrent", "-concurrency",
 	"MaxFetch", "-max-fetch",
 	"MaxRetries", "-max-retries",
+	"MaxSnoozes", "-max-snoozes",
 	"PollInterval", "-poll-interval",
 	"HeartbeatInterval", "-heartbeat-interval",
 	"LeaseTTL", "-lease-ttl",
@@ -218,7 +224,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	if err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
-	if err := registerHandlers(w, cfg.Queues, sender, c.abandon); err != nil {
+	if err := registerHandlers(w, cfg, sender, f.webhookMaxAttempts, c.abandon); err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
 

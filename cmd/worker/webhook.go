@@ -175,7 +175,7 @@ func (s *webhookSender) send(ctx context.Context, p webhookPayload) error {
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
 	// Drain a little more so the connection can be reused, but not forever.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return classifyStatus(target, resp.StatusCode, snippet)
+	return withRetryAfter(classifyStatus(target, resp.StatusCode, snippet), resp.Header)
 }
 
 // withoutURL drops the *url.Error layer net/http wraps around its errors:

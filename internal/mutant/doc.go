@@ -32,6 +32,9 @@ var Names = []string{
 	LimitPerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
+	HandlerMaxAttemptsIgnored,
+	SnoozeConsumesAttempt,
+	ScheduleKeyDropped,
 }
 
 // The planted bugs.
@@ -90,6 +93,15 @@ const (
 	// whenever the dead rows pass the threshold, however recently the last
 	// one began.
 	VacuumIgnoresInterval = "vacuum-ignores-interval"
+	// HandlerMaxAttemptsIgnored: a worker bounds a job's attempts by its
+	// config's MaxRetries, ignoring its handler's MaxAttempts.
+	HandlerMaxAttemptsIgnored = "handler-max-attempts-ignored"
+	// SnoozeConsumesAttempt: the in-memory store numbers a snoozed job's
+	// next row one attempt more, as a retry.
+	SnoozeConsumesAttempt = "snooze-consumes-attempt"
+	// ScheduleKeyDropped: the leader enqueues a schedule's runs without the
+	// schedule's unique key.
+	ScheduleKeyDropped = "schedule-key-dropped"
 )
 
 // Known reports whether name is one of Names.

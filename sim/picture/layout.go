@@ -254,6 +254,8 @@ func describeRow(in *Input, b *bar) string {
 	switch r.Status {
 	case props.Completed:
 		lines = append(lines, "completed "+at(r.CompletedAt))
+	case props.Snoozed:
+		lines = append(lines, fmt.Sprintf("snoozed %s (%d snoozes before)", at(r.CompletedAt), r.Snoozes))
 	case props.Failed, props.Lost:
 		lines = append(lines, fmt.Sprintf("%s %s: %s", r.Status, at(r.FailedAt), in.ids.Replace(r.FailedReason)))
 	case props.Cancelled:

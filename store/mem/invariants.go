@@ -60,8 +60,8 @@ func jobDisagrees(j *store.Job) string {
 	switch {
 	case j.CreatedAt.IsZero() || j.ScheduledAt.IsZero():
 		return "no created_at or scheduled_at"
-	case !j.NextAttemptID.IsZero() && j.Status != store.Failed && j.Status != store.Lost:
-		return "a next attempt on a row that did not fail"
+	case !j.NextAttemptID.IsZero() && j.Status != store.Failed && j.Status != store.Lost && j.Status != store.Snoozed:
+		return "a next attempt on a row that did not fail or snooze"
 	}
 	switch j.Status {
 	case store.Scheduled, store.Available:
@@ -75,6 +75,10 @@ func jobDisagrees(j *store.Job) string {
 	case store.Completed:
 		if j.CompletedAt.IsZero() || !j.FailedAt.IsZero() || j.StartedAt.IsZero() {
 			return "a completed row without completed_at or a start, or with failed_at"
+		}
+	case store.Snoozed:
+		if j.CompletedAt.IsZero() || !j.FailedAt.IsZero() || j.StartedAt.IsZero() || j.Output != nil {
+			return "a snoozed row without completed_at or a start, or with failed_at or an output"
 		}
 	case store.Failed, store.Lost:
 		if j.FailedAt.IsZero() || !j.CompletedAt.IsZero() || j.StartedAt.IsZero() {

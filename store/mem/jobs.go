@@ -92,6 +92,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		UniqueKey:    store.StoredUniqueKey(nj, t.now),
 		UniqueStates: nj.CoveredStatuses(),
 		Priority:     nj.Priority,
+		MaxAttempts:  nj.MaxAttempts,
 	}
 	if nj.Metadata != nil {
 		j.Metadata = bytes.Clone(nj.Metadata)

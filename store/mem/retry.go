@@ -8,6 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -30,19 +31,50 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 	if holder, held := t.s.unique[old.UniqueKey]; held && old.UniqueKey != "" {
 		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key %s: %w", id, holder, store.QuoteCut(old.UniqueKey), store.ErrConflict)
 	}
+	return t.insertNext(old, newID, delay, old.Attempt+1, old.Snoozes), nil
+}
+
+// SnoozeJob is fenced as FailJob is, then checks the new id.
+func (t *tx) SnoozeJob(_ context.Context, worker, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	j, ok := t.s.runningUnder(worker, id)
+	if !ok {
+		return store.Job{}, fmt.Errorf("snooze job %s for worker %s: %w", id, worker, store.ErrFenced)
+	}
+	if _, taken := t.s.jobs[newID]; taken {
+		return store.Job{}, fmt.Errorf("snooze job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	}
+	snoozed := *j
+	snoozed.Status, snoozed.CompletedAt = store.Snoozed, t.now
+	t.setJob(j, &snoozed)
+	attempt := j.Attempt
+	if mutant.On(mutant.SnoozeConsumesAttempt) {
+		attempt++
+	}
+	return t.insertNext(t.s.jobs[id], newID, delay, attempt, j.Snoozes+1), nil
+}
+
+// insertNext inserts the row that follows old (a retry or a snooze's),
+// numbered attempt with snoozes snoozes before it, links old to it and
+// moves the schedules that pointed at old.
+func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, attempt, snoozes int) store.Job {
 	next := &store.Job{
 		ID:           newID,
 		Queue:        old.Queue,
 		Payload:      old.Payload,
 		Metadata:     old.Metadata,
 		Status:       store.Scheduled,
-		Attempt:      old.Attempt + 1,
+		Attempt:      attempt,
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now.Add(delay.Truncate(time.Microsecond)),
 		ScheduleName: old.ScheduleName,
 		UniqueKey:    old.UniqueKey,
 		UniqueStates: old.UniqueStates,
 		Priority:     old.Priority,
+		MaxAttempts:  old.MaxAttempts,
+		Snoozes:      snoozes,
 	}
 	if delay <= 0 {
 		next.Status = store.Available
@@ -51,11 +83,11 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 	linked := *old
 	linked.NextAttemptID = newID
 	t.setJob(old, &linked)
-	t.repointSchedules(map[ulid.ULID]bool{id: true}, newID)
+	t.repointSchedules(map[ulid.ULID]bool{old.ID: true}, newID)
 	if next.Status == store.Available {
 		t.notifyQueues([]string{next.Queue})
 	}
-	return export(next), nil
+	return export(next)
 }
 
 // RescueLostJobs marks lost, in id order, the running rows whose worker is

@@ -84,11 +84,14 @@ func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
 // RunningJobsSQL is RunningJobs's statement with the store's schema.
 func RunningJobsSQL(s *Store) string { return s.sql(runningJobsSQL) }
 
-// FailSQL, LockRetriedSQL, InsertRetrySQL and CheckAdvanceSQL are
-// statements of the job path and of schedules with the store's schema.
+// FailSQL, LockRetriedSQL, InsertNextSQL, LockSnoozedSQL, SnoozeSQL and
+// CheckAdvanceSQL are statements of the job path and of schedules with the
+// store's schema.
 func FailSQL(s *Store) string         { return s.sql(failSQL) }
 func LockRetriedSQL(s *Store) string  { return s.sql(lockRetriedSQL) }
-func InsertRetrySQL(s *Store) string  { return s.sql(insertRetrySQL) }
+func InsertNextSQL(s *Store) string   { return s.sql(insertNextSQL) }
+func LockSnoozedSQL(s *Store) string  { return s.sql(lockSnoozedSQL) }
+func SnoozeSQL(s *Store) string       { return s.sql(snoozeSQL) }
 func CheckAdvanceSQL(s *Store) string { return s.sql(checkAdvanceSQL) }
 
 // SQL fills in the store's schema in query.

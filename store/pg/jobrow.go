@@ -14,7 +14,7 @@ import (
 // use different column names.
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
-	unique_key, unique_states, output, priority`
+	unique_key, unique_states, output, priority, max_attempts, snoozes`
 
 // scanJob reads one row of jobColumns. payload and metadata scan as raw
 // bytes: the json codec copies the stored text without re-encoding it.
@@ -24,14 +24,15 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 		id, startedBy, next                                       pgtype.UUID
 		payload, metadata, output                                 []byte
 		status                                                    string
-		attempt                                                   int32
+		attempt, snoozes                                          int32
 		priority                                                  int16
 		created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
 		reason, schedule, uniqueKey                               pgtype.Text
 		uniqueStates                                              pgtype.Int2
+		maxAttempts                                               pgtype.Int4
 	)
 	err := r.Scan(&id, &j.Queue, &payload, &metadata, &status, &attempt, &created, &scheduled,
-		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates, &output, &priority)
+		&started, &startedBy, &completed, &failed, &reason, &cancelled, &next, &schedule, &uniqueKey, &uniqueStates, &output, &priority, &maxAttempts, &snoozes)
 	if err != nil {
 		return store.Job{}, err
 	}
@@ -54,6 +55,8 @@ func scanJob(r pgx.CollectableRow) (store.Job, error) {
 	j.UniqueStates = store.StatusSet(uniqueStates.Int16)
 	j.Output = json.RawMessage(output)
 	j.Priority = int(priority)
+	j.MaxAttempts = int(maxAttempts.Int32)
+	j.Snoozes = int(snoozes)
 	return j, nil
 }
 

@@ -144,7 +144,7 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 const deleteOldJobsSQL = `
 	DELETE FROM {schema}.jobs WHERE id = ANY (ARRAY(
 		SELECT id FROM {schema}.jobs
-		WHERE status IN ('completed', 'failed', 'lost', 'cancelled')
+		WHERE status IN ('completed', 'failed', 'lost', 'cancelled', 'snoozed')
 		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval
 		ORDER BY coalesce(completed_at, failed_at, cancelled_at), id
 		LIMIT $3))`

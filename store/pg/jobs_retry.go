@@ -39,20 +39,29 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	case holder.Valid:
 		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key: %w", id, toULID(holder), store.ErrConflict)
 	}
+	return t.insertNext(ctx, id, newID, delay, 1, 0)
+}
+
+// insertNext inserts, in one statement, the row newID that follows job id
+// (a retry or a snooze's) attempt numbers and attemptStep snoozes more,
+// links the old row to it and moves any schedule that pointed at the old
+// row, then notifies its queue if it is available at once.
+func (t *tx) insertNext(ctx context.Context, id, newID ulid.ULID, delay time.Duration, attemptStep, snoozeStep int) (store.Job, error) {
 	newStatus := store.Scheduled
 	if delay <= 0 {
 		newStatus = store.Available
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(insertRetrySQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay))
+	rows, err := t.db.Query(ctx, t.s.sql(insertNextSQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay),
+		int32(attemptStep), int32(snoozeStep))
 	if err != nil {
-		return store.Job{}, t.fail(err, "retry job %s as %s", id, newID)
+		return store.Job{}, t.fail(err, "insert the next row %s of job %s", newID, id)
 	}
 	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if err == nil && job.Status == store.Available {
 		err = t.notifyAvailable(ctx, t.db, []string{job.Queue})
 	}
 	if err != nil {
-		return store.Job{}, t.fail(err, "retry job %s as %s", id, newID)
+		return store.Job{}, t.fail(err, "insert the next row %s of job %s", newID, id)
 	}
 	return job, nil
 }
@@ -64,21 +73,56 @@ var lockRetriedSQL = `
 	       (SELECT h.id FROM {schema}.jobs AS h WHERE h.unique_key = j.unique_key AND ` + holdsKey("h.") + `)
 	FROM {schema}.jobs AS j WHERE id = $1 FOR UPDATE`
 
-// insertRetrySQL inserts the next attempt $3 of job $2 with status $4 at
-// now ($1) + delay ($5), links the old row to it and moves the schedule
-// that pointed at the old row.
-const insertRetrySQL = `
+// insertNextSQL inserts the row $3 that follows job $2 with status $4 at
+// now ($1) + delay ($5), $6 attempts and $7 snoozes more, links the old
+// row to it and moves the schedule that pointed at the old row.
+const insertNextSQL = `
 	WITH ins AS (
 		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
-		                           unique_key, unique_states, priority)
-		SELECT $3, queue, payload, metadata, $4, attempt + 1,
+		                           unique_key, unique_states, priority, max_attempts, snoozes)
+		SELECT $3, queue, payload, metadata, $4, attempt + $6,
 		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name,
-		       unique_key, unique_states, priority
+		       unique_key, unique_states, priority, max_attempts, snoozes + $7
 		FROM {schema}.jobs WHERE id = $2
 		RETURNING ` + jobColumns + `),
 	link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),
 	repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = $3 WHERE last_scheduled_job_id = $2)
 	SELECT ` + jobColumns + ` FROM ins`
+
+// SnoozeJob locks the row and reads whether it still runs under worker and
+// whether newID is taken, in that order of refusal, then marks it snoozed
+// and inserts the row that follows it. The new row is inserted only once
+// the old one no longer holds its unique key: one statement doing both
+// would run them in no set order.
+func (t *tx) SnoozeJob(ctx context.Context, worker, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	var owned, taken bool
+	err := t.db.QueryRow(ctx, t.s.sql(lockSnoozedSQL), idArg(id), idArg(worker), idArg(newID)).Scan(&owned, &taken)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) || err == nil && !owned:
+		return store.Job{}, fmt.Errorf("snooze job %s for worker %s: %w", id, worker, store.ErrFenced)
+	case err != nil:
+		return store.Job{}, t.fail(err, "snooze job %s", id)
+	case taken:
+		return store.Job{}, fmt.Errorf("snooze job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	}
+	if _, err := t.db.Exec(ctx, t.s.sql(snoozeSQL), t.nowArg(), idArg(id)); err != nil {
+		return store.Job{}, t.fail(err, "snooze job %s", id)
+	}
+	return t.insertNext(ctx, id, newID, delay, 0, 1)
+}
+
+// lockSnoozedSQL locks job $1 and reads whether it runs under worker $2 (a
+// row whose worker was deleted runs under none, the zero id included) and
+// whether the new id $3 is taken.
+const lockSnoozedSQL = `
+	SELECT status = 'running' AND started_by = $2, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $3)
+	FROM {schema}.jobs WHERE id = $1 FOR UPDATE`
+
+// snoozeSQL ends job $2's run with a snooze at now ($1).
+const snoozeSQL = `UPDATE {schema}.jobs SET status = 'snoozed', completed_at = coalesce($1::timestamptz, now()) WHERE id = $2`
 
 // RescueLostJobs first locks the running rows of workers shut down since
 // the last rescue, and those whose worker was deleted (started_by NULL),

@@ -16,11 +16,11 @@ import (
 
 // holdsKey is jobs_unique_idx's predicate on the row named prefix ("" or
 // "alias."): the row holds its unique key. ON CONFLICT infers the index
-// from it, so it must say what the index says.
+// from it, so it must say what the index says (migration 0009's).
 func holdsKey(prefix string) string {
 	return prefix + `unique_key IS NOT NULL AND (` + prefix + `unique_states & CASE ` + prefix + `status
 		WHEN 'scheduled' THEN 1 WHEN 'available' THEN 2 WHEN 'running' THEN 4 WHEN 'completed' THEN 8
-		WHEN 'failed' THEN 16 WHEN 'lost' THEN 32 ELSE 64 END) <> 0`
+		WHEN 'failed' THEN 16 WHEN 'lost' THEN 32 WHEN 'cancelled' THEN 64 ELSE 128 END) <> 0`
 }
 
 // idTakenSQL fails with division_by_zero when an id of $1 exists. ON
@@ -31,14 +31,14 @@ const idTakenSQL = `SELECT 1 / (count(*) = 0)::int FROM {schema}.jobs WHERE id =
 
 // insertSkippingSQL inserts the rows of insertArgs, skipping each whose key
 // a row holds (one inserted earlier by the statement included), notifies
-// ($11) each queue that got an available row, in queue order, and returns
+// ($12) each queue that got an available row, in queue order, and returns
 // the ids it inserted.
 const insertSkippingSQL = `
 	WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
 	ins AS (` + insertSelect + `
 		ON CONFLICT (unique_key) WHERE {holds} DO NOTHING
 		RETURNING id, queue, status),
-	notified AS (SELECT count(pg_notify($11, q.queue)) AS n
+	notified AS (SELECT count(pg_notify($12, q.queue)) AS n
 		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available' ORDER BY queue) AS q)
 	SELECT ins.id FROM notified, ins`
 

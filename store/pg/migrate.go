@@ -46,6 +46,9 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 			return nil, fmt.Errorf("migration file %s: name must be NNNN_name.sql", name)
 		}
 		version, _ := strconv.Atoi(m[1])
+		if i > 0 && version == out[i-1].version {
+			return nil, fmt.Errorf("migration files %s and %s share version %d: renumber one", names[i-1], name, version)
+		}
 		if version != i+1 {
 			return nil, fmt.Errorf("migration file %s: version %d, want %d", name, version, i+1)
 		}

@@ -284,10 +284,16 @@ func TestMigrationFilesMustBeNumberedWithoutGaps(t *testing.T) {
 		"gap":      {"migrations/0001_a.sql": sql, "migrations/0003_c.sql": sql},
 		"bad name": {"migrations/0001_a.sql": sql, "migrations/2_b.sql": sql},
 		"no start": {"migrations/0002_b.sql": sql},
+		// Two branches that took the same number, merged.
+		"shared": {"migrations/0001_a.sql": sql, "migrations/0002_b.sql": sql, "migrations/0002_c.sql": sql},
 	} {
 		if _, err := pg.LoadMigrations(files); err == nil {
 			t.Errorf("%s: loading %v succeeded, want an error", name, files)
 		}
+	}
+	shared := fstest.MapFS{"migrations/0001_a.sql": sql, "migrations/0001_b.sql": sql}
+	if _, err := pg.LoadMigrations(shared); err == nil || !strings.Contains(err.Error(), "share version 1") {
+		t.Errorf("two files numbered 0001: %v, want an error naming the shared version", err)
 	}
 	n, err := pg.LoadMigrations(pg.EmbeddedMigrations)
 	if err != nil || n != pg.SchemaVersion() || n == 0 {

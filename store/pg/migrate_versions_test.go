@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
@@ -109,12 +110,20 @@ func TestMigrateFromEveryVersionKeepsRows(t *testing.T) {
 				}
 				dups, err = tx.InsertJobs(ctx, []store.NewJob{
 					{ID: newULID(t), Queue: "q", Payload: []byte(`{}`), UniqueKey: "k"},
-					{ID: newULID(t), Queue: "q", Payload: []byte(`{}`), UniqueKey: "k"},
+					{ID: newULID(t), Queue: "q", Payload: []byte(`{}`), UniqueKey: "k", MaxAttempts: 3},
 				})
-				return err
+				if err != nil {
+					return err
+				}
+				return snoozeOne(t, tx, running.StartedBy)
 			})
 			if err != nil || len(dups) != 1 {
 				t.Fatalf("after migrating from %d: duplicates %v, %v", from, dups, err)
+			}
+			for _, j := range snap.Jobs {
+				if j.MaxAttempts != 0 || j.Snoozes != 0 {
+					t.Fatalf("a row from version %d reads a bound or snoozes: %s", from, store.FormatJob(j))
+				}
 			}
 		})
 	}
@@ -145,4 +154,20 @@ func TestMigrationScriptRunsAsApplyMigrations(t *testing.T) {
 	if _, pending, err := s.MigrationScript(ctx); err != nil || len(pending) != 0 {
 		t.Fatalf("script of an up-to-date schema: pending %v, %v", pending, err)
 	}
+}
+
+// snoozeOne reserves the oldest available job of queue q for worker and
+// snoozes it with a unique key's worth of statuses covered: the rows a
+// migrated schema holds must take the status and its index.
+func snoozeOne(t *testing.T, tx store.Tx, worker ulid.ULID) error {
+	ctx := t.Context()
+	got, err := tx.Reserve(ctx, worker, []string{"q"}, 1)
+	if err != nil || len(got) != 1 {
+		return fmt.Errorf("reserve to snooze: %v, %w", got, err)
+	}
+	next, err := tx.SnoozeJob(ctx, worker, got[0].ID, newULID(t), time.Minute)
+	if err != nil || next.Snoozes != 1 || next.Attempt != got[0].Attempt {
+		return fmt.Errorf("snooze: %s, %w", store.FormatJob(next), err)
+	}
+	return nil
 }

@@ -198,8 +198,17 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_unique_idx") },
 	},
 	{
-		name: "insert a retry", sql: pg.InsertRetrySQL,
-		args:  "NULL, '00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000ffffffff', 'scheduled', '5 seconds'",
+		name: "insert a retry", sql: pg.InsertNextSQL,
+		args:  "NULL, '00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000ffffffff', 'scheduled', '5 seconds', 1, 0",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "lock a job to snooze", sql: pg.LockSnoozedSQL,
+		args:  "'00000000-0000-0000-0000-000000000002', " + liveWorker + ", '00000000-0000-0000-0000-0000ffffffff'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "snooze", sql: pg.SnoozeSQL, args: "NULL, '00000000-0000-0000-0000-000000000002'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{

@@ -91,6 +91,7 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 		Payload:      json.RawMessage(rarely(rt, diffPayloads, 4, "payload")),
 		ScheduleName: rapid.SampledFrom(diffSchedules[:3]).Draw(rt, "schedule name"),
 		Priority:     drawPriority(rt),
+		MaxAttempts:  drawMaxAttempts(rt),
 	}
 	if m := rarely(rt, diffMetadata, 2, "metadata"); m != "" {
 		j.Metadata = json.RawMessage(m)

@@ -32,6 +32,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"completeJobs":        drawComplete,
 	"failJob":             drawFail,
 	"scheduleRetry":       drawRetry,
+	"snoozeJob":           drawSnooze,
 	"rescueLostJobs":      drawRescue,
 	"promoteScheduled":    drawPromote,
 	"getJob":              drawJobOp("getJob", store.Tx.GetJob),
@@ -60,6 +61,7 @@ var stepKinds = append([]string{
 	"insertJobs", "reserve", "advanceClock", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "vacuumJobs",
+	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {
@@ -243,7 +245,7 @@ func drawJobOp(name string, fn func(store.Tx, context.Context, ulid.ULID) (store
 
 func drawList(rt *rapid.T, d *diff) op {
 	f := store.JobFilter{
-		Status: rapid.SampledFrom([]store.Status{"", store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled, "bogus"}).Draw(rt, "status"),
+		Status: rapid.SampledFrom(append([]store.Status{"", "bogus"}, store.Statuses()...)).Draw(rt, "status"),
 		Queue:  rapid.SampledFrom(diffQueues).Draw(rt, "queue filter"),
 		Limit:  rapid.IntRange(-1, 3).Draw(rt, "list limit"),
 

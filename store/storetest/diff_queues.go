@@ -61,7 +61,7 @@ func fmtQueueStats(stats []store.QueueStats) string {
 	var b strings.Builder
 	for _, q := range stats {
 		fmt.Fprintf(&b, "queue %q paused=%s limit=%d", q.Name, store.FormatTime(q.PausedAt), q.Limit)
-		for _, s := range []store.Status{store.Scheduled, store.Available, store.Running, store.Completed, store.Failed, store.Lost, store.Cancelled} {
+		for _, s := range store.Statuses() {
 			if n := q.Counts[s]; n > 0 {
 				fmt.Fprintf(&b, " %s=%d", s, n)
 			}

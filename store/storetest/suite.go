@@ -26,6 +26,8 @@ var suites = []struct {
 	{"JobPass", jobPassCases},
 	{"Output", outputCases},
 	{"Retry", retryCases},
+	{"Snooze", snoozeCases},
+	{"MaxAttempts", maxAttemptsCases},
 	{"Rescue", rescueCases},
 	{"Promote", promoteCases},
 	{"Cancel", cancelCases},

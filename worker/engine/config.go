@@ -24,8 +24,12 @@ type Config struct {
 	// MaxFetch caps the jobs reserved by one tick (default 5).
 	MaxFetch int
 	// MaxRetries is the highest attempt number a retry may create: a job
-	// runs at most MaxRetries+1 times (default 10).
+	// runs at most MaxRetries+1 times (default 10), unless its queue's
+	// policy or the job itself sets another bound.
 	MaxRetries int
+	// MaxSnoozes is how many times a job may snooze (worker.Snooze) before
+	// the next snooze fails it for good (default 100).
+	MaxSnoozes int
 
 	// PollInterval is the wait between ticks when nothing else wakes the
 	// worker (default 1 s), spread by ±PollJitter (default 0.1).
@@ -70,17 +74,26 @@ type Config struct {
 	VacuumInterval time.Duration
 	// Backoff is the retry delay policy (default 5 s × 2^attempt).
 	Backoff clockrng.Backoff
+	// Policies are the retry policies of queues whose handlers set their
+	// own (worker.MaxAttempts, worker.RetryDelay): a zero field of one
+	// takes MaxRetries or Backoff. worker.Run fills it from the handlers;
+	// a driver of its own Core (the simulator) sets it.
+	Policies map[string]RetryPolicy
 	// Schedules are the recurring jobs the leader enqueues.
 	Schedules []ScheduleSpec
 }
 
 // ScheduleSpec is one recurring job: Cron has six fields, seconds first, and
 // is read in UTC (robfig/cron/v3). Each run enqueues Payload on Queue.
+// With a UniqueKey, each run carries it (held while the run is scheduled,
+// available or running, as worker.UniqueKey's default), and a cron time
+// is skipped while another row holds it.
 type ScheduleSpec struct {
-	Name    string
-	Cron    string
-	Queue   string
-	Payload json.RawMessage
+	Name      string
+	Cron      string
+	Queue     string
+	Payload   json.RawMessage
+	UniqueKey string
 }
 
 // DefaultConfig returns the SPEC defaults with no queues and no schedules.
@@ -89,6 +102,7 @@ func DefaultConfig() Config {
 		MaxConcurrent:       10,
 		MaxFetch:            5,
 		MaxRetries:          10,
+		MaxSnoozes:          100,
 		PollInterval:        time.Second,
 		PollJitter:          0.1,
 		HeartbeatInterval:   time.Minute,
@@ -119,6 +133,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRetries < 0 {
 		bad("MaxRetries is %d, must not be negative", c.MaxRetries)
+	}
+	if c.MaxSnoozes < 0 {
+		bad("MaxSnoozes is %d, must not be negative", c.MaxSnoozes)
 	}
 	if c.PollJitter < 0 || c.PollJitter >= 1 {
 		bad("PollJitter is %v, must be within [0, 1)", c.PollJitter)
@@ -156,6 +173,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, validateNames("queue", c.Queues)...)
 	errs = append(errs, validateSchedules(c.Schedules)...)
+	errs = append(errs, validatePolicies(c.Policies)...)
 	return errors.Join(errs...)
 }
 
@@ -186,6 +204,9 @@ func validateSchedules(specs []ScheduleSpec) []error {
 		}
 		if !json.Valid(s.Payload) {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: payload %q is not valid JSON", s.Name, s.Payload))
+		}
+		if err := store.CheckUniqueKey(s.UniqueKey); err != nil {
+			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
 	}
 	return append(errs, validateNames("schedule", scheduleNames(specs))...)

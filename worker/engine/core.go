@@ -117,7 +117,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		executing: map[ulid.ULID]store.Job{},
 		stopped:   map[ulid.ULID]bool{},
 	}
-	c.cfg.Queues = slices.Clone(cfg.Queues)
+	c.cfg.Queues, c.cfg.Policies = slices.Clone(cfg.Queues), maps.Clone(cfg.Policies)
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range c.schedules {
@@ -152,7 +152,11 @@ func (c *Core) finished(r Result) {
 	delete(c.executing, r.JobID)
 	delete(c.stopped, r.JobID)
 	c.pending = append(c.pending, pendingResult{Result: r, job: job})
-	c.emit(Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason, Output: r.Output})
+	e := Event{Kind: EventJobFinished, Worker: job.StartedBy, Job: job, Decision: r.Decision, Reason: r.Reason, Output: r.Output}
+	if r.Decision == Snooze {
+		e.Delay = r.Snooze
+	}
+	c.emit(e)
 }
 
 // full reports whether every slot runs a job.

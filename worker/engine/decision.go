@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -19,6 +20,9 @@ const (
 	Retry
 	// Fail marks the job failed for good: no further attempt.
 	Fail
+	// Snooze ends the attempt's run without consuming it: the job runs
+	// again, as the same attempt, after Result.Snooze.
+	Snooze
 )
 
 // String returns "succeed", "retry" or "fail".
@@ -30,6 +34,8 @@ func (d Decision) String() string {
 		return "retry"
 	case Fail:
 		return "fail"
+	case Snooze:
+		return "snooze"
 	}
 	return fmt.Sprintf("Decision(%d)", int(d))
 }
@@ -43,4 +49,10 @@ type Result struct {
 	// Output is what the handler recorded with RecordOutput, kept with the
 	// completed row when the decision is Succeed; nil for none.
 	Output json.RawMessage
+	// Snooze is how long a Snooze decision waits (in store time) before the
+	// job runs again.
+	Snooze time.Duration
+	// Err is the handler's error for a Retry or Fail, handed to the
+	// queue's RetryPolicy.Delay; nil means one carrying Reason.
+	Err error
 }

@@ -85,7 +85,7 @@ func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time
 	}
 	for _, j := range lost {
 		c.note(Event{Kind: EventJobRescued, Worker: c.id, StoreTime: now, Job: j, Reason: j.FailedReason})
-		if err := c.retryOrAbandon(ctx, tx, now, c.id, j, Retry); err != nil {
+		if err := c.retryOrAbandon(ctx, tx, now, c.id, j, Retry, fmt.Errorf("%s: %w", j.FailedReason, ErrJobLost)); err != nil {
 			return err
 		}
 	}

@@ -143,6 +143,12 @@ const (
 	EventVacuumStarted
 	// EventVacuumEnded: that vacuum returned, with Err if it failed.
 	EventVacuumEnded
+	// EventJobSnoozed: Job (the row that snoozed) got the row Next, which
+	// runs the same attempt Delay after StoreTime.
+	EventJobSnoozed
+	// EventScheduleSkipped: Schedule's run at CronTime was not enqueued:
+	// Job, another row, holds the schedule's unique key.
+	EventScheduleSkipped
 )
 
 var eventNames = map[EventKind]string{
@@ -160,6 +166,7 @@ var eventNames = map[EventKind]string{
 	EventJobFinished: "job-finished", EventStopRequested: "stop-requested", EventJobsCancelled: "jobs-cancelled",
 	EventCancelChecked: "cancel-checked", EventJobCancelled: "job-cancelled",
 	EventVacuumClaimed: "vacuum-claimed", EventVacuumStarted: "vacuum-started", EventVacuumEnded: "vacuum-ended",
+	EventJobSnoozed: "job-snoozed", EventScheduleSkipped: "schedule-skipped",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".
@@ -185,7 +192,8 @@ type Event struct {
 
 	Job  store.Job // the row concerned, as the core knows it
 	Next store.Job // EventRetryScheduled: the new attempt's row
-	// Delay is the backoff delay of a retry.
+	// Delay is the backoff delay of a retry, or the wait of a snooze
+	// (EventJobSnoozed, and EventJobFinished with Decision Snooze).
 	Delay    time.Duration
 	Decision Decision
 	Reason   string

@@ -85,13 +85,20 @@ func (c *Core) noteCompletions(now time.Time, fenced []ulid.ULID) {
 	}
 }
 
-// recordFailures writes the pending failures, each with its retry.
+// recordFailures writes the pending failures, each with its retry, and
+// the snoozes.
 func (c *Core) recordFailures(ctx context.Context, tx store.Tx, now time.Time) error {
 	for _, r := range c.pending {
-		if r.Decision == Succeed {
+		var err error
+		switch r.Decision {
+		case Succeed:
 			continue
+		case Snooze:
+			err = c.snoozeJob(ctx, tx, now, r)
+		default:
+			err = c.failJob(ctx, tx, now, r.job, r.Decision, r.Reason, fencedNote(r.tries), r.cause())
 		}
-		if err := c.failJob(ctx, tx, now, r.job, r.Decision, r.Reason, fencedNote(r.tries)); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -114,8 +121,9 @@ func (c *Core) settled(successes bool, err error) {
 }
 
 // failJob marks a job failed with reason, under the worker id that
-// reserved it, and then retries or abandons it.
-func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, job store.Job, d Decision, reason, fencedReason string) error {
+// reserved it, and then retries or abandons it; cause is the error its
+// retry's delay is decided on.
+func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, job store.Job, d Decision, reason, fencedReason string, cause error) error {
 	worker := job.StartedBy
 	err := tx.FailJob(ctx, worker, job.ID, reason)
 	if errors.Is(err, store.ErrFenced) {
@@ -128,28 +136,27 @@ func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, job stor
 	failed := job
 	failed.Status, failed.FailedAt, failed.FailedReason = store.Failed, now, reason
 	c.note(Event{Kind: EventResultRecorded, Worker: worker, StoreTime: now, Job: failed, Decision: d, Reason: reason})
-	return c.retryOrAbandon(ctx, tx, now, worker, failed, d)
+	return c.retryOrAbandon(ctx, tx, now, worker, failed, d, cause)
 }
 
 // retryOrAbandon schedules the next attempt of a failed or lost row while
-// the decision allows it and attempts remain.
-func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, worker ulid.ULID, job store.Job, d Decision) error {
-	exhausted := job.Attempt >= c.cfg.MaxRetries
-	if mutant.On(mutant.RetryAtMax) {
-		exhausted = job.Attempt > c.cfg.MaxRetries
-	}
+// the decision allows it and attempts remain (the job's own bound, else
+// its queue's, else MaxRetries+1), after the delay its queue's policy
+// gives for cause.
+func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, worker ulid.ULID, job store.Job, d Decision, cause error) error {
+	exhausted, why := c.exhausted(job)
 	if mutant.On(mutant.FailRetried) {
 		d = Retry
 	}
 	if d != Retry || exhausted {
 		reason := "the handler decided to fail"
 		if d == Retry {
-			reason = fmt.Sprintf("attempt %d reached MaxRetries %d", job.Attempt, c.cfg.MaxRetries)
+			reason = why
 		}
 		c.note(Event{Kind: EventRetryAbandoned, Worker: worker, StoreTime: now, Job: job, Decision: d, Reason: reason})
 		return nil
 	}
-	delay := c.cfg.Backoff.Delay(job.Attempt, c.backoffRand)
+	delay := c.retryDelay(job, cause)
 	next, err := tx.ScheduleRetry(ctx, job.ID, clockrng.NewULID(now, c.idRand), delay)
 	if err != nil {
 		return fmt.Errorf("schedule retry of job %s: %w", job.ID, err)

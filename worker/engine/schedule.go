@@ -9,6 +9,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -42,7 +43,7 @@ func (c *Core) fireSchedules(ctx context.Context, tx store.Tx, now time.Time) er
 		if running {
 			continue
 		}
-		if err := c.fire(ctx, tx, now, s); err != nil {
+		if err := c.fire(ctx, tx, now, s, row); err != nil {
 			return err
 		}
 	}
@@ -50,17 +51,19 @@ func (c *Core) fireSchedules(ctx context.Context, tx store.Tx, now time.Time) er
 }
 
 // lastRunActive reports whether the schedule's last job, following its
-// retry chain, has not reached a terminal status, or reached it after now.
-// ScheduleRetry already moves the pointer to each new attempt; following
-// next_attempt_id as well keeps a run from overlapping even if a pointer
-// lagged behind. Under the database's clock a transaction's now is its
-// start: one that began before the last attempt's end committed may still
-// read it ended, and a run created at that now would begin, in store time,
-// before the previous one ended. It waits for the next pass instead.
+// chain of retries and snoozes, has not reached a terminal status, or
+// reached it after now. ScheduleRetry and SnoozeJob already move the
+// pointer to each new row; following next_attempt_id as well keeps a run
+// from overlapping even if a pointer lagged behind. Under the database's
+// clock a transaction's now is its start: one that began before the last
+// row's end committed may still read it ended, and a run created at that
+// now would begin, in store time, before the previous one ended. It waits
+// for the next pass instead.
 func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID, now time.Time) (bool, error) {
+	longest := max(c.cfg.MaxRetries+1, store.MaxJobAttempts) + c.cfg.MaxSnoozes
 	for hops := 0; !id.IsZero(); hops++ {
-		if hops > c.cfg.MaxRetries+1 {
-			return false, fmt.Errorf("retry chain from job %s is longer than MaxRetries+1", id)
+		if hops > longest {
+			return false, fmt.Errorf("the chain of retries and snoozes from job %s is longer than any job's (%d rows)", id, longest)
 		}
 		job, err := tx.GetJob(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
@@ -77,12 +80,26 @@ func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID, now
 	return false, nil
 }
 
-// fire enqueues the run at the next cron time after the store's now.
-func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleSpec) error {
+// fire enqueues the run at the next cron time after the store's now. When
+// another row holds the schedule's unique key, nothing is enqueued: the
+// schedule is advanced past that cron time, still pointing at its last run.
+func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleSpec, row store.Schedule) error {
 	at := c.crons[s.Name].Next(now.UTC())
-	job := store.NewJob{ID: clockrng.NewULID(now, c.idRand), Queue: s.Queue, Payload: s.Payload, ScheduledAt: at, ScheduleName: s.Name}
-	if _, err := tx.InsertJobs(ctx, []store.NewJob{job}); err != nil {
+	job := store.NewJob{ID: clockrng.NewULID(now, c.idRand), Queue: s.Queue, Payload: s.Payload, ScheduledAt: at, ScheduleName: s.Name,
+		UniqueKey: s.UniqueKey}
+	if mutant.On(mutant.ScheduleKeyDropped) {
+		job.UniqueKey = ""
+	}
+	dups, err := tx.InsertJobs(ctx, []store.NewJob{job})
+	if err != nil {
 		return fmt.Errorf("schedule %q: enqueue run at %v: %w", s.Name, at, err)
+	}
+	if len(dups) > 0 {
+		if err := tx.AdvanceSchedule(ctx, s.Name, at, row.LastScheduledJobID); err != nil {
+			return fmt.Errorf("schedule %q: skip the run at %v: %w", s.Name, at, err)
+		}
+		c.note(Event{Kind: EventScheduleSkipped, Worker: c.id, StoreTime: now, Schedule: s.Name, CronTime: at, Job: dups[0].Existing})
+		return nil
 	}
 	if err := tx.AdvanceSchedule(ctx, s.Name, at, job.ID); err != nil {
 		return fmt.Errorf("schedule %q: advance to %v: %w", s.Name, at, err)

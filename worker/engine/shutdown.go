@@ -57,7 +57,7 @@ func (c *Core) releasable(ids []ulid.ULID) []store.Job {
 func (c *Core) releaseJobs(ctx context.Context, tx store.Tx, now time.Time, jobs []store.Job) error {
 	for _, j := range jobs {
 		c.note(Event{Kind: EventReleasedAtShutdown, Worker: j.StartedBy, StoreTime: now, Job: j, Reason: ReasonShutdown})
-		if err := c.failJob(ctx, tx, now, j, Retry, ReasonShutdown, "the job no longer ran under this worker when it was released"); err != nil {
+		if err := c.failJob(ctx, tx, now, j, Retry, ReasonShutdown, "the job no longer ran under this worker when it was released", ErrReleased); err != nil {
 			return err
 		}
 	}
