@@ -27,11 +27,7 @@ import (
 // TestEndToEnd builds the binary once and runs it as separate processes
 // against real PostgreSQL, each subtest in a fresh schema.
 func TestEndToEnd(t *testing.T) {
-	bin := buildWorker(t)
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, string)
-	}{
+	runEndToEnd(t, []e2eCase{
 		{"MigrateTwiceConcurrently", testMigrateConcurrently},
 		{"EnqueueAndRun", testEnqueueAndRun},
 		{"JobsListRetryCancel", testJobsListRetryCancel},
@@ -46,7 +42,20 @@ func TestEndToEnd(t *testing.T) {
 		{"ConnectionsTerminated", testConnectionsTerminated},
 		{"WrongPassword", testWrongPassword},
 		{"UnknownDatabase", testUnknownDatabase},
-	} {
+	})
+}
+
+// e2eCase is one subtest of an end-to-end test; run gets the built binary.
+type e2eCase struct {
+	name string
+	run  func(t *testing.T, bin string)
+}
+
+// runEndToEnd builds the binary once and runs every case as a parallel
+// subtest.
+func runEndToEnd(t *testing.T, cases []e2eCase) {
+	bin := buildWorker(t)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.run(t, bin)

@@ -23,23 +23,14 @@ import (
 // first: migrate's report, schemas it must refuse, readiness, and failures
 // whose output must not show a password or a webhook secret.
 func TestStartupEndToEnd(t *testing.T) {
-	bin := buildWorker(t)
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, string)
-	}{
+	runEndToEnd(t, []e2eCase{
 		{"MigrateReportsWhatItApplied", testMigrateReports},
 		{"NewerSchemaIsRefused", testNewerSchemaRefused},
 		{"VersionRowWithoutTables", testVersionRowWithoutTables},
 		{"ReadyzFollowsTicks", testReadyzFollowsTicks},
 		{"DatabaseSecretsNeverPrinted", testDatabaseSecretsNeverPrinted},
 		{"WebhookSecretsNeverRecorded", testWebhookSecretsNeverRecorded},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.run(t, bin)
-		})
-	}
+	})
 }
 
 // execSQL runs SQL on the test database.
