@@ -27,6 +27,7 @@ func TestQueuesEndToEnd(t *testing.T) {
 	runEndToEnd(t, []e2eCase{
 		{"PauseUnderLoad", testPauseUnderLoad},
 		{"LimitAcrossProcesses", testLimitAcrossProcesses},
+		{"ControlsWakeWorkers", testControlsWakeWorkers},
 	})
 }
 
@@ -108,6 +109,60 @@ func testPauseUnderLoad(t *testing.T, bin string) {
 	t.Logf("%d jobs in all, %d of them enqueued during the pause", len(listJobs(t, st)), waiting)
 	stopAll(t, workers)
 	assertDrained(t, st)
+}
+
+// testControlsWakeWorkers checks that a raised limit and a resume start
+// waiting jobs at once on a worker that waits on notifications, its polls
+// an hour apart and no held webhook timing out to wake it: no row of the
+// waiting jobs changes, so the controls themselves notify (they once did
+// not, and the jobs waited for the next poll).
+func testControlsWakeWorkers(t *testing.T, bin string) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	db := dbArgs(t, st.Schema())
+	hook := newBlockingHook(t)
+	mustRun(t, bin, cmdArgs([]string{"queues", "set-limit"}, db, "webhook", "1")...)
+	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, db, append(fastRun, "-poll-interval", "1h", "-webhook-timeout", "10m", "-metrics-addr", "127.0.0.1:0")...)...)
+	ops := w.opsURL()
+	insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 2)...)
+	hook.awaitArrivals(t, 1) // the limit keeps the other waiting
+	mustRun(t, bin, cmdArgs([]string{"queues", "set-limit"}, db, "webhook", "2")...)
+	hook.awaitArrivals(t, 1)
+
+	// The third job's notification wakes the worker while the limit is
+	// full, so that only the resume can start it.
+	woken := notificationWakeups(t, ops)
+	third := insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 1)...)[0]
+	eventually(t, "the worker woke on the third job's notification", func() bool { return notificationWakeups(t, ops) > woken })
+	mustRun(t, bin, cmdArgs([]string{"queues", "pause"}, db, "webhook")...)
+	mustRun(t, bin, cmdArgs([]string{"queues", "set-limit"}, db, "webhook", "3")...) // paused: wakes nobody
+	if j := getJob(t, st, third); j.Status != store.Available {
+		t.Fatalf("the third job is %s before the resume, want available", j.Status)
+	}
+	mustRun(t, bin, cmdArgs([]string{"queues", "resume"}, db, "webhook")...)
+	hook.awaitArrivals(t, 1)
+	hook.releaseAll()
+	eventually(t, "the three jobs completed", func() bool {
+		return countJobs(listJobs(t, st), func(j store.Job) bool { return j.Status == store.Completed }) == 3
+	})
+	stopAll(t, []*proc{w})
+	assertDrained(t, st)
+}
+
+// notificationWakeups reads from a worker's /metrics how many times a
+// notification woke it.
+func notificationWakeups(t *testing.T, ops string) int {
+	t.Helper()
+	_, body := get(t, ops+"/metrics")
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "job_worker_wakeups_total{") && strings.Contains(line, `reason="notification"`) {
+			var n int
+			if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &n); err != nil {
+				t.Fatalf("read the wakeups in %q: %v", line, err)
+			}
+			return n
+		}
+	}
+	return 0
 }
 
 // assertNoneStartedSince fails the test if a job started at or after
