@@ -117,15 +117,16 @@ func testControlsWakeWorkers(t *testing.T, bin string) {
 	db := dbArgs(t, st.Schema())
 	hook := newBlockingHook(t)
 	mustRun(t, bin, cmdArgs([]string{"queues", "set-limit"}, db, "webhook", "1")...)
-	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, db, append(fastRun, "-poll-interval", "1h", "-webhook-timeout", "10m", "-metrics-addr", "127.0.0.1:0")...)...)
+	w := startProc(t, bin, "worker run", append(webhookRun(db, 10), "-poll-interval", "1h", "-webhook-timeout", "10m", "-metrics-addr", "127.0.0.1:0")...)
 	ops := w.opsURL()
 	insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 2)...)
 	hook.awaitArrivals(t, 1) // the limit keeps the other waiting
 	mustRun(t, bin, cmdArgs([]string{"queues", "set-limit"}, db, "webhook", "2")...)
 	hook.awaitArrivals(t, 1)
 
-	// The third job's notification wakes the worker while the limit is
-	// full, so that only the resume can start it.
+	// The third job's notification wakes the worker (two of its ten slots
+	// are busy) while the limit is full, so that only the resume can start
+	// it.
 	woken := notificationWakeups(t, ops)
 	third := insertJobs(t, st, "webhook", webhookPayloads(hook.URL, 1)...)[0]
 	eventually(t, "the worker woke on the third job's notification", func() bool { return notificationWakeups(t, ops) > woken })
