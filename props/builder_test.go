@@ -120,6 +120,13 @@ func (b *builder) insertJob(r JobRow) change {
 	return func(e *Event) { e.Jobs = append(e.Jobs, JobChange{After: &r}) }
 }
 
+// deleteJob deletes job n, as retention does.
+func (b *builder) deleteJob(n int) change {
+	before := b.jobs[job(n)]
+	delete(b.jobs, job(n))
+	return func(e *Event) { e.Jobs = append(e.Jobs, JobChange{Before: &before}) }
+}
+
 // enqueue inserts attempt 0 of a job, due at once.
 func (b *builder) enqueue(n int) change {
 	return b.insertJob(JobRow{ID: job(n), Queue: "q", Status: Available, CreatedAt: b.now, ScheduledAt: b.now})

@@ -190,6 +190,39 @@ var scheduleKeyCases = []violationCase{
 		keyedSchedule(b)
 		return atNext(b, func() { b.duties(w1, b.setSchedule("tick", epoch.Add(2*time.Minute), none)) }) + 1
 	}},
+	{"skip that drops the pointer to a row still there", ScheduleRuns, "and moves its pointer", func(b *builder) int {
+		keyedRunDone(b)
+		return atNext(b, func() { b.duties(w1, b.setSchedule("tick", epoch.Add(2*time.Minute), none)) }) + 1
+	}},
+}
+
+// keyedRunDone runs the keyed schedule's first run to completion, then
+// has job 50 take its key.
+func keyedRunDone(b *builder) {
+	b.params.Schedules[0].UniqueKey = scheduleKey
+	setup(b)
+	due := epoch.Add(time.Minute)
+	b.duties(w1, b.insertJob(JobRow{ID: job(100), Queue: "q", Status: Scheduled, CreatedAt: b.now, ScheduledAt: due,
+		ScheduleName: "tick", UniqueKey: scheduleKey, UniqueWhile: "scheduled,available,running"}), b.setSchedule("tick", due, job(100)))
+	b.after(time.Minute)
+	b.reacquire(w1)
+	b.duties(w1, b.promote(100))
+	b.run(100, w1, Succeed, 0)
+	b.commit(none, b.insertJob(JobRow{ID: job(50), Queue: "manual", Status: Available, CreatedAt: b.now, ScheduledAt: b.now,
+		UniqueKey: scheduleKey, UniqueWhile: "scheduled,available,running"}))
+}
+
+// A skip in the commit whose retention deletes the schedule's latest run
+// empties the pointer through the foreign key, and keeps every promise
+// (seed 810 of the simulator, once a resume notified its queue).
+func TestSkipBesideRetentionOfTheLatestRun(t *testing.T) {
+	b := newBuilder()
+	keyedRunDone(b)
+	b.duties(w1, b.deleteJob(100), b.setSchedule("tick", epoch.Add(2*time.Minute), none))
+	b.commit(none, b.setJob(job(50), func(r *JobRow) { r.Status, r.CancelledAt = Cancelled, b.now }))
+	for _, v := range mustCheck(t, b.history()) {
+		t.Errorf("unexpected violation: %v", v)
+	}
 }
 
 // policyRun keeps every promise: a queue's own bound and backoff, a job's

@@ -131,7 +131,11 @@ func (b *diffBackend) diff(next store.State) store.Commit {
 		c.Schedules = append(c.Schedules, store.ScheduleChange(ch))
 	}
 	for _, ch := range diffRows(b.prev.Queues, next.Queues, func(q store.Queue) string { return q.Name }, strings.Compare, sameQueue) {
-		c.Queues = append(c.Queues, store.QueueChange(ch))
+		qc := store.QueueChange(ch)
+		c.Queues = append(c.Queues, qc)
+		if qc.Wakes() {
+			c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelAvailable, Queue: qc.Name()})
+		}
 	}
 	slices.SortFunc(c.Notifications, func(a, b store.Notification) int {
 		return cmp.Or(strings.Compare(a.Queue, b.Queue), strings.Compare(string(a.Channel), string(b.Channel)), a.Job.Compare(b.Job))

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -69,6 +70,26 @@ func (c QueueChange) Name() string {
 		return c.After.Name
 	}
 	return c.Before.Name
+}
+
+// Wakes reports whether the change lets reservations take more of the
+// queue's jobs than before: a resume, or a limit raised or removed while
+// the queue is not paused. Waiting jobs then became reservable with no row
+// of theirs written, so every store notifies the queue's available channel
+// in the change's transaction; a worker waiting on notifications would
+// otherwise leave them until its next poll.
+func (c QueueChange) Wakes() bool { return room(c.After) > room(c.Before) }
+
+// room is how many of a queue's jobs may run at once under row q (nil: no
+// row, no bound).
+func room(q *Queue) int {
+	switch {
+	case q != nil && !q.PausedAt.IsZero():
+		return 0
+	case q != nil && q.Limit > 0:
+		return q.Limit
+	}
+	return math.MaxInt
 }
 
 // Controlled reports whether q needs a row: it is paused or limited.

@@ -27,11 +27,7 @@ import (
 // TestEndToEnd builds the binary once and runs it as separate processes
 // against real PostgreSQL, each subtest in a fresh schema.
 func TestEndToEnd(t *testing.T) {
-	bin := buildWorker(t)
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, string)
-	}{
+	runEndToEnd(t, []e2eCase{
 		{"MigrateTwiceConcurrently", testMigrateConcurrently},
 		{"EnqueueAndRun", testEnqueueAndRun},
 		{"JobsListRetryCancel", testJobsListRetryCancel},
@@ -46,7 +42,20 @@ func TestEndToEnd(t *testing.T) {
 		{"ConnectionsTerminated", testConnectionsTerminated},
 		{"WrongPassword", testWrongPassword},
 		{"UnknownDatabase", testUnknownDatabase},
-	} {
+	})
+}
+
+// e2eCase is one subtest of an end-to-end test; run gets the built binary.
+type e2eCase struct {
+	name string
+	run  func(t *testing.T, bin string)
+}
+
+// runEndToEnd builds the binary once and runs every case as a parallel
+// subtest.
+func runEndToEnd(t *testing.T, cases []e2eCase) {
+	bin := buildWorker(t)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.run(t, bin)
@@ -208,6 +217,18 @@ func testMigrateConcurrently(t *testing.T, bin string) {
 
 var metricsAddrLog = regexp.MustCompile(`serving /metrics, /healthz and /readyz.* addr=(\S+)`)
 
+// opsURL waits until a `worker run` started with -metrics-addr logs the
+// address it serves /metrics, /healthz and /readyz on, and returns its URL.
+func (p *proc) opsURL() string {
+	p.t.Helper()
+	p.waitStderr("serving /metrics")
+	m := metricsAddrLog.FindStringSubmatch(p.stderr.String())
+	if m == nil {
+		p.t.Fatalf("no metrics address in the log of %s:\n%s", p.name, p.stderr.String())
+	}
+	return "http://" + m[1]
+}
+
 func testEnqueueAndRun(t *testing.T, bin string) {
 	st := pgtest.OpenWith(t, pg.Options{})
 	db := dbArgs(t, st.Schema())
@@ -223,12 +244,7 @@ func testEnqueueAndRun(t *testing.T, bin string) {
 	noopID := ulid.MustParseStrict(strings.TrimSpace(mustRun(t, bin, cmdArgs([]string{"enqueue"}, db, "-queue", "noop", "-payload", `{}`)...)))
 
 	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, db, append(fastRun, "-metrics-addr", "127.0.0.1:0")...)...)
-	w.waitStderr("serving /metrics")
-	m := metricsAddrLog.FindStringSubmatch(w.stderr.String())
-	if m == nil {
-		t.Fatalf("no metrics address in the log:\n%s", w.stderr.String())
-	}
-	base := "http://" + m[1]
+	base := w.opsURL()
 
 	if got := <-bodies; got != `{"order":42}` && got != `{"order": 42}` {
 		t.Errorf("webhook received %q, want the payload's body", got)

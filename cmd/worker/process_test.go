@@ -183,3 +183,27 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// stopAll sends SIGTERM to every worker and checks that each drains and
+// exits 0.
+func stopAll(t *testing.T, workers []*proc) {
+	t.Helper()
+	for _, w := range workers {
+		w.signal(syscall.SIGTERM)
+	}
+	for _, w := range workers {
+		if code := w.wait(); code != exitOK {
+			t.Errorf("%s exited %d after SIGTERM, want 0", w.name, code)
+		}
+	}
+}
+
+// exited reports whether the process has exited, without waiting.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}

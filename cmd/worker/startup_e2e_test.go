@@ -23,23 +23,14 @@ import (
 // first: migrate's report, schemas it must refuse, readiness, and failures
 // whose output must not show a password or a webhook secret.
 func TestStartupEndToEnd(t *testing.T) {
-	bin := buildWorker(t)
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, string)
-	}{
+	runEndToEnd(t, []e2eCase{
 		{"MigrateReportsWhatItApplied", testMigrateReports},
 		{"NewerSchemaIsRefused", testNewerSchemaRefused},
 		{"VersionRowWithoutTables", testVersionRowWithoutTables},
 		{"ReadyzFollowsTicks", testReadyzFollowsTicks},
 		{"DatabaseSecretsNeverPrinted", testDatabaseSecretsNeverPrinted},
 		{"WebhookSecretsNeverRecorded", testWebhookSecretsNeverRecorded},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.run(t, bin)
-		})
-	}
+	})
 }
 
 // execSQL runs SQL on the test database.
@@ -110,12 +101,7 @@ func testVersionRowWithoutTables(t *testing.T, bin string) {
 func testReadyzFollowsTicks(t *testing.T, bin string) {
 	st := pgtest.OpenWith(t, pg.Options{})
 	w := startProc(t, bin, "worker run", cmdArgs([]string{"run"}, dbArgs(t, st.Schema()), append(fastRun, "-metrics-addr", "127.0.0.1:0")...)...)
-	w.waitStderr("serving /metrics")
-	m := metricsAddrLog.FindStringSubmatch(w.stderr.String())
-	if m == nil {
-		t.Fatalf("no metrics address in the log:\n%s", w.stderr.String())
-	}
-	readyz := "http://" + m[1] + "/readyz"
+	readyz := w.opsURL() + "/readyz"
 	eventually(t, "/readyz answers 200", func() bool { code, _ := get(t, readyz); return code == 200 })
 	// The running worker's transactions can make the drop a deadlock
 	// victim: try again until it goes through.

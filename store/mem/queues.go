@@ -37,8 +37,12 @@ func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if !changed {
 		return nil
 	}
-	t.queues = append(t.queues, store.QueueChange{Before: before, After: after})
+	ch := store.QueueChange{Before: before, After: after}
+	t.queues = append(t.queues, ch)
 	t.s.writeQueue(name, after)
+	if ch.Wakes() {
+		t.notifyQueues([]string{name})
+	}
 	return nil
 }
 

@@ -42,7 +42,7 @@ func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
 }
 
 // editQueue locks the queue, reads its row and writes it as
-// store.EditQueue decides.
+// store.EditQueue decides, notifying when the change wakes the queue.
 func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {
 		return err
@@ -65,6 +65,9 @@ func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.
 			INSERT INTO {schema}.queues (name, paused_at, max_running) VALUES ($1, $2, nullif($3, 0))
 			ON CONFLICT (name) DO UPDATE SET paused_at = excluded.paused_at, max_running = excluded.max_running`),
 			name, timeArg(after.PausedAt), int32(after.Limit))
+	}
+	if err == nil && (store.QueueChange{Before: before, After: after}).Wakes() {
+		err = t.notifyAvailable(ctx, t.db, []string{name})
 	}
 	if err != nil {
 		return t.fail(err, "%s queue %q", what, name)

@@ -102,6 +102,23 @@ var notifyCases = []testCase{
 		h.retry(h.failNext(w, "r"), 0)
 		h.wantNotes(ch, available("r"), available("r"))
 	}},
+	{"ResumeAndARaisedLimitWakeTheQueue", func(h *harness) {
+		// Waiting jobs become reservable with no row of theirs written:
+		// workers that only wait on notifications must hear of it.
+		h.pause("a")
+		h.setLimit("a", 1)
+		h.setLimit("b", 2)
+		ch := h.listen()
+		h.setLimit("a", 2) // still paused: silent
+		h.resume("a")
+		h.setLimit("b", 1) // lowered: silent
+		h.setLimit("b", 3)
+		h.setLimit("b", 0)
+		h.resume("c") // never paused: silent
+		h.pause("c")
+		h.insert("z", time.Time{})
+		h.wantNotes(ch, available("a"), available("b"), available("b"), available("z"))
+	}},
 	{"RollbackIsSilent", func(h *harness) {
 		ch := h.listen()
 		_ = h.tx(func(tx store.Tx) error {
