@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -163,16 +164,41 @@ func (c *Core) finished(r Result) {
 func (c *Core) full() bool { return len(c.executing) >= c.cfg.MaxConcurrent }
 
 // nextPoll returns how long the driver should wait before the next Tick
-// when nothing wakes it: the poll interval with jitter, or, after a Tick
-// that failed, an exponential backoff (poll interval × 2^(failures−1),
-// capped at 30 s, same jitter). While backing off the driver should not let
-// finished jobs or notifications cut the wait short.
+// when nothing wakes it: the poll interval with jitter, cut short when the
+// heartbeat falls due, or a leader's lease is half gone, first (a poll
+// interval longer than either must not let a live worker look dead or
+// lose its lease), or, after a Tick that
+// failed, an exponential backoff (poll interval × 2^(failures−1), capped at
+// 30 s, same jitter). While backing off the driver should not let finished
+// jobs or notifications cut the wait short.
 func (c *Core) nextPoll() time.Duration {
-	d := c.cfg.PollInterval
 	if c.failures > 0 {
-		d = errorBackoff(c.cfg.PollInterval, c.failures)
+		return clockrng.Jitter(c.pollRand, errorBackoff(c.cfg.PollInterval, c.failures), c.cfg.PollJitter)
 	}
-	return clockrng.Jitter(c.pollRand, d, c.cfg.PollJitter)
+	d := clockrng.Jitter(c.pollRand, c.cfg.PollInterval, c.cfg.PollJitter)
+	if c.id.IsZero() || c.shuttingDown {
+		return d
+	}
+	due := untilDue(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
+	if c.leader {
+		// Renew with half the lease left, as a worker polling faster would.
+		due = min(due, untilDue(c.now, c.lastLeader, max(c.cfg.LeaseTTL/2, c.cfg.LeaderInterval)))
+	}
+	// Never wait less than a tenth of the shortest of the three: a local
+	// clock that moves slower than the timers (stalled, or coarse) would
+	// otherwise see the same few nanoseconds left tick after tick.
+	floor := min(c.cfg.PollInterval, c.cfg.HeartbeatInterval, c.cfg.LeaseTTL/2) / 10
+	return min(d, max(due, floor))
+}
+
+// untilDue returns how long after now interval will have passed since last,
+// or an unbounded wait when last is unset or that time is not ahead (the
+// tick just past did what was due, or could not, and retries on its poll).
+func untilDue(now, last time.Time, interval time.Duration) time.Duration {
+	if left := last.Add(interval).Sub(now); !last.IsZero() && left > 0 {
+		return left
+	}
+	return math.MaxInt64
 }
 
 // failing reports whether the last Tick failed, so the driver is backing off.
