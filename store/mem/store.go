@@ -32,6 +32,7 @@ type Store struct {
 	running   map[ulid.ULID][]ulid.ULID
 	runningIn map[string]int // per queue: how many rows are running
 	queues    map[string]*store.Queue
+	rateSlots map[string][]time.Time  // per rate-limited queue: each slot's last start (see store/rate.go)
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 
@@ -58,6 +59,7 @@ func New(now func() time.Time) *Store {
 		running:   map[ulid.ULID][]ulid.ULID{},
 		runningIn: map[string]int{},
 		queues:    map[string]*store.Queue{},
+		rateSlots: map[string][]time.Time{},
 		prevOf:    map[ulid.ULID]ulid.ULID{},
 		unique:    map[string]ulid.ULID{},
 		workers:   map[ulid.ULID]*store.Worker{},

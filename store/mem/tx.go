@@ -21,6 +21,7 @@ type tx struct {
 	lease     *store.LeaseChange
 	schedules []store.ScheduleChange
 	queues    []store.QueueChange
+	slots     []slotsBefore // first write of each queue's rate slots, for the rollback
 	notes     []store.Notification
 	// vacuumBefore is the vacuums row before the transaction wrote it,
 	// kept for the rollback once vacuumWritten.
@@ -89,6 +90,9 @@ func (t *tx) rollback() {
 	for i := len(t.queues) - 1; i >= 0; i-- {
 		c := t.queues[i]
 		s.writeQueue(c.Name(), c.Before)
+	}
+	for _, b := range t.slots {
+		s.writeSlots(b.key, b.last)
 	}
 }
 

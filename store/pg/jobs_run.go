@@ -109,7 +109,8 @@ func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
 
 // reserveSQL picks, for each queue that is not paused, its first
 // available rows in reservation order (priority, scheduled_at, id) that no
-// other transaction holds (SKIP LOCKED), at most the room its limit leaves,
+// other transaction holds (SKIP LOCKED), at most the room its limit and
+// its rate leave,
 // keeps the limit first of them all and marks those running. A row whose
 // scheduled_at is after the transaction's now waits: with database time,
 // now() is when the reserving transaction began, and a row inserted or
@@ -134,16 +135,34 @@ func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
 // available (a queue table changes faster than ANALYZE runs) it may then
 // prefer another path past every finished row. With a range, only the
 // partial index yields that order.
+//
+// A rate-limited queue's room is the rate slots it claimed (see migration
+// 0010): the free ones no other transaction holds, oldest first, read from
+// queue_rate_slots_free_idx, which yields only free slots. Of those it
+// stamps as many as it reserved jobs of the queue; the others stay locked
+// until commit and unstamped, like the rows the merge dropped.
 const reserveSQL = `
-	WITH picked AS MATERIALIZED (
-		SELECT c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
+	WITH claimed AS MATERIALIZED (
+		SELECT q.queue, s.slot FROM unnest($3::text[]) AS q(queue)
+		CROSS JOIN LATERAL (SELECT rate_period FROM {schema}.queues AS ctl
+			WHERE ctl.name = q.queue AND ctl.rate_starts IS NOT NULL AND ctl.paused_at IS NULL) AS ctl
+		CROSS JOIN LATERAL (
+			SELECT slot FROM {schema}.queue_rate_slots
+			WHERE queue = q.queue AND last_start <= coalesce($1::timestamptz, now()) - ctl.rate_period
+			ORDER BY queue, last_start, slot LIMIT $4
+			FOR UPDATE SKIP LOCKED) AS s),
+	picked AS MATERIALIZED (
+		SELECT q.queue, c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
 		CROSS JOIN LATERAL (SELECT coalesce((
 			SELECT CASE
 				WHEN ctl.paused_at IS NOT NULL THEN 0
-				WHEN ctl.max_running IS NULL THEN $4
-				WHEN NOT ctl.name = ANY (current_setting('tickwork.limited_queues')::text[]) THEN 0
-				ELSE greatest(0, ctl.max_running - (SELECT count(*) FROM {schema}.jobs AS r
-					WHERE r.status = 'running' AND r.queue = q.queue)) END
+				ELSE least(CASE
+					WHEN ctl.max_running IS NULL THEN $4
+					WHEN NOT ctl.name = ANY (current_setting('tickwork.limited_queues')::text[]) THEN 0
+					ELSE greatest(0, ctl.max_running - (SELECT count(*) FROM {schema}.jobs AS r
+						WHERE r.status = 'running' AND r.queue = q.queue)) END,
+				CASE WHEN ctl.rate_starts IS NULL THEN $4
+					ELSE (SELECT count(*) FROM claimed WHERE claimed.queue = q.queue) END) END
 			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
 		CROSS JOIN LATERAL (
 			SELECT id, priority, scheduled_at FROM {schema}.jobs
@@ -153,6 +172,11 @@ const reserveSQL = `
 			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
 			FOR UPDATE SKIP LOCKED) AS c
 		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4),
+	stamped AS (
+		UPDATE {schema}.queue_rate_slots AS s SET last_start = coalesce($1::timestamptz, now())
+		FROM (SELECT queue, slot, row_number() OVER (PARTITION BY queue ORDER BY slot) AS k FROM claimed) AS c
+		WHERE s.queue = c.queue AND s.slot = c.slot
+		  AND c.k <= (SELECT count(*) FROM picked WHERE picked.queue = c.queue)),
 	reserved AS (
 		UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
 		WHERE id = ANY (ARRAY(SELECT id FROM picked))
