@@ -1,7 +1,9 @@
 package store
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -33,4 +35,22 @@ func ResizeRateSlots(last []time.Time, n int) []time.Time {
 		kept = append(kept, time.Time{})
 	}
 	return kept
+}
+
+// FormatRate prints n starts per period as the CLI reads it: 100/1m.
+func FormatRate(n int, period time.Duration) string {
+	return fmt.Sprintf("%d/%s", n, FormatPeriod(period))
+}
+
+// FormatPeriod prints a duration without its zero minutes and seconds:
+// 1m, 1h30m, 1.5s.
+func FormatPeriod(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
