@@ -16,7 +16,7 @@ func parseRate(s string) (int, time.Duration, error) {
 	}
 	bad := func(why string) error {
 		return usagef("rate %s: %s; want N/PERIOD with N from 1 to %d and PERIOD from %s to %s (e.g. 100/1m, 5/s), or none",
-			shown(s), why, store.MaxQueueRate, formatPeriod(store.MinRatePeriod), formatPeriod(store.MaxRatePeriod))
+			shown(s), why, store.MaxQueueRate, fmtDuration(store.MinRatePeriod), fmtDuration(store.MaxRatePeriod))
 	}
 	count, per, ok := strings.Cut(s, "/")
 	if !ok {
@@ -41,6 +41,3 @@ func parseRate(s string) (int, time.Duration, error) {
 
 // formatRate prints a rate as set-rate reads it: 100/1m.
 func formatRate(n int, period time.Duration) string { return store.FormatRate(n, period) }
-
-// formatPeriod prints a period as set-rate reads it: 1m, 1h30m.
-func formatPeriod(d time.Duration) string { return store.FormatPeriod(d) }
