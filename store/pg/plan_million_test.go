@@ -127,6 +127,18 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 			if read > 200 || counted == 0 || counted > 400 {
 				t.Errorf("reserving 100 of a limited queue, %s, %s: read %.0f available and %.0f running entries\n%s", stats, mode, read, counted, plan)
 			}
+			// With a rate, the free slots are read and the used ones are
+			// not: 100 of 1,000 slots free.
+			o.setup = []string{
+				pg.SQL(s, `INSERT INTO {schema}.queues (name, rate_starts, rate_period) VALUES ('q', 1000, '1 hour')`),
+				pg.SQL(s, `INSERT INTO {schema}.queue_rate_slots (queue, slot, last_start)
+					SELECT 'q', g, CASE WHEN g <= 900 THEN now() ELSE '-infinity' END FROM generate_series(1, 1000) AS g`),
+			}
+			plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+			read, slots := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "queue_rate_slots_free_idx")
+			if read > 200 || slots == 0 || slots > 200 {
+				t.Errorf("reserving 100 of a rate-limited queue, %s, %s: read %.0f available entries and %.0f slots\n%s", stats, mode, read, slots, plan)
+			}
 		}
 	}
 }
