@@ -39,10 +39,12 @@ type Queues interface {
 	// queue that is not paused.
 	ResumeQueue(ctx context.Context, name string) error
 	// SetQueueLimit bounds how many jobs of name run at once across every
-	// worker; 0 removes the bound. Reserve counts the queue's running rows
-	// in its own transaction, serialized with every other reservation of
-	// the queue, so no number of workers takes it past the limit. A limit
-	// below what already runs only stops new reservations.
+	// worker; 0 removes the bound. The queue gets limit run slots
+	// (store.RunSlotJobs): Reserve puts each job it starts of the queue in a
+	// slot none of whose jobs runs any more, in its own transaction, so no
+	// number of workers takes it past the limit and none waits for
+	// another. A limit below what already runs stops new reservations until
+	// the jobs running beyond it have finished.
 	SetQueueLimit(ctx context.Context, name string, limit int) error
 	// SetQueueRate bounds how many jobs of name start in any window of
 	// period of store time across every worker to n; n = 0 removes the

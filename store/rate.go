@@ -54,3 +54,31 @@ func FormatPeriod(d time.Duration) string {
 	}
 	return s
 }
+
+// A limited queue admits each running job through one of its Limit run
+// slots (store/pg: rows of queue_run_slots). A slot holds the jobs it was
+// given and is free once none of them is running any more, which a
+// reservation checks against the rows themselves: completions, failures,
+// rescues and cancels need not touch the slots. Each slot holds at most
+// one running job that a reservation put there, so the queue runs at most
+// Limit of them.
+
+// RunSlotJobs returns the jobs of each of a queue's n run slots when its
+// limit becomes n with running (sorted by id) already running: slot i
+// holds running[i], and every slot holds the surplus beyond n as well, so
+// that a limit set below what runs admits nothing more until the surplus
+// has finished and then one job per slot whose own job has.
+func RunSlotJobs[ID any](running []ID, n int) [][]ID {
+	slots := make([][]ID, n)
+	var surplus []ID
+	if len(running) > n {
+		surplus = running[n:]
+	}
+	for i := range slots {
+		if i < len(running) {
+			slots[i] = append(slots[i], running[i])
+		}
+		slots[i] = append(slots[i], surplus...)
+	}
+	return slots
+}

@@ -22,8 +22,9 @@ func (c *Client) ResumeQueue(ctx context.Context, queue string) error {
 
 // SetQueueLimit bounds how many jobs of queue run at once across every
 // worker process; 0 removes the bound. It is enforced in each reservation's
-// transaction, so it holds with any number of workers; a limit below what
-// already runs only stops new reservations until enough finish.
+// transaction, so it holds with any number of workers, and reservations do
+// not wait for each other; a limit below what already runs stops new
+// reservations until the jobs running beyond it have finished.
 func (c *Client) SetQueueLimit(ctx context.Context, queue string, limit int) error {
 	return c.queueControl(ctx, "set queue limit", queue, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, queue, limit) })
 }

@@ -151,6 +151,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		t.setJob(j, &after)
 		out = append(out, export(&after))
 		t.takeSlot(j.Queue, worker)
+		t.takeRunSlot(j.Queue, j.ID)
 		if open[i].room--; open[i].room == 0 {
 			open = slices.Delete(open, i, i+1)
 		}
@@ -181,11 +182,11 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 		}
 		room := -1
 		if q.Limit > 0 {
-			running := s.runningIn[name]
+			room = s.freeRunSlots(name)
 			if mutant.On(mutant.LimitPerWorker) {
-				running = s.runningOf(worker, name)
+				room = q.Limit - s.runningOf(worker, name)
 			}
-			if room = q.Limit - running; room <= 0 {
+			if room <= 0 {
 				continue
 			}
 		}

@@ -13,9 +13,9 @@ import (
 )
 
 // A queue's controls are ordered with its reservations by an advisory lock
-// per queue: Reserve holds it shared (exclusive for a limited queue) from
-// before the statement that reserves until its commit, and every change
-// of the queue's row holds it exclusive. A reservation in flight thus
+// per queue: Reserve holds it shared from before the statements that
+// reserve until its commit, and every change of the queue's row (and of
+// its slots) holds it exclusive. A reservation in flight thus
 // commits before a pause can, and one that begins after the pause
 // committed reads the pause: no reservation from a paused queue commits
 // after the pause.
@@ -33,13 +33,6 @@ func (t *tx) PauseQueue(ctx context.Context, name string) error {
 
 func (t *tx) ResumeQueue(ctx context.Context, name string) error {
 	return t.editQueue(ctx, "resume", name, store.ResumeEdit)
-}
-
-func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
-	if err := store.ValidateQueueLimit(name, limit); err != nil {
-		return err
-	}
-	return t.editQueue(ctx, "limit", name, store.LimitEdit(limit))
 }
 
 func (t *tx) SetQueueRate(ctx context.Context, name string, n int, period time.Duration) error {
