@@ -32,8 +32,8 @@ type Store struct {
 	running   map[ulid.ULID][]ulid.ULID
 	runningIn map[string]int // per queue: how many rows are running
 	queues    map[string]*store.Queue
-	rateSlots map[string][]time.Time   // per rate-limited queue: each slot's last start (see store/rate.go)
-	runSlots  map[string][][]ulid.ULID // per limited queue: each run slot's jobs (see store/rate.go)
+	rateSlots map[string][]time.Time   // per rate-limited queue: each slot's last start (see store/slots.go)
+	runSlots  map[string][][]ulid.ULID // per limited queue: each run slot's jobs (see store/slots.go)
 	prevOf    map[ulid.ULID]ulid.ULID  // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID     // stored unique key -> the row holding it
 
