@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -35,6 +36,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 
 	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueLimit(ctx, "webhook", 2) })
+	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueRate(ctx, "webhook", 100, time.Minute) })
 	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.PauseQueue(ctx, "reports") })
 	open("/", "#throughput")
 	if n := count("#queues tr[data-queue]"); n != 3 {
@@ -45,6 +47,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	if limit := cell(t, ctx, "webhook", "td.limit"); limit != "2" {
 		t.Errorf("overview: webhook's limit shows %q, want 2", limit)
+	}
+	if rate := cell(t, ctx, "webhook", "td.rate"); rate != "100/1m" {
+		t.Errorf("overview: webhook's rate shows %q, want 100/1m", rate)
 	}
 	if shown := cell(t, ctx, "reports", "td.paused"); !strings.HasPrefix(shown, "paused for ") {
 		t.Errorf("overview: reports shows as %q, want paused for …", shown)

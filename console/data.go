@@ -34,9 +34,12 @@ type Overview struct {
 // oldest ready job has waited, and its results in the window.
 type QueueStats struct {
 	Queue             string               `json:"queue"`
-	PausedAt          *time.Time           `json:"paused_at"`          // null: not paused
-	PausedForSec      *float64             `json:"paused_for_seconds"` // null: not paused
-	Limit             int                  `json:"limit"`              // most running at once across workers; 0: none
+	PausedAt          *time.Time           `json:"paused_at"`           // null: not paused
+	PausedForSec      *float64             `json:"paused_for_seconds"`  // null: not paused
+	Limit             int                  `json:"limit"`               // most running at once across workers; 0: none
+	Rate              int                  `json:"rate"`                // most starts per rate period across workers; 0: none
+	RatePeriodSec     float64              `json:"rate_period_seconds"` // 0: no rate
+	RateShown         string               `json:"-"`                   // the rate as the CLI writes it: 100/1m
 	Counts            map[store.Status]int `json:"counts"`
 	OldestReadyAgeSec *float64             `json:"oldest_ready_age_seconds"` // null: nothing ready
 	Completed         int                  `json:"completed"`
@@ -98,7 +101,7 @@ func (s *Server) overview(ctx context.Context) (*Overview, error) {
 	return o, nil
 }
 
-// queueControls reads every queue's pause, limit and counts by status from
+// queueControls reads every queue's pause, limit, rate and counts by status from
 // the store's queue listing (one statement for all queues).
 func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(string) *QueueStats) error {
 	list, err := st.ListQueues(ctx)
@@ -108,6 +111,9 @@ func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(s
 	for _, l := range list {
 		q := queue(l.Name)
 		q.Counts, q.Limit = l.Counts, l.Limit
+		if l.Rate > 0 {
+			q.Rate, q.RatePeriodSec, q.RateShown = l.Rate, l.RatePeriod.Seconds(), store.FormatRate(l.Rate, l.RatePeriod)
+		}
 		if !l.PausedAt.IsZero() {
 			at, sec := l.PausedAt, max(now.Sub(l.PausedAt).Seconds(), 0)
 			q.PausedAt, q.PausedForSec = &at, &sec

@@ -55,9 +55,10 @@
 // a new row of the same attempt with one more snooze, due the snooze's
 // wait later; past MaxSnoozes a Snooze fails the job for good.
 //
-// Properties 8 to 13 (unique keys, recorded output, priorities, queue
-// pause, queue limit, job cancel) are described in the files that decide
-// them: unique.go, output.go, queues.go and cancel.go.
+// Properties 8 to 14 (unique keys, recorded output, priorities, queue
+// pause, queue limit, job cancel, queue rate) are described in the files
+// that decide them: unique.go, output.go, queues.go, cancel.go and
+// rate.go.
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

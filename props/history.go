@@ -260,6 +260,9 @@ type QueueRow struct {
 	Name     string
 	PausedAt time.Time `json:",omitzero"` // zero: not paused
 	Limit    int       `json:",omitzero"` // most running at once; 0: none
+	// Rate is the most starts in any window of RatePeriod; 0: none.
+	Rate       int           `json:",omitzero"`
+	RatePeriod time.Duration `json:",omitzero"`
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

@@ -17,20 +17,25 @@ import (
 //     pause.
 //   - Queue limit: no reservation leaves more jobs of a queue running than
 //     its limit.
+//   - Queue rate (rate.go): no reservation leaves more starts of a queue in
+//     the window of its rate's period than the rate.
 
 // queueIndex is what the checker keeps per queue for these properties.
 type queueIndex struct {
 	rows      map[string]QueueRow
 	running   map[string]int
 	available map[string]map[ulid.ULID]struct{}
+	rates     map[string]*RateWindow
 }
 
 func newQueueIndex() queueIndex {
-	return queueIndex{rows: map[string]QueueRow{}, running: map[string]int{}, available: map[string]map[ulid.ULID]struct{}{}}
+	return queueIndex{rows: map[string]QueueRow{}, running: map[string]int{}, available: map[string]map[ulid.ULID]struct{}{},
+		rates: map[string]*RateWindow{}}
 }
 
 // queueChange applies one queues row change.
 func (c *Checker) queueChange(before, after *QueueRow) {
+	c.queues.rateChange(rowName(before, after), after)
 	if after == nil {
 		delete(c.queues.rows, before.Name)
 		return
@@ -52,6 +57,9 @@ func (qi *queueIndex) indexJob(id ulid.ULID, before, after *JobRow) {
 		switch after.Status {
 		case Running:
 			qi.running[after.Queue]++
+			if w := qi.rates[after.Queue]; w != nil && (before == nil || before.Status != Running) {
+				w.Start(after.StartedAt)
+			}
 		case Available:
 			m := qi.available[after.Queue]
 			if m == nil {
@@ -66,6 +74,7 @@ func (qi *queueIndex) indexJob(id ulid.ULID, before, after *JobRow) {
 // checkReservations checks the rows the commit reserved against the
 // controls of their queues, once every row of the commit is applied.
 func (c *Checker) checkReservations(e *Event, sc *commitScope) {
+	rated := map[string]bool{}
 	for _, id := range sc.reserved {
 		st := c.jobs[id]
 		if st == nil || st.row.Status != Running {
@@ -80,6 +89,10 @@ func (c *Checker) checkReservations(e *Event, sc *commitScope) {
 		if n := c.queues.running[r.Queue]; controlled && q.Limit > 0 && n > q.Limit {
 			c.report(QueueLimit, fmt.Sprintf("job %s of queue %s reserved with %d of the queue's jobs running, over its limit %d",
 				id, r.Queue, n, q.Limit), withJobs(r))
+		}
+		if !rated[r.Queue] {
+			rated[r.Queue] = true
+			c.checkRate(e, r.Queue, r)
 		}
 		if c.params.SerialTransactions {
 			c.checkPriority(e, r)
@@ -102,3 +115,11 @@ func (c *Checker) checkPriority(e *Event, r JobRow) {
 }
 
 func normQueue(r *QueueRow) { r.PausedAt = normTime(r.PausedAt) }
+
+// rowName is the name of the queue a change is of.
+func rowName(before, after *QueueRow) string {
+	if after != nil {
+		return after.Name
+	}
+	return before.Name
+}

@@ -44,6 +44,13 @@ var queueCases = []violationCase{
 		b.commit(w1, b.reserve(1, w1))
 		return atNext(b, func() { b.commit(w2, b.reserve(2, w2)) })
 	}},
+	{"rate taken past by a second worker", QueueRate, "over the queue's rate of 1 per 10s", func(b *builder) int {
+		setup(b)
+		b.commit(none, b.enqueue(1), b.enqueue(2), b.queueRow("q", &QueueRow{Name: "q", Rate: 1, RatePeriod: 10 * time.Second}))
+		b.commit(w1, b.reserve(1, w1), b.complete(1))
+		b.after(10*time.Second - time.Microsecond)
+		return atNext(b, func() { b.commit(w2, b.reserve(2, w2)) })
+	}},
 }
 
 // TestQueueControlsAllowWhatTheyShould: the same histories without the
@@ -68,6 +75,16 @@ func TestQueueControlsAllowWhatTheyShould(t *testing.T) {
 			b.commit(none, b.enqueue(1), b.queueRow("q", &QueueRow{Name: "q", PausedAt: b.now}))
 			b.commit(none, b.queueRow("q", nil))
 			b.commit(w1, b.reserve(1, w1))
+		},
+		"rate reached once the period passed": func(b *builder) {
+			setup(b)
+			b.commit(none, b.enqueue(1), b.enqueue(2), b.enqueue(3),
+				b.queueRow("q", &QueueRow{Name: "q", Rate: 1, RatePeriod: 10 * time.Second}))
+			b.commit(w1, b.reserve(1, w1))
+			b.after(10 * time.Second)
+			b.commit(w2, b.reserve(2, w2))
+			b.commit(none, b.queueRow("q", &QueueRow{Name: "q", Rate: 1, RatePeriod: 20 * time.Second}))
+			b.commit(w2, b.reserve(3, w2)) // a new rate: the starts before it do not count
 		},
 		"limit reached after a finish": func(b *builder) {
 			setup(b)

@@ -30,6 +30,9 @@ const (
 	QueueLimit     Property = 12
 	// JobCancel: a running job's cancel stops its handler (issue 12).
 	JobCancel Property = 13
+	// QueueRate: no window of a queue's rate period holds more starts
+	// than its rate (issue 12, props/rate.go).
+	QueueRate Property = 14
 	// Vacuum: a vacuum runs only when due (props/vacuum.go).
 	Vacuum Property = 17
 	// Snoozes: a snoozed job runs again, as the same attempt with one more
@@ -53,6 +56,7 @@ var propertyNames = [...]string{
 	QueuePause:       "queue pause",
 	QueueLimit:       "queue limit",
 	JobCancel:        "job cancel",
+	QueueRate:        "queue rate",
 	Vacuum:           "vacuum",
 	Snoozes:          "snoozes",
 }

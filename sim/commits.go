@@ -89,6 +89,7 @@ func JobRow(j *store.Job) *props.JobRow {
 // jobMarks notes the rare job transitions.
 func (s *sim) jobMarks(ch props.JobChange) {
 	b, a := ch.Before, ch.After
+	s.rateMark(b, a)
 	if b == nil || a == nil || b.Status != props.Running {
 		return
 	}

@@ -27,6 +27,7 @@ const (
 	MarkOwnBound                         // a chain ended at its queue's or its job's own bound
 	MarkSnoozeCap                        // a snooze past MaxSnoozes failed its job
 	MarkScheduleSkipped                  // a schedule skipped a cron time: another row held its key
+	MarkRateBound                        // a reservation brought a queue's starts in its rate's window to the rate
 	numMarks
 )
 
@@ -52,6 +53,7 @@ var markNames = [numMarks]string{
 	"retries ended at a queue's or job's own bound",
 	"snooze past MaxSnoozes failed its job",
 	"schedule skipped a cron time for its unique key",
+	"queue's rate reached by its starts",
 }
 
 // String returns the mark's description.

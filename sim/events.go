@@ -30,13 +30,14 @@ const (
 	evQuiesce                       // chaos ends
 	evSettleCheck                   // quiescence: is everything settled?
 	evEnd                           // the quiescence bound
+	evQueueRate                     // fault timer: an operator sets or removes a queue's rate
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evOutage, evQuiesce, evSettleCheck, evEnd:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd:
 		return false
 	}
 	return true
@@ -76,6 +77,8 @@ func (s *sim) dispatch(e *event) {
 		s.cancelOne()
 	case evQueueControl:
 		s.queueControl()
+	case evQueueRate:
+		s.queueRate()
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

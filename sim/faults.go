@@ -38,6 +38,7 @@ const (
 	QueueControl                    // an operator pauses, resumes or limits a queue; rate: per minute
 	Vacuum                          // the leader's vacuum duty is on; rate: its dead-row threshold
 	HandlerSnooze                   // handlers snooze (worker.Snooze); rate: weight among outcomes
+	QueueRate                       // an operator sets or removes a queue's rate limit; rate: per minute
 	numFaultKinds
 )
 
@@ -45,7 +46,7 @@ var faultNames = [numFaultKinds]string{
 	"crash", "stall", "store-before", "store-abort", "store-after", "latency", "outage",
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
-	"priorities", "queue-control", "vacuum", "snooze",
+	"priorities", "queue-control", "vacuum", "snooze", "queue-rate",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -82,6 +82,7 @@ func (s *sim) start() {
 	s.armGlobalFault(Burst, evBurst)
 	s.armGlobalFault(Cancel, evCancel)
 	s.armGlobalFault(QueueControl, evQueueControl)
+	s.armGlobalFault(QueueRate, evQueueRate)
 	s.at(s.sc.Chaos.D(), &event{kind: evQuiesce, w: -1})
 }
 

@@ -15,6 +15,7 @@ func (s *sim) queueChanges(actor string, writes []store.QueueChange) []props.Que
 	out := make([]props.QueueChange, len(folded))
 	for i, ch := range folded {
 		out[i] = props.QueueChange{Before: queueRow(ch.Before), After: queueRow(ch.After)}
+		s.rateWindow(rowName(ch.Before, ch.After)).Set(rateOf(ch.After))
 		s.tr.printf(s.now, actor, "queue %s %s", rowName(ch.Before, ch.After), queueState(ch.After))
 	}
 	return out
@@ -24,14 +25,14 @@ func queueRow(q *store.Queue) *props.QueueRow {
 	if q == nil {
 		return nil
 	}
-	return &props.QueueRow{Name: q.Name, PausedAt: q.PausedAt, Limit: q.Limit}
+	return &props.QueueRow{Name: q.Name, PausedAt: q.PausedAt, Limit: q.Limit, Rate: q.Rate, RatePeriod: q.RatePeriod}
 }
 
 func sameQueue(a, b *store.Queue) bool {
 	if n, ok := both(a, b); n || !ok {
 		return n
 	}
-	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit
+	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit && a.Rate == b.Rate && a.RatePeriod == b.RatePeriod
 }
 
 func rowName(before, after *store.Queue) string {
@@ -49,6 +50,9 @@ func queueState(q *store.Queue) string {
 	}
 	if q != nil && q.Limit > 0 {
 		state += " limit " + strconv.Itoa(q.Limit)
+	}
+	if q != nil && q.Rate > 0 {
+		state += " rate " + strconv.Itoa(q.Rate) + "/" + q.RatePeriod.String()
 	}
 	return state
 }

@@ -194,6 +194,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	QueueControl:   {0.5, 2, 12},
 	Vacuum:         {0.5, 2, 40},
 	HandlerSnooze:  {0.5, 0.3, 1.5},
+	QueueRate:      {0.4, 3, 12},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

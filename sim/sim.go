@@ -93,7 +93,8 @@ type sim struct {
 	names      names
 	outages    []window
 	execSeq    uint64
-	lastHolder ulid.ULID // the last lease holder seen, kept across deletions
+	lastHolder ulid.ULID                    // the last lease holder seen, kept across deletions
+	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
 }
 
 // window is a span of true time.

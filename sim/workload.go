@@ -112,6 +112,7 @@ func (s *sim) quiesce() {
 		}
 	}
 	s.resumeQueues()
+	s.removeRates()
 	s.after(time.Second, &event{kind: evSettleCheck, w: -1})
 	s.after(bound, &event{kind: evEnd, w: -1})
 }

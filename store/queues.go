@@ -16,6 +16,11 @@ type Queue struct {
 	// Limit is the most jobs of the queue running at once across every
 	// worker; 0: no limit.
 	Limit int
+	// Rate is the most starts of the queue's jobs in any window of
+	// RatePeriod of store time, across every worker; 0: no rate (and a
+	// zero RatePeriod).
+	Rate       int
+	RatePeriod time.Duration
 }
 
 // QueueStats is one line of ListQueues: a queue's controls and how many of
@@ -35,11 +40,21 @@ type Queues interface {
 	// queue that is not paused.
 	ResumeQueue(ctx context.Context, name string) error
 	// SetQueueLimit bounds how many jobs of name run at once across every
-	// worker; 0 removes the bound. Reserve counts the queue's running rows
-	// in its own transaction, serialized with every other reservation of
-	// the queue, so no number of workers takes it past the limit. A limit
-	// below what already runs only stops new reservations.
+	// worker; 0 removes the bound. The queue gets limit run slots
+	// (store.RunSlotJobs): Reserve puts each job it starts of the queue in a
+	// slot none of whose jobs runs any more, in its own transaction, so no
+	// number of workers takes it past the limit and none waits for
+	// another. A limit below what already runs stops new reservations until
+	// the jobs running beyond it have finished.
 	SetQueueLimit(ctx context.Context, name string, limit int) error
+	// SetQueueRate bounds how many jobs of name start in any window of
+	// period of store time across every worker to n; n = 0 removes the
+	// bound. Reserve admits each start through one of n rate slots, each
+	// holding the store time of the last start it admitted and admitting
+	// another once period has passed since, so that no window of period
+	// holds more than n starts. A new rate keeps the n latest starts of
+	// the old one's slots: lowering it cannot admit a burst.
+	SetQueueRate(ctx context.Context, name string, n int, period time.Duration) error
 	// ListQueues returns every queue that has a row or a job, in name
 	// order, with its row counts by status.
 	ListQueues(ctx context.Context) ([]QueueStats, error)
@@ -57,6 +72,32 @@ func ValidateQueueLimit(name string, limit int) error {
 	}
 	if limit < 0 || limit > MaxQueueLimit {
 		return fmt.Errorf("set the limit of queue %q to %d: must be 0 (none) to %d: %w", name, limit, MaxQueueLimit, ErrInvalid)
+	}
+	return nil
+}
+
+// MaxQueueRate is the largest number of starts per period SetQueueRate
+// accepts: a rate keeps one slot per start (store/pg: a row).
+const MaxQueueRate = 100_000
+
+// MinRatePeriod and MaxRatePeriod bound a rate's period.
+const (
+	MinRatePeriod = time.Millisecond
+	MaxRatePeriod = 7 * 24 * time.Hour
+)
+
+// ValidateQueueRate returns an error wrapping ErrInvalid unless name is a
+// valid queue name, n lies between 0 and MaxQueueRate and, for n > 0,
+// period between MinRatePeriod and MaxRatePeriod, the same in every store.
+func ValidateQueueRate(name string, n int, period time.Duration) error {
+	if err := CheckName("queue", name); err != nil {
+		return fmt.Errorf("set the rate of a queue: %w", err)
+	}
+	if n < 0 || n > MaxQueueRate {
+		return fmt.Errorf("set the rate of queue %q to %d per %s: the count must be 0 (none) to %d: %w", name, n, period, MaxQueueRate, ErrInvalid)
+	}
+	if n > 0 && (period < MinRatePeriod || period > MaxRatePeriod) {
+		return fmt.Errorf("set the rate of queue %q to %d per %s: the period must be %s to %s: %w", name, n, period, MinRatePeriod, MaxRatePeriod, ErrInvalid)
 	}
 	return nil
 }
@@ -93,7 +134,7 @@ func room(q *Queue) int {
 }
 
 // Controlled reports whether q needs a row: it is paused or limited.
-func (q Queue) Controlled() bool { return !q.PausedAt.IsZero() || q.Limit > 0 }
+func (q Queue) Controlled() bool { return !q.PausedAt.IsZero() || q.Limit > 0 || q.Rate > 0 }
 
 // EditQueue returns the row a queue has after edit is applied to a copy of
 // before (an empty row named name when nil), so that every store decides
@@ -114,8 +155,9 @@ func EditQueue(before *Queue, name string, edit func(*Queue)) (after *Queue, cha
 	return after, true
 }
 
-// PauseEdit, ResumeEdit and LimitEdit are the edits of PauseQueue,
-// ResumeQueue and SetQueueLimit at store time now.
+// PauseEdit, ResumeEdit, LimitEdit and RateEdit are the edits of
+// PauseQueue, ResumeQueue, SetQueueLimit and SetQueueRate at store time
+// now.
 func PauseEdit(now time.Time) func(*Queue) {
 	return func(q *Queue) {
 		if q.PausedAt.IsZero() {
@@ -129,3 +171,14 @@ func ResumeEdit(q *Queue) { q.PausedAt = time.Time{} }
 
 // LimitEdit: see PauseEdit.
 func LimitEdit(limit int) func(*Queue) { return func(q *Queue) { q.Limit = limit } }
+
+// RateEdit: see PauseEdit. The period is kept to the microsecond, as store
+// times are; no rate has a zero period.
+func RateEdit(n int, period time.Duration) func(*Queue) {
+	return func(q *Queue) {
+		q.Rate, q.RatePeriod = n, period.Truncate(time.Microsecond)
+		if n == 0 {
+			q.RatePeriod = 0
+		}
+	}
+}

@@ -131,7 +131,7 @@ func (s State) String() string {
 		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, FormatTime(sc.LastScheduledAt), FormatID(sc.LastScheduledJobID))
 	}
 	for _, q := range s.Queues {
-		fmt.Fprintf(&b, "queue %q paused=%s limit=%d\n", q.Name, FormatTime(q.PausedAt), q.Limit)
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s\n", q.Name, FormatTime(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
 	}
 	if s.Vacuum != nil {
 		fmt.Fprintf(&b, "vacuum started=%s dead=%d\n", FormatTime(s.Vacuum.StartedAt), s.Vacuum.DeadRows)

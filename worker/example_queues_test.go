@@ -57,6 +57,41 @@ func ExampleClient_PauseQueue() {
 	// true 3
 }
 
+// A rate bounds how many of a queue's jobs start in any window of its
+// period, across every worker: here 2 a minute, so the third waits.
+func ExampleClient_SetQueueRate() {
+	ctx := context.Background()
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := mem.New(func() time.Time { return now })
+	client := worker.NewClient(st, nil)
+	_ = client.SetQueueRate(ctx, "welcome", 2, time.Minute)
+	for _, user := range []string{"ada", "grace", "linus"} {
+		_, _ = worker.Enqueue(ctx, client, Welcome{User: user})
+	}
+	reserve := func() int {
+		var n int
+		_ = st.InTx(ctx, func(tx store.Tx) error {
+			jobs, err := tx.Reserve(ctx, mustWorker(ctx, tx), []string{"welcome"}, 10)
+			n = len(jobs)
+			return err
+		})
+		return n
+	}
+	fmt.Println("started", reserve())
+	fmt.Println("started", reserve())
+	now = now.Add(time.Minute)
+	fmt.Println("a minute later, started", reserve())
+	queues, _ := client.ListQueues(ctx)
+	fmt.Println(queues[0].Name, "rate", queues[0].Rate, "per", queues[0].RatePeriod)
+	fmt.Println(client.SetQueueRate(ctx, "welcome", 1, 0) != nil) // a rate needs a period
+	// Output:
+	// started 2
+	// started 0
+	// a minute later, started 1
+	// welcome rate 2 per 1m0s
+	// true
+}
+
 // mustWorker registers a worker row for the examples that reserve by hand.
 func mustWorker(ctx context.Context, tx store.Tx) ulid.ULID {
 	id := ulid.ULID{15: 1}

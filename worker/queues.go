@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tickwork/tickwork/store"
 )
@@ -21,14 +22,27 @@ func (c *Client) ResumeQueue(ctx context.Context, queue string) error {
 
 // SetQueueLimit bounds how many jobs of queue run at once across every
 // worker process; 0 removes the bound. It is enforced in each reservation's
-// transaction, so it holds with any number of workers; a limit below what
-// already runs only stops new reservations until enough finish.
+// transaction, so it holds with any number of workers, and reservations do
+// not wait for each other; a limit below what already runs stops new
+// reservations until the jobs running beyond it have finished.
 func (c *Client) SetQueueLimit(ctx context.Context, queue string, limit int) error {
 	return c.queueControl(ctx, "set queue limit", queue, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, queue, limit) })
 }
 
+// SetQueueRate bounds how many jobs of queue start in any window of
+// period of database time across every worker process to n; 0 removes the
+// bound. Each reservation's transaction admits its starts through the
+// queue's n rate slots, so it holds with any number of workers and they do
+// not wait on each other. A new rate keeps the latest starts under the old
+// one: lowering it right after a burst admits nothing more until the
+// burst's starts are a period old. Bounds: n to store.MaxQueueRate, period
+// from store.MinRatePeriod to store.MaxRatePeriod.
+func (c *Client) SetQueueRate(ctx context.Context, queue string, n int, period time.Duration) error {
+	return c.queueControl(ctx, "set queue rate", queue, func(tx store.Tx) error { return tx.SetQueueRate(ctx, queue, n, period) })
+}
+
 // ListQueues returns every queue that has jobs or controls, in name order,
-// with its state, limit and row counts by status.
+// with its state, limit, rate and row counts by status.
 func (c *Client) ListQueues(ctx context.Context) ([]store.QueueStats, error) {
 	var out []store.QueueStats
 	err := c.st.InTx(ctx, func(tx store.Tx) (err error) { out, err = tx.ListQueues(ctx); return err })

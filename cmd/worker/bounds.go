@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tickwork/tickwork/store"
 )
 
 // Numeric flags and their environment variables accept only a documented
@@ -86,16 +88,7 @@ func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def, min, max 
 
 // fmtDuration writes whole hours and minutes without the zero units
 // time.Duration.String adds: 24h, not 24h0m0s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func fmtDuration(d time.Duration) string { return store.FormatPeriod(d) }
 
 // boolFlag is a boolean flag whose refusal says what it accepts.
 type boolFlag struct{ p *bool }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
@@ -16,15 +17,18 @@ const queuesUsage = `Usage:
   worker queues pause [flags] QUEUE
   worker queues resume [flags] QUEUE
   worker queues set-limit [flags] QUEUE N|none
+  worker queues set-rate [flags] QUEUE N/PERIOD|none
 
 A paused queue still takes new jobs, and its running jobs finish, but no
 worker reserves a job of it until it is resumed. A limit bounds how many of
 a queue's jobs run at once across every worker process; 0 or none removes
-it. Both are kept in the database. Run 'worker queues <command> -help' for
-the flags.
+it. A rate bounds how many of its jobs start in any window of PERIOD of
+database time across every worker process, e.g. 100/1m, 5/s, 1000/1h30m
+(a Go duration, or a unit alone for one of it); none removes it. All are
+kept in the database. Run 'worker queues <command> -help' for the flags.
 `
 
-const queuesCommands = "queues list, queues pause, queues resume or queues set-limit"
+const queuesCommands = "queues list, queues pause, queues resume, queues set-limit or queues set-rate"
 
 // queuesCmd dispatches the queues subcommands and returns the full command
 // name for messages.
@@ -42,6 +46,8 @@ func (c *cli) queuesCmd(ctx context.Context, args []string) (string, error) {
 		return "queues resume", c.queueControlCmd(ctx, "resume", args[1:])
 	case "set-limit":
 		return "queues set-limit", c.queueControlCmd(ctx, "set-limit", args[1:])
+	case "set-rate":
+		return "queues set-rate", c.queueControlCmd(ctx, "set-rate", args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, queuesUsage)
 		return "queues", nil
@@ -49,13 +55,16 @@ func (c *cli) queuesCmd(ctx context.Context, args []string) (string, error) {
 	return "queues", usagef("unknown queues command %s: want %s", shown(args[0]), queuesCommands)
 }
 
-// queueControlCmd runs pause, resume or set-limit on the queue named by
-// the first argument.
+// queueControlCmd runs pause, resume, set-limit or set-rate on the queue
+// named by the first argument.
 func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) error {
 	synopsis := "worker queues " + verb + " [flags] QUEUE"
 	want := 1
-	if verb == "set-limit" {
+	switch verb {
+	case "set-limit":
 		synopsis, want = synopsis+" N|none", 2
+	case "set-rate":
+		synopsis, want = synopsis+" N/PERIOD|none", 2
 	}
 	fs, db := c.dbFlagSet("worker queues "+verb, synopsis)
 	rest, err := c.parseFlags(fs, args)
@@ -69,11 +78,15 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	if err := store.CheckName("queue", queue); err != nil {
 		return usagef("%v", err)
 	}
-	limit := 0
-	if verb == "set-limit" {
-		if limit, err = parseLimit(rest[1]); err != nil {
-			return err
-		}
+	limit, period := 0, time.Duration(0)
+	switch verb {
+	case "set-limit":
+		limit, err = parseLimit(rest[1])
+	case "set-rate":
+		limit, period, err = parseRate(rest[1])
+	}
+	if err != nil {
+		return err
 	}
 	st, err := c.openStore(ctx, db, c.defaultLogger())
 	if err != nil {
@@ -87,6 +100,11 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		err = client.PauseQueue(ctx, queue)
 	case "resume":
 		err, msg = client.ResumeQueue(ctx, queue), fmt.Sprintf("queue %s resumed", shown(queue))
+	case "set-rate":
+		err, msg = client.SetQueueRate(ctx, queue, limit, period), fmt.Sprintf("queue %s limited to %s starts", shown(queue), formatRate(limit, period))
+		if limit == 0 {
+			msg = fmt.Sprintf("queue %s has no rate", shown(queue))
+		}
 	default:
 		err, msg = client.SetQueueLimit(ctx, queue, limit), fmt.Sprintf("queue %s limited to %d running jobs", shown(queue), limit)
 		if limit == 0 {
@@ -114,8 +132,9 @@ func parseLimit(s string) (int, error) {
 
 const queuesListSynopsis = `worker queues list [-format table|json] [flags]
 
-Prints every queue that has jobs, is paused or is limited: its state, its
-limit and how many of its jobs are in each status, read in one query.`
+Prints every queue that has jobs, is paused, limited or rate-limited: its
+state, its limit, its rate and how many of its jobs are in each status,
+read in one query.`
 
 func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
 	fs, db := c.dbFlagSet("worker queues list", queuesListSynopsis)
@@ -147,20 +166,23 @@ var listedStatuses = store.Statuses()
 
 func printQueues(w io.Writer, queues []store.QueueStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT")
+	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tRATE")
 	for _, s := range listedStatuses {
 		fmt.Fprintf(tw, "\t%s", s)
 	}
 	fmt.Fprintln(tw)
 	for _, q := range queues {
-		state, limit := "active", "-"
+		state, limit, rate := "active", "-", "-"
 		if !q.PausedAt.IsZero() {
 			state = "paused since " + formatTime(q.PausedAt)
 		}
 		if q.Limit > 0 {
 			limit = strconv.Itoa(q.Limit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s", shorten(q.Name, 40), state, limit)
+		if q.Rate > 0 {
+			rate = formatRate(q.Rate, q.RatePeriod)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", shorten(q.Name, 40), state, limit, rate)
 		for _, s := range listedStatuses {
 			fmt.Fprintf(tw, "\t%d", q.Counts[s])
 		}
@@ -171,17 +193,21 @@ func printQueues(w io.Writer, queues []store.QueueStats) error {
 
 // queueJSON is one queue as queues list -format json prints it.
 type queueJSON struct {
-	Name     string               `json:"name"`
-	Paused   bool                 `json:"paused"`
-	PausedAt string               `json:"paused_at,omitempty"`
-	Limit    int                  `json:"limit,omitempty"`
-	Counts   map[store.Status]int `json:"counts"`
+	Name     string `json:"name"`
+	Paused   bool   `json:"paused"`
+	PausedAt string `json:"paused_at,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+	// Rate is the most starts in any window of RatePeriodSeconds.
+	Rate              int                  `json:"rate,omitempty"`
+	RatePeriodSeconds float64              `json:"rate_period_seconds,omitempty"`
+	Counts            map[store.Status]int `json:"counts"`
 }
 
 func queuesJSON(queues []store.QueueStats) []queueJSON {
 	out := make([]queueJSON, len(queues))
 	for i, q := range queues {
-		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, Counts: q.Counts}
+		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, Rate: q.Rate,
+			RatePeriodSeconds: q.RatePeriod.Seconds(), Counts: q.Counts}
 		if out[i].Paused {
 			out[i].PausedAt = formatTime(q.PausedAt)
 		}

@@ -30,6 +30,7 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
 	HandlerMaxAttemptsIgnored,
@@ -86,6 +87,10 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// RatePerWorker: the in-memory store gives each worker its own rate
+	// slots of a queue, so a queue's rate bounds each worker's starts
+	// instead of every worker's together.
+	RatePerWorker = "rate-per-worker"
 	// CancelFencesOnly: the runner never cancels the context of a running
 	// job whose row was cancelled; only its result is fenced off.
 	CancelFencesOnly = "cancel-fences-only"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -128,7 +129,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 			w.heap.push(w.entry)
 		}
 	}()
-	open := t.s.openQueues(worker, queues)
+	open := t.s.openQueues(worker, queues, t.now)
 	for len(out) < limit {
 		i := t.s.nextAvailable(open)
 		if i < 0 {
@@ -149,6 +150,8 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		after.StartedBy = worker
 		t.setJob(j, &after)
 		out = append(out, export(&after))
+		t.takeSlot(j.Queue, worker)
+		t.takeRunSlot(j.Queue, j.ID)
 		if open[i].room--; open[i].room == 0 {
 			open = slices.Delete(open, i, i+1)
 		}
@@ -165,8 +168,8 @@ type openQueue struct {
 }
 
 // openQueues returns the queues among queues that are not paused and have
-// room under their limit, each once, in name order.
-func (s *Store) openQueues(worker ulid.ULID, queues []string) []openQueue {
+// room under their limit and their rate at now, each once, in name order.
+func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []openQueue {
 	var open []openQueue
 	for _, name := range slices.Compact(slices.Sorted(slices.Values(queues))) {
 		q := s.queues[name]
@@ -179,12 +182,21 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string) []openQueue {
 		}
 		room := -1
 		if q.Limit > 0 {
-			running := s.runningIn[name]
+			room = s.freeRunSlots(name)
 			if mutant.On(mutant.LimitPerWorker) {
-				running = s.runningOf(worker, name)
+				room = q.Limit - s.runningOf(worker, name)
 			}
-			if room = q.Limit - running; room <= 0 {
+			if room <= 0 {
 				continue
+			}
+		}
+		if q.Rate > 0 {
+			free := s.freeSlots(q, worker, now)
+			if free == 0 {
+				continue
+			}
+			if room < 0 || free < room {
+				room = free
 			}
 		}
 		open = append(open, openQueue{name, room})

@@ -17,13 +17,6 @@ func (t *tx) ResumeQueue(_ context.Context, name string) error {
 	return t.editQueue("resume", name, store.ResumeEdit)
 }
 
-func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
-	if err := store.ValidateQueueLimit(name, limit); err != nil {
-		return err
-	}
-	return t.editQueue("limit", name, store.LimitEdit(limit))
-}
-
 // editQueue writes the queue's row as store.EditQueue decides.
 func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {

@@ -32,8 +32,10 @@ type Store struct {
 	running   map[ulid.ULID][]ulid.ULID
 	runningIn map[string]int // per queue: how many rows are running
 	queues    map[string]*store.Queue
-	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
-	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
+	rateSlots map[string][]time.Time   // per rate-limited queue: each slot's last start (see store/slots.go)
+	runSlots  map[string][][]ulid.ULID // per limited queue: each run slot's jobs (see store/slots.go)
+	prevOf    map[ulid.ULID]ulid.ULID  // next_attempt_id -> the row pointing at it
+	unique    map[string]ulid.ULID     // stored unique key -> the row holding it
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -58,6 +60,8 @@ func New(now func() time.Time) *Store {
 		running:   map[ulid.ULID][]ulid.ULID{},
 		runningIn: map[string]int{},
 		queues:    map[string]*store.Queue{},
+		rateSlots: map[string][]time.Time{},
+		runSlots:  map[string][][]ulid.ULID{},
 		prevOf:    map[ulid.ULID]ulid.ULID{},
 		unique:    map[string]ulid.ULID{},
 		workers:   map[ulid.ULID]*store.Worker{},

@@ -21,6 +21,8 @@ type tx struct {
 	lease     *store.LeaseChange
 	schedules []store.ScheduleChange
 	queues    []store.QueueChange
+	slots     []slotsBefore    // first write of each queue's rate slots, for the rollback
+	runSlots  []runSlotsBefore // the same for run slots
 	notes     []store.Notification
 	// vacuumBefore is the vacuums row before the transaction wrote it,
 	// kept for the rollback once vacuumWritten.
@@ -89,6 +91,12 @@ func (t *tx) rollback() {
 	for i := len(t.queues) - 1; i >= 0; i-- {
 		c := t.queues[i]
 		s.writeQueue(c.Name(), c.Before)
+	}
+	for _, b := range t.slots {
+		s.writeSlots(b.key, b.last)
+	}
+	for _, b := range t.runSlots {
+		s.writeRunSlots(b.name, b.jobs)
 	}
 }
 

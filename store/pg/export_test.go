@@ -47,6 +47,12 @@ var EmbeddedMigrations fs.FS = migrationFiles
 // ReserveSQL is the reserving statement with the store's schema.
 func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
 
+// ClaimRunSlotsSQL is the statement claiming run slots before it.
+func ClaimRunSlotsSQL(s *Store) string { return s.sql(claimRunSlotsSQL) }
+
+// RunningInQueueSQL is set-limit's statement listing a queue's running rows.
+func RunningInQueueSQL(s *Store) string { return s.sql(runningInQueueSQL) }
+
 // CompleteSQL is the completing statement with the store's schema.
 func CompleteSQL(s *Store) string { return s.sql(completeSQL) }
 

@@ -1,6 +1,7 @@
 package pg_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
@@ -170,4 +172,66 @@ func snoozeOne(t *testing.T, tx store.Tx, worker ulid.ULID) error {
 		return fmt.Errorf("snooze: %s, %w", store.FormatJob(next), err)
 	}
 	return nil
+}
+
+// TestRunSlotsMigrationKeepsLimits: a schema at version 10 whose queue q is
+// limited to 1 while two of its jobs run (job 3 and one more) gets run
+// slots that hold both, so nothing more of q is reserved until both have
+// ended, and then one job (job 10; job 1 is due in 2030).
+func TestRunSlotsMigrationKeepsLimits(t *testing.T) {
+	ctx := t.Context()
+	s := openUnmigrated(t)
+	if _, err := pg.MigrateFiles(ctx, s, firstMigrations(t, 10)); err != nil {
+		t.Fatal(err)
+	}
+	schema := pgx.Identifier{s.Schema()}.Sanitize()
+	rows := strings.ReplaceAll(v1Rows, "{s}", schema) + strings.ReplaceAll(`
+		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
+		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1'),
+		  ('00000000-0000-0000-0000-000000000010', 'q', '10', '{}', 'available', 0, '2000-01-01Z', '2000-01-01Z', NULL, NULL);
+		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 1);`, "{s}", schema)
+	if _, err := s.Pool().Exec(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyMigrations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	worker := uuidULID(t, "00000000-0000-0000-0000-0000000000a1")
+	reserve := func() []store.Job {
+		t.Helper()
+		var got []store.Job
+		quickly(t, s, "reserve", func(ctx context.Context, tx store.Tx) (err error) {
+			got, err = tx.Reserve(ctx, worker, []string{"q"}, 5)
+			return err
+		})
+		return got
+	}
+	complete := func(id string) {
+		t.Helper()
+		quickly(t, s, "complete", func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.CompleteJobs(ctx, store.Completion{Worker: worker, IDs: []ulid.ULID{uuidULID(t, id)}})
+			return err
+		})
+	}
+	if got := reserve(); len(got) != 0 {
+		t.Fatalf("reserved %v with 2 running over a limit of 1", jobIDs(got))
+	}
+	complete("00000000-0000-0000-0000-000000000003")
+	if got := reserve(); len(got) != 0 {
+		t.Fatalf("reserved %v with job 9 still running over a limit of 1", jobIDs(got))
+	}
+	complete("00000000-0000-0000-0000-000000000009")
+	if got := reserve(); len(got) != 1 {
+		t.Fatalf("reserved %v once both ended, want one job", jobIDs(got))
+	}
+}
+
+// uuidULID reads a uuid's text as the ULID of the same bytes.
+func uuidULID(t *testing.T, text string) ulid.ULID {
+	t.Helper()
+	var u pgtype.UUID
+	if err := u.Scan(text); err != nil {
+		t.Fatal(err)
+	}
+	return ulid.ULID(u.Bytes)
 }

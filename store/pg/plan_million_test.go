@@ -116,16 +116,45 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 			if read := entriesRead(plan, "jobs_available_idx"); read > 200 {
 				t.Errorf("reserving 100 of %d waiting jobs, %s, %s: read %.0f index entries\n%s", waiting, stats, mode, read, plan)
 			}
-			// With a limit, the queue's running rows are counted too: the
-			// 200 running, not the million finished or waiting.
+			// With a limit, the claim reads the slots it claims and the busy
+			// ones among them (here at most the 200 whose jobs run: the
+			// fixture's running rows are jobs 1 to 200), each slot's job by
+			// primary key, and the reservation checks those it claimed
+			// again: never the running rows or the table.
 			o.setup = []string{
 				pg.SQL(s, `INSERT INTO {schema}.queues (name, max_running) VALUES ('q', 1000)`),
-				`SELECT set_config('tickwork.limited_queues', '{q}', true)`,
+				pg.SQL(s, `INSERT INTO {schema}.queue_run_slots (queue, slot, job_ids)
+					SELECT 'q', g, ARRAY[('00000000-0000-0000-0000-' || lpad(to_hex(g), 12, '0'))::uuid] FROM generate_series(1, 1000) AS g`),
+			}
+			plan = explainPlan(t, s, o, pg.ClaimRunSlotsSQL(s), "'{q}', 100, "+liveWorker+", NULL")
+			slots := entriesRead(plan, "queue_run_slots_pkey")
+			if slots == 0 || slots > 400 || entriesRead(plan, "jobs_running_idx") > 0 {
+				t.Errorf("claiming 100 run slots of 1,000, %s, %s: read %.0f slots\n%s", stats, mode, slots, plan)
+			}
+			if bad := boundedJobScans(plan, "jobs_pkey"); len(bad) > 0 {
+				t.Errorf("claiming run slots, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
+			}
+			o.setup = append(o.setup, `SELECT set_config('tickwork.run_slots',
+				(SELECT json_agg(json_build_object('queue', 'q', 'slot', g))::text FROM generate_series(1, 100) AS g), true)`)
+			plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+			read := entriesRead(plan, "jobs_available_idx")
+			if read > 200 || entriesRead(plan, "jobs_running_idx") > 0 {
+				t.Errorf("reserving 100 of a limited queue, %s, %s: read %.0f available entries\n%s", stats, mode, read, plan)
+			}
+			if bad := boundedJobScans(plan, "jobs_available_idx", "jobs_pkey"); len(bad) > 0 {
+				t.Errorf("reserving from a limited queue, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
+			}
+			// With a rate, the free slots are read and the used ones are
+			// not: 100 of 1,000 slots free.
+			o.setup = []string{
+				pg.SQL(s, `INSERT INTO {schema}.queues (name, rate_starts, rate_period) VALUES ('q', 1000, '1 hour')`),
+				pg.SQL(s, `INSERT INTO {schema}.queue_rate_slots (queue, slot, last_start)
+					SELECT 'q', g, CASE WHEN g <= 900 THEN now() ELSE '-infinity' END FROM generate_series(1, 1000) AS g`),
 			}
 			plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
-			read, counted := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "jobs_running_idx")
-			if read > 200 || counted == 0 || counted > 400 {
-				t.Errorf("reserving 100 of a limited queue, %s, %s: read %.0f available and %.0f running entries\n%s", stats, mode, read, counted, plan)
+			read, slots = entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "queue_rate_slots_free_idx")
+			if read > 200 || slots == 0 || slots > 200 {
+				t.Errorf("reserving 100 of a rate-limited queue, %s, %s: read %.0f available entries and %.0f slots\n%s", stats, mode, read, slots, plan)
 			}
 		}
 	}
@@ -165,12 +194,21 @@ var planCases = []planCase{
 		name: "reserve", sql: pg.ReserveSQL, guarded: true,
 		args: "NULL, " + liveWorker + ", '{q}', 100",
 		check: func(p planNode) []string {
-			// A limited queue's running rows are counted by walking all of
-			// jobs_running_idx: the rows running now, bounded by the
-			// workers' concurrency rather than by the table.
-			bad := slices.DeleteFunc(boundedJobScans(p, "jobs_available_idx", "jobs_pkey", "jobs_running_idx"),
+			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_available_idx")...)
+		},
+	},
+	{
+		name: "claim run slots", sql: pg.ClaimRunSlotsSQL, guarded: true, args: "'{q}', 100, " + liveWorker + ", NULL",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		// set-limit lists the queue's running rows: all of
+		// jobs_running_idx, the rows running now, bounded by the workers'
+		// concurrency rather than by the table.
+		name: "running jobs of a queue", sql: pg.RunningInQueueSQL, guarded: true, args: "'q'",
+		check: func(p planNode) []string {
+			return slices.DeleteFunc(boundedJobScans(p, "jobs_running_idx"),
 				func(s string) bool { return s == "index scan of all of jobs_running_idx" })
-			return append(bad, notSortedBeforeLimit(p, "jobs_available_idx")...)
 		},
 	},
 	{

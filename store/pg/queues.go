@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -12,9 +13,9 @@ import (
 )
 
 // A queue's controls are ordered with its reservations by an advisory lock
-// per queue: Reserve holds it shared (exclusive for a limited queue) from
-// before the statement that reserves until its commit, and every change
-// of the queue's row holds it exclusive. A reservation in flight thus
+// per queue: Reserve holds it shared from before the statements that
+// reserve until its commit, and every change of the queue's row (and of
+// its slots) holds it exclusive. A reservation in flight thus
 // commits before a pause can, and one that begins after the pause
 // committed reads the pause: no reservation from a paused queue commits
 // after the pause.
@@ -34,11 +35,17 @@ func (t *tx) ResumeQueue(ctx context.Context, name string) error {
 	return t.editQueue(ctx, "resume", name, store.ResumeEdit)
 }
 
-func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
-	if err := store.ValidateQueueLimit(name, limit); err != nil {
+func (t *tx) SetQueueRate(ctx context.Context, name string, n int, period time.Duration) error {
+	if err := store.ValidateQueueRate(name, n, period); err != nil {
 		return err
 	}
-	return t.editQueue(ctx, "limit", name, store.LimitEdit(limit))
+	if err := t.editQueue(ctx, "rate", name, store.RateEdit(n, period)); err != nil {
+		return err
+	}
+	if err := t.resizeRateSlots(ctx, name, n); err != nil {
+		return t.fail(err, "rate queue %q", name)
+	}
+	return nil
 }
 
 // editQueue locks the queue, reads its row and writes it as
@@ -62,9 +69,11 @@ func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.
 		_, err = t.db.Exec(ctx, t.s.sql(`DELETE FROM {schema}.queues WHERE name = $1`), name)
 	} else {
 		_, err = t.db.Exec(ctx, t.s.sql(`
-			INSERT INTO {schema}.queues (name, paused_at, max_running) VALUES ($1, $2, nullif($3, 0))
-			ON CONFLICT (name) DO UPDATE SET paused_at = excluded.paused_at, max_running = excluded.max_running`),
-			name, timeArg(after.PausedAt), int32(after.Limit))
+			INSERT INTO {schema}.queues (name, paused_at, max_running, rate_starts, rate_period)
+			VALUES ($1, $2, nullif($3, 0), nullif($4, 0), nullif($5::interval, '0'))
+			ON CONFLICT (name) DO UPDATE SET paused_at = excluded.paused_at, max_running = excluded.max_running,
+				rate_starts = excluded.rate_starts, rate_period = excluded.rate_period`),
+			name, timeArg(after.PausedAt), int32(after.Limit), int32(after.Rate), durationArg(after.RatePeriod))
 	}
 	if err == nil && (store.QueueChange{Before: before, After: after}).Wakes() {
 		err = t.notifyAvailable(ctx, t.db, []string{name})
@@ -80,16 +89,15 @@ func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.
 func (t *tx) readQueue(ctx context.Context, name string) (*store.Queue, error) {
 	b := &pgx.Batch{}
 	b.Queue(lockQueueSQL, t.s.queueKey, name)
-	b.Queue(t.s.sql(`SELECT paused_at, coalesce(max_running, 0) FROM {schema}.queues WHERE name = $1`), name)
+	b.Queue(t.s.sql(`SELECT `+queueColumns+` FROM {schema}.queues AS q WHERE name = $1`), name)
 	br := t.db.SendBatch(ctx, b)
 	_, err := br.Exec()
 	var q *store.Queue
 	if err == nil {
-		var paused pgtype.Timestamptz
-		var limit int32
-		switch err = br.QueryRow().Scan(&paused, &limit); {
+		var r queueRow
+		switch err = br.QueryRow().Scan(r.dest()...); {
 		case err == nil:
-			q = &store.Queue{Name: name, PausedAt: toTime(paused), Limit: int(limit)}
+			q = r.queue(name)
 		case errors.Is(err, pgx.ErrNoRows):
 			err = nil
 		}
@@ -109,15 +117,12 @@ func (t *tx) ListQueues(ctx context.Context) ([]store.QueueStats, error) {
 	var out []store.QueueStats
 	if err == nil {
 		var name string
-		var paused pgtype.Timestamptz
-		var limit, n int64
+		var r queueRow
+		var n int64
 		var status pgtype.Text
-		_, err = pgx.ForEachRow(rows, []any{&name, &paused, &limit, &status, &n}, func() error {
+		_, err = pgx.ForEachRow(rows, append([]any{&name}, append(r.dest(), &status, &n)...), func() error {
 			if len(out) == 0 || out[len(out)-1].Name != name {
-				out = append(out, store.QueueStats{
-					Queue:  store.Queue{Name: name, PausedAt: toTime(paused), Limit: int(limit)},
-					Counts: map[store.Status]int{},
-				})
+				out = append(out, store.QueueStats{Queue: *r.queue(name), Counts: map[store.Status]int{}})
 			}
 			if status.Valid {
 				out[len(out)-1].Counts[store.Status(status.String)] = int(n)
@@ -135,6 +140,24 @@ func (t *tx) ListQueues(ctx context.Context) ([]store.QueueStats, error) {
 // one with a NULL status for a queue that has a queues row and no job.
 const listQueuesSQL = `
 	WITH counts AS (SELECT queue, status, count(*) AS n FROM {schema}.jobs GROUP BY queue, status)
-	SELECT coalesce(q.name, c.queue), q.paused_at, coalesce(q.max_running, 0), c.status, coalesce(c.n, 0)
+	SELECT coalesce(q.name, c.queue), ` + queueColumns + `, c.status, coalesce(c.n, 0)
 	FROM {schema}.queues AS q FULL JOIN counts AS c ON c.queue = q.name
-	ORDER BY 1, 4`
+	ORDER BY 1, 6`
+
+// queueColumns are a queues row q's controls as queueRow scans them (a
+// missing row reads as no controls).
+const queueColumns = `q.paused_at, coalesce(q.max_running, 0), coalesce(q.rate_starts, 0), coalesce(q.rate_period, '0')`
+
+// queueRow is what queueColumns read.
+type queueRow struct {
+	paused      pgtype.Timestamptz
+	limit, rate int32
+	period      pgtype.Interval
+}
+
+func (r *queueRow) dest() []any { return []any{&r.paused, &r.limit, &r.rate, &r.period} }
+
+func (r *queueRow) queue(name string) *store.Queue {
+	return &store.Queue{Name: name, PausedAt: toTime(r.paused), Limit: int(r.limit), Rate: int(r.rate),
+		RatePeriod: time.Duration(r.period.Microseconds) * time.Microsecond}
+}

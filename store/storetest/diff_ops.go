@@ -46,6 +46,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"pauseQueue":          drawPauseQueue,
 	"resumeQueue":         drawResumeQueue,
 	"setQueueLimit":       drawSetQueueLimit,
+	"setQueueRate":        drawSetQueueRate,
 	"listQueues":          drawListQueues,
 	"recordVacuum":        drawRecordVacuum,
 	"lastVacuum":          drawLastVacuum,
@@ -58,10 +59,11 @@ var opNameList = slices.Sorted(maps.Keys(opDrawers))
 // and more than once, then the rest of opNameList once each.
 var stepKinds = append([]string{
 	"insertJobs", "reserve", "registerWorker", "advanceClock", "completeJobs", "failJob", "scheduleRetry",
-	"insertJobs", "reserve", "advanceClock", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
+	"insertJobs", "reserve", "advanceClock", "setQueueRate", "promoteScheduled", "crashAndRescue", "tryAcquireLease",
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "vacuumJobs",
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
+	"reserve", "jobPass", "setQueueRate",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

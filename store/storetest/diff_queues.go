@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // The differential's draws of the queue controls (issue 12): pause,
-// resume, limit and the listing.
+// resume, limit, rate and the listing.
 
 // drawPriority is usually the default, sometimes any valid priority and
 // rarely one out of range.
@@ -49,6 +50,18 @@ func drawSetQueueLimit(rt *rapid.T, _ *diff) op {
 	}}
 }
 
+// drawSetQueueRate is usually a rate whose period spans a few of
+// advanceClock's steps, sometimes none and rarely one out of range.
+func drawSetQueueRate(rt *rapid.T, _ *diff) op {
+	q := drawQueueName(rt)
+	n := rapid.SampledFrom([]int{1, 2, 3, 1, 2, 0, -1}).Draw(rt, "queue rate")
+	period := rapid.SampledFrom([]time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute,
+		30 * time.Second, time.Hour, 1500 * time.Microsecond, 0, store.MaxRatePeriod + time.Second}).Draw(rt, "rate period")
+	return op{fmt.Sprintf("setQueueRate %q %d %s", q, n, period), func(ctx context.Context, tx store.Tx) (string, error) {
+		return "", tx.SetQueueRate(ctx, q, n, period)
+	}}
+}
+
 func drawListQueues(*rapid.T, *diff) op {
 	return op{"listQueues", func(ctx context.Context, tx store.Tx) (string, error) {
 		stats, err := tx.ListQueues(ctx)
@@ -60,7 +73,7 @@ func drawListQueues(*rapid.T, *diff) op {
 func fmtQueueStats(stats []store.QueueStats) string {
 	var b strings.Builder
 	for _, q := range stats {
-		fmt.Fprintf(&b, "queue %q paused=%s limit=%d", q.Name, store.FormatTime(q.PausedAt), q.Limit)
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s", q.Name, store.FormatTime(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
 		for _, s := range store.Statuses() {
 			if n := q.Counts[s]; n > 0 {
 				fmt.Fprintf(&b, " %s=%d", s, n)

@@ -106,6 +106,46 @@ var queueCases = []testCase{
 			h.t.Fatalf("%d running, want the 2 that ran before", n)
 		}
 	}},
+	{"LimitBelowRunningWaitsForTheSurplus", func(h *harness) {
+		w := h.worker()
+		a, b, c := h.running(w, "q"), h.running(w, "q"), h.running(w, "q")
+		for range 3 {
+			h.insert("q", time.Time{})
+		}
+		h.setLimit("q", 2) // a and b have a slot each, c is in both
+		h.complete(w, a, b)
+		if got := h.reserve(w, 10, "q"); len(got) != 0 {
+			h.t.Fatalf("reserved %v while c ran beyond a limit of 2", ids(got))
+		}
+		h.complete(w, c)
+		if got := h.reserve(w, 10, "q"); len(got) != 2 {
+			h.t.Fatalf("reserved %d once everything set beyond the limit ended, want 2", len(got))
+		}
+	}},
+	{"RaisingALimitAddsRoomAndALimitSurvivesARollback", func(h *harness) {
+		w := h.worker()
+		for range 4 {
+			h.insert("q", time.Time{})
+		}
+		h.setLimit("q", 1)
+		err := h.tx(func(tx store.Tx) error {
+			if got, err := tx.Reserve(h.ctx, w, []string{"q"}, 5); err != nil || len(got) != 1 {
+				h.t.Fatalf("reserve in the rolled-back transaction: %v, %d jobs", err, len(got))
+			}
+			return errRolledBack
+		})
+		h.wantErr(err, errRolledBack, "the rolled-back reservation")
+		if got := h.reserve(w, 5, "q"); len(got) != 1 {
+			h.t.Fatalf("reserved %d after a rolled-back reservation, want 1 (its slot is free again)", len(got))
+		}
+		h.setLimit("q", 3)
+		if got := h.reserve(w, 5, "q"); len(got) != 2 {
+			h.t.Fatalf("reserved %d with 1 running under a limit raised to 3, want 2", len(got))
+		}
+		if got := h.reserve(w, 5, "q"); len(got) != 0 {
+			h.t.Fatalf("reserved %v with 3 running under a limit of 3", ids(got))
+		}
+	}},
 	{"BadQueueControlsAreRefused", func(h *harness) {
 		for _, n := range []int{-1, store.MaxQueueLimit + 1} {
 			err := h.tx(func(tx store.Tx) error { return tx.SetQueueLimit(h.ctx, "q", n) })

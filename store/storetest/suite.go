@@ -22,6 +22,7 @@ var suites = []struct {
 	{"Reserve", reserveCases},
 	{"Priority", priorityCases},
 	{"Queues", queueCases},
+	{"Rates", rateCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
 	{"Output", outputCases},

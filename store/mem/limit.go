@@ -1,0 +1,98 @@
+package mem
+
+import (
+	"context"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/store"
+)
+
+// runSlotsBefore is a queue's run slots before a transaction first wrote
+// them (nil: none).
+type runSlotsBefore struct {
+	name string
+	jobs [][]ulid.ULID
+}
+
+// SetQueueLimit gives the queue limit run slots built from the jobs
+// running now (store.RunSlotJobs), or drops them for no limit.
+func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
+	if err := store.ValidateQueueLimit(name, limit); err != nil {
+		return err
+	}
+	if err := t.editQueue("limit", name, store.LimitEdit(limit)); err != nil {
+		return err
+	}
+	t.setRunSlots(name, store.RunSlotJobs(t.s.runningInQueue(name), limit))
+	return nil
+}
+
+// runningInQueue returns the ids of the queue's running rows, sorted.
+func (s *Store) runningInQueue(name string) []ulid.ULID {
+	var ids []ulid.ULID
+	for _, running := range s.running {
+		for _, id := range running {
+			if s.jobs[id].Queue == name {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	return ids
+}
+
+// setRunSlots records and applies a write of a queue's run slots.
+func (t *tx) setRunSlots(name string, jobs [][]ulid.ULID) {
+	if !slices.ContainsFunc(t.runSlots, func(b runSlotsBefore) bool { return b.name == name }) {
+		t.runSlots = append(t.runSlots, runSlotsBefore{name, t.s.runSlots[name]})
+	}
+	t.s.writeRunSlots(name, jobs)
+}
+
+// writeRunSlots stores a queue's run slots (none: deletes them). The
+// slices are never changed in place: a write stores new ones, so that the
+// rollback's copy stays as it was.
+func (s *Store) writeRunSlots(name string, jobs [][]ulid.ULID) {
+	if len(jobs) == 0 {
+		delete(s.runSlots, name)
+		return
+	}
+	s.runSlots[name] = jobs
+}
+
+// runSlotFree reports whether none of a slot's jobs is running.
+func (s *Store) runSlotFree(jobs []ulid.ULID) bool {
+	return !slices.ContainsFunc(jobs, func(id ulid.ULID) bool {
+		j := s.jobs[id]
+		return j != nil && j.Status == store.Running
+	})
+}
+
+// freeRunSlots counts the free run slots of a limited queue.
+func (s *Store) freeRunSlots(name string) int {
+	n := 0
+	for _, jobs := range s.runSlots[name] {
+		if s.runSlotFree(jobs) {
+			n++
+		}
+	}
+	return n
+}
+
+// takeRunSlot gives job, just reserved, the first free run slot of its
+// queue; Reserve calls it once per job of a limited queue it starts, after
+// openQueues counted the free slots (the planted bug counts otherwise and
+// takes none).
+func (t *tx) takeRunSlot(name string, job ulid.ULID) {
+	slots := t.s.runSlots[name]
+	if len(slots) == 0 || mutant.On(mutant.LimitPerWorker) {
+		return
+	}
+	i := slices.IndexFunc(slots, func(jobs []ulid.ULID) bool { return t.s.runSlotFree(jobs) })
+	slots = slices.Clone(slots)
+	slots[i] = []ulid.ULID{job}
+	t.setRunSlots(name, slots)
+}

@@ -1,0 +1,223 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// Reserve sends two statements in one round trip: the first checks that
+// worker is live and holds a share lock on its row until commit, so the
+// leader cannot declare it dead while its reservation is in flight; the
+// second reserves, repeating the liveness check so that it reserves nothing
+// for a dead worker.
+func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, limit int) ([]store.Job, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	b := &pgx.Batch{}
+	t.s.queueLive(b, t.nowArg(), worker)
+	reserving := limit > 0 && len(queues) > 0
+	if reserving {
+		t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit)
+	}
+	br := t.db.SendBatch(ctx, b)
+	_, live, err := readLive(br)
+	var jobs []store.Job
+	if err == nil && reserving {
+		jobs, err = readReserved(br, limit)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, t.fail(err, "reserve for worker %s", worker)
+	}
+	if !live {
+		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
+	}
+	return jobs, nil
+}
+
+// queueLive adds a statement that reads the store time and whether worker
+// is live, share-locking its row until commit so that no leader declares it
+// dead meanwhile.
+func (s *Store) queueLive(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID) {
+	b.Queue(s.sql(`SELECT coalesce($1::timestamptz, now()),
+		EXISTS (`+liveWorkerRow+` FOR SHARE)`), now, idArg(worker))
+}
+
+// readLive reads queueLive's answer.
+func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
+	err = br.QueryRow().Scan(&now, &live)
+	return store.Truncate(now), live, err
+}
+
+// queueReserveRows adds the reservation, planned with index scans only (see
+// queueIndexScansOnly). Callers queue it only when limit and queues allow
+// one: PostgreSQL rejects LIMIT with a negative count.
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) {
+	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
+	b.Queue(indexScansOnlySQL)
+	b.Queue(s.sql(claimRunSlotsSQL), queues, limit, idArg(worker), now)
+	b.Queue(s.sql(reserveSQL), now, idArg(worker), queues, limit)
+	b.Queue(restorePlannerSQL)
+}
+
+// lockQueuesSQL takes the advisory lock of each queue of $2 (see
+// queues.go) shared: reservations do not wait for each other, and a change
+// of a queue's controls, which takes it exclusive, waits for those in
+// flight and holds up those that come after it.
+const lockQueuesSQL = `
+	SELECT count(pg_advisory_xact_lock_shared($1, hashtext(q.queue)))
+	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
+
+// claimRunSlotsSQL locks, for each limited queue of $1 that is not paused,
+// up to $2 of its run slots that look free (none of their jobs running),
+// in slot order from a slot drawn from worker $3 and the store time $4 (so
+// that concurrent reservations start apart) round to the one before it,
+// skipping those other reservations hold, and
+// records them in tickwork.run_slots for reserveSQL. It is a statement of
+// its own, after the queues' locks: its snapshot may predate a reservation
+// that committed a slot it then locks (the lock re-reads the slot, but its
+// check of the slot's jobs still sees them as they were), so reserveSQL,
+// whose snapshot comes after every lock taken here, checks each slot again
+// and counts only those still free. Nobody else writes a slot meanwhile.
+// The jobs are read by primary key; the status is matched as in
+// completeSQL, so never through jobs_running_idx.
+const claimRunSlotsSQL = `
+	SELECT set_config('tickwork.run_slots', coalesce(json_agg(json_build_object('queue', c.queue, 'slot', c.slot)), '[]')::text, true)
+	FROM (SELECT q.queue, s.slot FROM unnest($1::text[]) AS q(queue)
+		CROSS JOIN LATERAL (SELECT 1 + abs(hashtext($3::text || coalesce($4::timestamptz, now())::text) % ctl.max_running) AS first
+			FROM {schema}.queues AS ctl
+			WHERE ctl.name = q.queue AND ctl.max_running IS NOT NULL AND ctl.paused_at IS NULL) AS ctl
+		CROSS JOIN LATERAL (
+			SELECT after.slot FROM (SELECT rs.slot FROM {schema}.queue_run_slots AS rs
+				WHERE rs.queue = q.queue AND rs.slot >= ctl.first AND ` + runSlotFree + `
+				ORDER BY rs.queue, rs.slot LIMIT $2 FOR UPDATE SKIP LOCKED) AS after
+			UNION ALL
+			SELECT before.slot FROM (SELECT rs.slot FROM {schema}.queue_run_slots AS rs
+				WHERE rs.queue = q.queue AND rs.slot < ctl.first AND ` + runSlotFree + `
+				ORDER BY rs.queue, rs.slot LIMIT $2 FOR UPDATE SKIP LOCKED) AS before
+			LIMIT $2) AS s) AS c`
+
+// runSlotFree holds for a run slot rs none of whose jobs is running.
+const runSlotFree = `NOT EXISTS (SELECT FROM {schema}.jobs AS r
+	WHERE r.id = ANY (rs.job_ids) AND r.status >= 'running' AND r.status <= 'running')`
+
+// readReserved reads the answers of queueReserveRows's statements and the
+// reserved rows.
+func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
+	var jobs []store.Job
+	for range 3 { // lockQueuesSQL, indexScansOnlySQL, claimRunSlotsSQL
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err == nil {
+		jobs, err = collectJobs(rows, limit)
+	}
+	if err == nil {
+		_, err = br.Exec() // restorePlannerSQL
+	}
+	return jobs, err
+}
+
+// reserveSQL picks, for each queue that is not paused, its first
+// available rows in reservation order (priority, scheduled_at, id) that no
+// other transaction holds (SKIP LOCKED), at most the room its limit and
+// its rate leave,
+// keeps the limit first of them all and marks those running. A row whose
+// scheduled_at is after the transaction's now waits: with database time,
+// now() is when the reserving transaction began, and a row inserted or
+// promoted by a transaction that began later may already be visible;
+// starting it would stamp started_at before its scheduled_at (found by the
+// live chaos run). The per-queue scans walk jobs_available_idx in its
+// order; rows a scan locked but the merge dropped stay locked until
+// commit, at most (queues − 1) × limit of them, which other workers skip
+// meanwhile.
+//
+// With the planner limited to index scans, reading jobs_available_idx in
+// its order under the LIMIT costs no more than any other plan whatever the
+// statistics say, so it is the plan: about limit entries per queue, with a
+// backlog of a million rows as with ten. A queue's row is read by primary
+// key.
+//
+// The queue is matched with >= and <= rather than = on purpose: with an
+// equality the planner treats ORDER BY queue, priority, … as ORDER BY
+// priority, …, and with statistics that still count finished rows as
+// available (a queue table changes faster than ANALYZE runs) it may then
+// prefer another path past every finished row. With a range, only the
+// partial index yields that order.
+//
+// A rate-limited queue's room is the rate slots it claimed (see migration
+// 0010): the free ones no other transaction holds, oldest first, read from
+// queue_rate_slots_free_idx, which yields only free slots. Of those it
+// stamps as many as it reserved jobs of the queue; the others stay locked
+// until commit and unstamped, like the rows the merge dropped.
+//
+// A limited queue's room is the run slots claimRunSlotsSQL claimed that are
+// still free by this statement's snapshot (see migration 0011); each job
+// it reserves of the queue goes into one of them, in slot and id order.
+// Reservations of a limited queue thus never wait for each other, where
+// they used to take its lock exclusive and count its running rows one
+// after another.
+const reserveSQL = `
+	WITH claimed AS MATERIALIZED (
+		SELECT q.queue, s.slot FROM unnest($3::text[]) AS q(queue)
+		CROSS JOIN LATERAL (SELECT rate_period FROM {schema}.queues AS ctl
+			WHERE ctl.name = q.queue AND ctl.rate_starts IS NOT NULL AND ctl.paused_at IS NULL) AS ctl
+		CROSS JOIN LATERAL (
+			SELECT slot FROM {schema}.queue_rate_slots
+			WHERE queue = q.queue AND last_start <= coalesce($1::timestamptz, now()) - ctl.rate_period
+			ORDER BY queue, last_start, slot LIMIT $4
+			FOR UPDATE SKIP LOCKED) AS s),
+	run_claimed AS MATERIALIZED (
+		SELECT c.queue, c.slot FROM json_to_recordset(coalesce(current_setting('tickwork.run_slots', true), '[]')::json)
+			AS c(queue text, slot integer)
+		JOIN {schema}.queue_run_slots AS rs ON rs.queue = c.queue AND rs.slot = c.slot
+		WHERE ` + runSlotFree + `),
+	picked AS MATERIALIZED (
+		SELECT q.queue, c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
+		CROSS JOIN LATERAL (SELECT coalesce((
+			SELECT CASE
+				WHEN ctl.paused_at IS NOT NULL THEN 0
+				ELSE least(CASE WHEN ctl.max_running IS NULL THEN $4
+					ELSE (SELECT count(*) FROM run_claimed WHERE run_claimed.queue = q.queue) END,
+				CASE WHEN ctl.rate_starts IS NULL THEN $4
+					ELSE (SELECT count(*) FROM claimed WHERE claimed.queue = q.queue) END) END
+			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
+		CROSS JOIN LATERAL (
+			SELECT id, priority, scheduled_at FROM {schema}.jobs
+			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
+			  AND scheduled_at <= coalesce($1::timestamptz, now())
+			  AND ` + workerLive + `
+			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
+			FOR UPDATE SKIP LOCKED) AS c
+		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4),
+	stamped AS (
+		UPDATE {schema}.queue_rate_slots AS s SET last_start = coalesce($1::timestamptz, now())
+		FROM (SELECT queue, slot, row_number() OVER (PARTITION BY queue ORDER BY slot) AS k FROM claimed) AS c
+		WHERE s.queue = c.queue AND s.slot = c.slot
+		  AND c.k <= (SELECT count(*) FROM picked WHERE picked.queue = c.queue)),
+	assigned AS (
+		UPDATE {schema}.queue_run_slots AS s SET job_ids = ARRAY[z.id]
+		FROM (SELECT c.queue, z.slot, z.id
+			FROM (SELECT queue, array_agg(slot ORDER BY slot) AS slots FROM run_claimed GROUP BY queue) AS c
+			JOIN (SELECT queue, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY queue) AS p ON p.queue = c.queue
+			CROSS JOIN LATERAL unnest(c.slots, p.ids) AS z(slot, id)) AS z
+		WHERE s.queue = z.queue AND s.slot = z.slot AND z.id IS NOT NULL),
+	reserved AS (
+		UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
+		WHERE id = ANY (ARRAY(SELECT id FROM picked))
+		RETURNING ` + jobColumns + `)
+	SELECT ` + jobColumns + ` FROM reserved ORDER BY id`
