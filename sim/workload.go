@@ -45,8 +45,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		s.sc.Policy.boundJob(s.policyRnd, &j)
 		jobs[i] = j
 	}
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
-	s.takeCommits(nil)
+	err := s.storeTx(func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
 	if err != nil {
 		s.stop(nil, err)
 	}
@@ -66,7 +65,7 @@ func (s *sim) cancelOne() {
 		id = running[r.IntN(len(running))]
 	}
 	var cancelled bool
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error {
+	err := s.storeTx(func(tx store.Tx) error {
 		j, err := tx.GetJob(s.ctx, id)
 		if err != nil || j.Status.Terminal() {
 			return nil // gone or ended: nothing to cancel
@@ -75,7 +74,6 @@ func (s *sim) cancelOne() {
 		cancelled = err == nil
 		return err
 	})
-	s.takeCommits(nil)
 	if err != nil {
 		s.stop(nil, err)
 		return

@@ -250,6 +250,14 @@ func (ctl *Controller) Events() []Event {
 	return slices.Clone(ctl.events)
 }
 
+// EventsSince returns the events recorded after the first n, in order: a
+// caller that settles often reads only what is new.
+func (ctl *Controller) EventsSince(n int) []Event {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	return slices.Clone(ctl.events[min(n, len(ctl.events)):])
+}
+
 func (ctl *Controller) record(e Event) { ctl.events = append(ctl.events, e) }
 
 // touchLocked notes a change the controller may be waiting for.
