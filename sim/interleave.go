@@ -44,6 +44,9 @@ type Interleaver interface {
 	// Release lets the parked round trip of connection conn go, with a
 	// fault or not.
 	Release(conn string, f TripFault) error
+	// Reserves tells the store's statement that reserves jobs, as Waits
+	// report it: the one that must never wait (props.ReservationWaits).
+	Reserves(statement string) bool
 	// Drain ends every actor's work at the end of a run: each parked round
 	// trip's connection is closed until every actor has returned.
 	Drain() error
@@ -95,14 +98,6 @@ type Trip struct {
 // processes' names and "client") on the Backend's schema; now is the
 // simulator's true time, read by the actors' stores.
 type NewInterleaver func(now func() time.Time, actors []string) (Interleaver, error)
-
-// Reserves tells the statement of store/pg that reserves jobs, as the
-// server reports a waiting one (schema written {schema}): the statement
-// that must skip, never wait for, the rows other transactions hold.
-func Reserves(statement string) bool {
-	return strings.Contains(statement, "{schema}.jobs") && strings.Contains(statement, "FOR UPDATE") &&
-		strings.Contains(statement, "SET status = 'running'")
-}
 
 // actor is one label's store as the simulator drives it.
 type actor struct {
@@ -254,9 +249,9 @@ func (s *sim) settleTrips() {
 	if len(st.Ended) > 0 {
 		s.observeEnded(st.Ended)
 	}
-	if bad := props.ReservationWaits(st.Waits, Reserves); len(bad) > 0 {
+	if bad := props.ReservationWaits(st.Waits, s.il.il.Reserves); len(bad) > 0 {
 		s.stop(&props.Violation{Property: props.ReservationLockWait, Index: int(s.histSeq), Seq: s.histSeq, Time: s.storeNow(),
-			Message: fmt.Sprintf("a reservation of %s waited on the locks of %s: %s", bad[0].Conn, strings.Join(bad[0].On, ","), bad[0].Statement)}, nil)
+			Message: fmt.Sprintf("a reservation of %s waited on the locks of %s: %s", bad[0].Conn, strings.Join(bad[0].On, ","), oneLine(bad[0].Statement, 100))}, nil)
 		return
 	}
 	for _, t := range st.Pending {
@@ -426,4 +421,13 @@ func (s *sim) tripMarks(st Settled) {
 	if st.Deadlocks > 0 {
 		s.res.Marks.set(MarkDeadlock)
 	}
+}
+
+// oneLine puts a statement on one line of at most n bytes, for reports.
+func oneLine(sql string, n int) string {
+	sql = strings.Join(strings.Fields(sql), " ")
+	if len(sql) > n {
+		sql = sql[:n] + "…"
+	}
+	return sql
 }

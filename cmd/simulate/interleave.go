@@ -122,6 +122,8 @@ func (g *pgGates) Store(label string) store.Store { return g.stores[label] }
 
 func (g *pgGates) Go(label string, fn func()) { g.ctl.Go(label, fn) }
 
+func (g *pgGates) Reserves(statement string) bool { return pg.IsReservation(statement) }
+
 func (g *pgGates) Settle() (sim.Settled, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 	defer cancel()

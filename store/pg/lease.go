@@ -52,7 +52,7 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	var query string
 	switch {
 	case !holder.Valid:
-		query = takeLeaseSQL
+		query = takeLeaseStatement()
 	case toULID(holder) == worker && valid.Bool:
 		query = renewLeaseSQL
 	default:
@@ -130,7 +130,7 @@ func (t *tx) LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, erro
 		return false, err
 	}
 	b := &pgx.Batch{}
-	b.Queue("SELECT pg_advisory_xact_lock($1)", t.s.dutyKey)
+	b.Queue(dutyLockStatement(), t.s.dutyKey)
 	b.Queue(t.s.sql(`
 		SELECT EXISTS (SELECT 1 FROM {schema}.leader
 		               WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, clock_timestamp()))`),
