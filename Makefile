@@ -6,7 +6,7 @@ STATICCHECK := $(GO) tool staticcheck
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
-# 250 seeds with transactions interleaved on PostgreSQL, the planted-bug
+# 200 seeds with transactions interleaved on PostgreSQL, the planted-bug
 # check, and a short live chaos run (which restarts PostgreSQL only under CI
 # or with TICKWORK_CHAOS_RESTART_PG=1).
 test: lint unit simulate simulate-pg-ci mutants chaos-ci
@@ -48,10 +48,10 @@ simulate:
 
 # simulate-pg-ci: the workers' transactions interleaved on PostgreSQL, round
 # trip by round trip in an order drawn from each seed (docs/INTERLEAVING.md);
-# short chaos phases, so that it takes about a minute and a half. Fails if a
+# short chaos phases, so that it takes about a minute. Fails if a
 # mark of interleaving (overlap, lock wait, deadlock, faults) is not reached.
 simulate-pg-ci:
-	$(GO) run ./cmd/simulate -store pg -interleave -seeds 250 -duration 10s -parallel 4
+	$(GO) run ./cmd/simulate -store pg -interleave -seeds 200 -duration 10s -parallel 4
 
 # simulate-pg: more interleaved seeds, with the chaos phases drawn.
 simulate-pg:

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -71,6 +72,11 @@ func (s *sim) cancelOne() {
 			return nil // gone or ended: nothing to cancel
 		}
 		_, err = tx.CancelJob(s.ctx, id)
+		if errors.Is(err, store.ErrConflict) {
+			// Another transaction ended the job after GetJob read it
+			// (only transactions that overlap): nothing to cancel.
+			return nil
+		}
 		cancelled = err == nil
 		return err
 	})
