@@ -236,7 +236,7 @@ func (ctl *Controller) Release(id string) error {
 func (ctl *Controller) openLocked() []string {
 	var open []string
 	for _, c := range ctl.sortedLocked() {
-		if c.inTx && !c.closed {
+		if c.inTx && !c.closed && !c.terminated { // a terminated one's transaction is gone, closed or not yet
 			open = append(open, c.id)
 		}
 	}

@@ -90,6 +90,12 @@ func (ctl *Controller) quietLocked() (bool, []*conn) {
 		case parked:
 			has[c.label] = true
 		case sent:
+			if c.terminated && ctl.actors[c.label] == 0 {
+				// Its server process is gone and its actor has returned:
+				// no answer will come that anyone reads, and nothing is
+				// recorded of it any more; pgx closes it when it will.
+				continue
+			}
 			has[c.label] = true
 			flight = append(flight, c)
 			if c.victim {
