@@ -51,3 +51,20 @@ func TestInterleaveNeedsStorePG(t *testing.T) {
 		t.Fatalf("exit status %d, stderr %q", status, errOut)
 	}
 }
+
+// TestInterleaveRegressionSeeds replays the interleaved seeds that once
+// failed: 1289 (a worker being declared dead took the lease: store/pg's
+// lease write now share-locks the worker row), 117 and 198 with 10 s of
+// chaos (an operator's cancel of a job another transaction had ended).
+func TestInterleaveRegressionSeeds(t *testing.T) {
+	url := pgtest.URL(t)
+	for _, c := range []struct {
+		seed     string
+		duration []string
+	}{{"1289", nil}, {"117", []string{"-duration", "10s"}}, {"198", []string{"-duration", "10s"}}} {
+		args := append([]string{"-store", "pg", "-interleave", "-database-url", url, "-seed", c.seed}, c.duration...)
+		if status, out, errOut := runArgs(t, args...); status != 0 {
+			t.Errorf("seed %s: exit status %d\n%s%s", c.seed, status, out, errOut)
+		}
+	}
+}
