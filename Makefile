@@ -2,13 +2,14 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test build unit lint bench bench-river simulate mutants chaos chaos-ci
+.PHONY: test build unit lint bench bench-river simulate simulate-pg simulate-pg-ci mutants chaos chaos-ci
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
-# the planted-bug check, and a short live chaos run (which restarts
-# PostgreSQL only under CI or with TICKWORK_CHAOS_RESTART_PG=1).
-test: lint unit simulate mutants chaos-ci
+# 200 seeds with transactions interleaved on PostgreSQL, the planted-bug
+# check, and a short live chaos run (which restarts PostgreSQL only under CI
+# or with TICKWORK_CHAOS_RESTART_PG=1).
+test: lint unit simulate simulate-pg-ci mutants chaos-ci
 
 # build: the production binary, into bin/ (ignored by git).
 build:
@@ -45,13 +46,27 @@ bench-river:
 simulate:
 	$(GO) run ./cmd/simulate -seeds 10000
 
+# simulate-pg-ci: the workers' transactions interleaved on PostgreSQL, round
+# trip by round trip in an order drawn from each seed (docs/INTERLEAVING.md);
+# short chaos phases, so that it takes about a minute. Fails if a
+# mark of interleaving (overlap, lock wait, deadlock, faults) is not reached.
+simulate-pg-ci:
+	$(GO) run ./cmd/simulate -store pg -interleave -seeds 200 -duration 10s -parallel 4
+
+# simulate-pg: more interleaved seeds, with the chaos phases drawn.
+simulate-pg:
+	$(GO) run ./cmd/simulate -store pg -interleave -seeds 2000 -parallel 4
+
 # mutants: plant each known bug in turn and show the simulator catches it,
-# printing seeds-to-first-failure per bug; then draw a caught seed with
+# printing seeds-to-first-failure per bug (store/pg's, which need concurrent
+# transactions, with -store pg -interleave); then draw a caught seed with
 # -html and check the picture in Chromium (UPDATE_DOCS=1 refreshes
 # docs/seed-picture.png).
 mutants:
 	$(GO) run -tags mutants ./cmd/simulate -mutants -seeds 10000
+	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave -mutants -seeds 250 -duration 10s -parallel 4
 	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
+	$(GO) test -tags mutants -count=1 -run TestReservationWithoutSkipLockedIsCaught ./store/pg/interleave/
 
 # chaos: worker processes against PostgreSQL in real time, killed, stopped
 # past the dead threshold and cut off with pg_terminate_backend; the history

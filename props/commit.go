@@ -140,9 +140,18 @@ func (c *Checker) checkLeaderOnly(e *Event, sc *commitScope) {
 	}
 }
 
-// leaseValid reports whether worker holds the lease and it is unexpired at t.
+// leaseValid reports whether worker holds the lease and it is unexpired at
+// t, the store time of the transaction that acts on it. In a history in
+// CommitOrder, that transaction may commit after another worker took the
+// expired lease over (a leader's duty transaction outlasting its lease:
+// the duty lock, not the lease, keeps the next leader's duties out
+// meanwhile), so the worker's latest term counts if it covered t.
 func (c *Checker) leaseValid(worker ulid.ULID, t time.Time) bool {
-	return c.lease != nil && c.lease.Holder == worker && c.lease.ExpiresAt.After(t)
+	if c.lease != nil && c.lease.Holder == worker && c.lease.ExpiresAt.After(t) {
+		return true
+	}
+	term, ok := c.terms[worker]
+	return ok && c.params.CommitOrder && !term.ElectedAt.After(t) && term.ExpiresAt.After(t)
 }
 
 // rowID returns the id of a changed row from whichever side is present.

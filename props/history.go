@@ -46,6 +46,12 @@ type Params struct {
 	// only then is the priority property decided (a live history does not
 	// show which rows other transactions held).
 	SerialTransactions bool
+	// CommitOrder says that the history is in commit order and each commit
+	// carries its transaction's store time, the time it began (an
+	// interleaved simulation, where transactions overlap): store time may
+	// then go back from one event to the next, and a transaction that acts
+	// on its worker's lease may commit after that lease passed to another.
+	CommitOrder bool
 	// VacuumDeadRows and VacuumInterval are the vacuum duty's threshold
 	// and interval (0 dead rows: the duty is off, and no vacuum may run).
 	VacuumDeadRows int64

@@ -3,6 +3,8 @@ package props
 import (
 	"fmt"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // leaseChange checks one change of the lease row (property 1). There is at
@@ -28,6 +30,12 @@ func (c *Checker) leaseChange(e *Event, before, after *LeaseRow) {
 		c.checkLeaseGrant(e.Time, old, *after)
 	}
 	c.lease = after
+	if after != nil && c.params.CommitOrder {
+		if c.terms == nil {
+			c.terms = map[ulid.ULID]LeaseRow{}
+		}
+		c.terms[after.Holder] = *after
+	}
 }
 
 // checkLeaseSuccession checks what happens to an existing lease: taken over,

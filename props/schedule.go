@@ -110,6 +110,18 @@ func (c *Checker) scheduleChange(e *Event, before, after *ScheduleRow, sc *commi
 	}
 }
 
+// releasedIn returns the row of e that let key go: it held the key when
+// the transaction skipped the cron time, since a leader's duty pass
+// handles the schedules before it rescues the rows of dead workers.
+func releasedIn(e *Event, key string) (ulid.ULID, bool) {
+	for _, ch := range e.Jobs {
+		if b := ch.Before; key != "" && holdsKey(b) && b.UniqueKey == key {
+			return b.ID, true
+		}
+	}
+	return ulid.ULID{}, false
+}
+
 // scheduleSkip checks a schedule row advanced to a cron time for which the
 // commit enqueued no run: the schedule has a unique key that a row holds,
 // the time is the next cron time after the commit's, past the previous
@@ -120,6 +132,9 @@ func (c *Checker) scheduleSkip(e *Event, old, after ScheduleRow) {
 	s := c.schedule(name)
 	key := c.keys[name]
 	holder, held := c.keyHolders[key]
+	if !held {
+		holder, held = releasedIn(e, key)
+	}
 	var why string
 	switch cs := c.crons[name]; {
 	case key == "":

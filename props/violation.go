@@ -39,26 +39,30 @@ const (
 	// snooze, no earlier than its snooze's wait after it snoozed; past
 	// MaxSnoozes it fails for good (issue 11).
 	Snoozes Property = 15
+	// ReservationLockWait: a reservation never waits on another
+	// transaction's row lock (ReservationWaits; interleaved runs only).
+	ReservationLockWait Property = 18
 )
 
 var propertyNames = [...]string{
-	WellFormed:       "well-formed history",
-	LeaderUniqueness: "leader uniqueness",
-	RetryBounds:      "retry bounds",
-	ShutdownDraining: "shutdown draining",
-	NoLostJobs:       "no lost jobs",
-	ConcurrencyCap:   "concurrency cap",
-	SingleExecution:  "single execution",
-	ScheduleRuns:     "schedules",
-	UniqueKeys:       "unique keys",
-	RecordedOutput:   "recorded output",
-	Priorities:       "priorities",
-	QueuePause:       "queue pause",
-	QueueLimit:       "queue limit",
-	JobCancel:        "job cancel",
-	QueueRate:        "queue rate",
-	Vacuum:           "vacuum",
-	Snoozes:          "snoozes",
+	WellFormed:          "well-formed history",
+	LeaderUniqueness:    "leader uniqueness",
+	RetryBounds:         "retry bounds",
+	ShutdownDraining:    "shutdown draining",
+	NoLostJobs:          "no lost jobs",
+	ConcurrencyCap:      "concurrency cap",
+	SingleExecution:     "single execution",
+	ScheduleRuns:        "schedules",
+	UniqueKeys:          "unique keys",
+	RecordedOutput:      "recorded output",
+	Priorities:          "priorities",
+	QueuePause:          "queue pause",
+	QueueLimit:          "queue limit",
+	JobCancel:           "job cancel",
+	QueueRate:           "queue rate",
+	Vacuum:              "vacuum",
+	Snoozes:             "snoozes",
+	ReservationLockWait: "reservations never wait",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -46,6 +46,10 @@ func (s *sim) call(p *proc, body func()) {
 func (s *sim) resumeCall(p *proc) {
 	p.busy = true
 	until, ok := p.next()
+	if ok && until == waitTx {
+		p.waitingTx = true // resumed when a settle finds its transaction returned
+		return
+	}
 	if ok && until != finished {
 		s.at(until, &event{kind: evResume, w: p.idx, inc: p.inc})
 		return

@@ -28,6 +28,12 @@ const (
 	MarkSnoozeCap                        // a snooze past MaxSnoozes failed its job
 	MarkScheduleSkipped                  // a schedule skipped a cron time: another row held its key
 	MarkRateBound                        // a reservation brought a queue's starts in its rate's window to the rate
+	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
+	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
+	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
+	MarkTripSevered                      // interleaving: a connection closed with a round trip outstanding
+	MarkTripTerminated                   // interleaving: a parked connection's server process was terminated
+	MarkCommitAnswerLost                 // interleaving: a COMMIT's answer was lost
 	numMarks
 )
 
@@ -54,7 +60,20 @@ var markNames = [numMarks]string{
 	"snooze past MaxSnoozes failed its job",
 	"schedule skipped a cron time for its unique key",
 	"queue's rate reached by its starts",
+	"interleaved: two processes' transactions open",
+	"interleaved: a round trip waited on a lock",
+	"interleaved: a deadlock broken",
+	"interleaved: connection closed mid-transaction",
+	"interleaved: parked connection terminated",
+	"interleaved: COMMIT's answer lost",
 }
+
+// firstInterleaved is the first mark only an interleaved run reaches.
+const firstInterleaved = MarkTxOverlap
+
+// Interleaved reports whether only runs that interleave transactions
+// (simulate -store pg -interleave) can reach m.
+func (m Mark) Interleaved() bool { return m >= firstInterleaved }
 
 // String returns the mark's description.
 func (m Mark) String() string { return markNames[m] }

@@ -72,9 +72,23 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	})
 	// Read back even after an error: a transaction may commit and still
 	// report one.
-	next, rerr := store.Snapshot(ctx, b.Store)
+	c, changed, rerr := b.observe(ctx, now, released && err == nil)
 	if rerr != nil {
-		return errors.Join(err, fmt.Errorf("diff backend: read the rows back: %w", rerr))
+		return errors.Join(err, rerr)
+	}
+	if changed {
+		b.commits = append(b.commits, c)
+	}
+	return err
+}
+
+// observe reads every row back and returns what changed since the last
+// read as a commit at now, and whether anything did; released adds the
+// stepdown notification of a released lease, which no row shows.
+func (b *diffBackend) observe(ctx context.Context, now time.Time, released bool) (store.Commit, bool, error) {
+	next, err := store.Snapshot(ctx, b.Store)
+	if err != nil {
+		return store.Commit{}, false, fmt.Errorf("diff backend: read the rows back: %w", err)
 	}
 	c := b.diff(next)
 	c.Now = now
@@ -84,13 +98,11 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		}
 	}
 	b.prev = next
-	if released && err == nil {
+	if released {
 		c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelStepdown})
 	}
-	if len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Queues)+len(c.Notifications) > 0 || c.Lease != nil {
-		b.commits = append(b.commits, c)
-	}
-	return err
+	changed := len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Queues)+len(c.Notifications) > 0 || c.Lease != nil
+	return c, changed, nil
 }
 
 // releaseRecorder notes a released lease, whose stepdown notification no

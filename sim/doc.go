@@ -19,4 +19,12 @@
 // goroutine scheduling decides anything. The trace (one line per event,
 // virtual time only) is byte-identical on every run and machine; its hash is
 // compared against testdata/golden_traces.txt.
+//
+// With Options.Interleave (simulate -store pg -interleave) each process's
+// transactions run instead on a gated PostgreSQL store of its own, on a
+// goroutine, while the process's coroutine waits; every round trip that
+// parks becomes an event at a virtual time drawn from the seed, and the
+// simulator decides only once the Interleaver has settled, so transactions
+// of different processes overlap in an order the seed alone chooses (see
+// Interleaver).
 package sim

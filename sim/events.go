@@ -31,13 +31,14 @@ const (
 	evSettleCheck                   // quiescence: is everything settled?
 	evEnd                           // the quiescence bound
 	evQueueRate                     // fault timer: an operator sets or removes a queue's rate
+	evTrip                          // interleaving: a parked round trip goes (conn, gen)
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip:
 		return false
 	}
 	return true
@@ -86,6 +87,8 @@ func (s *sim) dispatch(e *event) {
 		s.quiesce()
 	case evSettleCheck:
 		s.settleCheck()
+	case evTrip:
+		s.trip(e)
 	case evEnd:
 		s.tr.printf(s.now, "sim", "quiescence bound reached")
 		s.finish()

@@ -49,7 +49,7 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		return fmt.Errorf("%w: %w", errBefore, store.ErrUnavailable)
 	}
 	abort := faults && f.draw(StoreAbort)
-	err := s.be.InTx(ctx, func(tx store.Tx) error {
+	err := s.procTx(ctx, p, func(tx store.Tx) error {
 		f.rec = txRecorder{Tx: tx}
 		if err := fn(&f.rec); err != nil {
 			return err
@@ -59,7 +59,6 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		}
 		return nil
 	})
-	s.takeCommits(p)
 	if abort && errors.Is(err, errAbort) {
 		s.tr.printf(s.now, p.name, "store error at commit: rolled back")
 	}

@@ -9,11 +9,16 @@ import (
 // observe receives p's core events: they go to the trace and the
 // coverage marks, and, translated as a live worker's history log
 // translates them (history.Translator), to the history. The simulator's
-// store clock is exact, so every history event is stamped now.
+// store clock is exact, so every history event is stamped now; but for
+// an interleaved run, whose transactions span virtual time: an event a
+// transaction stamped keeps that transaction's store time, as its commit.
 func (s *sim) observe(p *proc, e engine.Event) {
 	s.noteObserved(p, e)
 	if h, ok := p.history.Translate(e); ok {
-		h.Process, h.Time = p.name, time.Time{}
+		h.Process = p.name
+		if !s.interleaving() {
+			h.Time = time.Time{}
+		}
 		s.record(h)
 	}
 }

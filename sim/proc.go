@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
@@ -27,6 +29,7 @@ type proc struct {
 	rnd    [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
 
 	busy         bool // inside a core call (maybe parked on store latency)
+	waitingTx    bool // the call waits for its interleaved transaction to return
 	inCall       bool // the coroutine is running a call's body
 	next         func() (time.Duration, bool)
 	stop         func()
@@ -218,7 +221,15 @@ func (s *sim) jump(p *proc) {
 }
 
 // errText shortens an error for the trace: ULIDs are replaced by names.
-func (s *sim) errText(err error) string { return s.names.replaceIDs(err.Error()) }
+// An interleaved run's connection errors come from the network (a broken
+// pipe or the server's farewell, whichever the client reads first), so
+// the trace names their class only; nothing else depends on their text.
+func (s *sim) errText(err error) string {
+	if s.interleaving() && errors.Is(err, store.ErrUnavailable) {
+		return "store unavailable"
+	}
+	return s.names.replaceIDs(err.Error())
+}
 
 // workerOf returns the process whose current core acts as id, if any.
 func (s *sim) workerOf(id ulid.ULID) *proc {

@@ -21,6 +21,7 @@ type event struct {
 	// timer is the runner timer an evTimer fires.
 	timer engine.Timer
 	note  store.Notification // evNotify
+	conn  string             // evTrip: the connection whose round trip goes
 }
 
 // eventQueue is a min-heap of events ordered by (at, seq).

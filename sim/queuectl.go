@@ -63,8 +63,7 @@ func (s *sim) resumeQueues() {
 
 // operator runs fn as a client transaction and records its commit.
 func (s *sim) operator(fn func(store.Tx) error) {
-	err := s.be.InTx(s.ctx, fn)
-	s.takeCommits(nil)
+	err := s.storeTx(fn)
 	if err != nil {
 		s.stop(nil, err)
 	}

@@ -25,6 +25,11 @@ type Options struct {
 	// Record, when set, receives every event of the run's history as it is
 	// recorded, and the Result then carries Names (simulate -html draws both).
 	Record func(props.Event)
+	// Interleave, when set, runs each process's transactions on a gated
+	// store of its own so that they overlap (see Interleaver); Backend must
+	// then be a DiffBackend on the same schema, through which the
+	// simulator reads back what each transaction committed.
+	Interleave NewInterleaver
 }
 
 // Result is what one run found.
@@ -95,6 +100,7 @@ type sim struct {
 	execSeq    uint64
 	lastHolder ulid.ULID                    // the last lease holder seen, kept across deletions
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
+	il         *ilState                     // nil unless transactions are interleaved
 }
 
 // window is a span of true time.
@@ -108,10 +114,12 @@ func Run(sc Scenario, opt Options) Result {
 		return Result{Scenario: sc, Err: err}
 	}
 	defer s.stopCoroutines()
+	defer s.drainTrips()
 	s.simulate()
 	// Calls still parked on store latency unwind now; the run is over and
 	// what they do is not part of it.
 	s.tr.closed = true
+	s.drainTrips()
 	s.stopCoroutines()
 	if v := s.res.Violation; v != nil {
 		s.res.Report = s.names.replaceIDs(v.String())
@@ -170,7 +178,12 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if err := s.cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
 	}
-	checker, err := props.New(historyParams(&sc))
+	params := historyParams(&sc)
+	// Interleaved transactions overlap: the checks that need them serial
+	// are off.
+	params.SerialTransactions = opt.Interleave == nil
+	params.CommitOrder = opt.Interleave != nil
+	checker, err := props.New(params)
 	if err != nil {
 		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
 	}
@@ -180,6 +193,21 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		return nil, fmt.Errorf("scenario seed %d: store: %w", sc.Seed, err)
 	}
 	s.be = be
+	if opt.Interleave != nil {
+		if _, ok := be.(*diffBackend); !ok {
+			return nil, fmt.Errorf("scenario seed %d: interleaving reads commits back through a DiffBackend, not %T", sc.Seed, be)
+		}
+		s.il = &ilState{actors: map[string]*actor{}, sched: map[string]tripSlot{}, trips: newTripDraws(s.master)}
+		actors := []string{"client"}
+		for i := range sc.Workers {
+			actors = append(actors, fmt.Sprintf("w%d", i))
+		}
+		il, err := opt.Interleave(func() time.Time { return Epoch.Add(time.Duration(s.il.now.Load())) }, actors)
+		if err != nil {
+			return nil, fmt.Errorf("scenario seed %d: interleaved stores: %w", sc.Seed, err)
+		}
+		s.il.il = il
+	}
 	return s, nil
 }
 
@@ -260,6 +288,9 @@ func (s *sim) runUntil(target time.Duration) {
 		s.q.pop()
 		if e.at > s.now {
 			s.now = e.at
+			if s.il != nil {
+				s.il.now.Store(int64(s.now))
+			}
 		}
 		s.res.Events++
 		s.dispatch(e)

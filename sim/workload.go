@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -45,8 +46,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		s.sc.Policy.boundJob(s.policyRnd, &j)
 		jobs[i] = j
 	}
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
-	s.takeCommits(nil)
+	err := s.storeTx(func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
 	if err != nil {
 		s.stop(nil, err)
 	}
@@ -66,16 +66,20 @@ func (s *sim) cancelOne() {
 		id = running[r.IntN(len(running))]
 	}
 	var cancelled bool
-	err := s.be.InTx(s.ctx, func(tx store.Tx) error {
+	err := s.storeTx(func(tx store.Tx) error {
 		j, err := tx.GetJob(s.ctx, id)
 		if err != nil || j.Status.Terminal() {
 			return nil // gone or ended: nothing to cancel
 		}
 		_, err = tx.CancelJob(s.ctx, id)
+		if errors.Is(err, store.ErrConflict) {
+			// Another transaction ended the job after GetJob read it
+			// (only transactions that overlap): nothing to cancel.
+			return nil
+		}
 		cancelled = err == nil
 		return err
 	})
-	s.takeCommits(nil)
 	if err != nil {
 		s.stop(nil, err)
 		return

@@ -47,6 +47,7 @@ type config struct {
 	mutants          bool
 	scenario         string
 	store            string // mem, or pg: run on both and compare traces
+	interleave       bool   // with -store pg: each process on its own gated store, transactions overlapping
 	databaseURL      string
 	progressEvery    time.Duration // between progress lines on stderr
 	progress         io.Writer     // stderr
@@ -58,11 +59,23 @@ type config struct {
 // that path, which must fail the run rather than pass silently.
 const marksExpectedFrom = 1000
 
+// interleavedMarksFrom is the run length of -interleave from which every
+// mark of interleaving must be reached: CI's interleaved run is that long.
+const interleavedMarksFrom = 200
+
 // marksMissed reports whether a run of seeds that left gaps fails: from
-// marksExpectedFrom seeds on, unless faults were forced on or off (which
-// may put a mark out of reach).
+// marksExpectedFrom seeds on (interleavedMarksFrom with -interleave, whose
+// gaps are among the marks of interleaving only), unless faults were
+// forced on or off (which may put a mark out of reach).
 func marksMissed(cfg config, seeds int, gaps []string) bool {
-	return len(gaps) > 0 && seeds >= marksExpectedFrom && cfg.faults == ""
+	return len(gaps) > 0 && seeds >= expectedFrom(cfg) && cfg.faults == ""
+}
+
+func expectedFrom(cfg config) int {
+	if cfg.interleave {
+		return interleavedMarksFrom
+	}
+	return marksExpectedFrom
 }
 
 func main() {
@@ -116,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if marksMissed(cfg, sum.seeds, gaps) {
-		fmt.Fprintf(stdout, "FAIL: in %d seeds no seed reached %d coverage marks (GAP above); every mark is expected from %d seeds on\n", sum.seeds, len(gaps), marksExpectedFrom)
+		fmt.Fprintf(stdout, "FAIL: in %d seeds no seed reached %d coverage marks (GAP above); every mark is expected from %d seeds on\n", sum.seeds, len(gaps), expectedFrom(cfg))
 		return 1
 	}
 	return 0
@@ -146,6 +159,9 @@ func (cfg config) replayPrefix() string {
 // replayCommand is the command line that reruns seed with the same flags.
 func (cfg config) replayCommand(seed uint64) string {
 	cmd := cfg.replayPrefix() + fmt.Sprintf(" -seed %d -v", seed)
+	if cfg.interleave {
+		cmd += " -store pg -interleave"
+	}
 	if cfg.workers > 0 {
 		cmd += fmt.Sprintf(" -workers %d", cfg.workers)
 	}
@@ -156,6 +172,20 @@ func (cfg config) replayCommand(seed uint64) string {
 		cmd += " -faults=" + f
 	}
 	return cmd
+}
+
+// runReplay runs the one seed or scenario of a replay, interleaved on
+// PostgreSQL with -interleave.
+func runReplay(cfg config, sc sim.Scenario, opt sim.Options) (sim.Result, error) {
+	if !cfg.interleave {
+		return sim.Run(sc, opt), nil
+	}
+	r, err := newILRunner(cfg, 0)
+	if err != nil {
+		return sim.Result{}, err
+	}
+	defer r.close()
+	return r.runOnce(sc, opt), nil
 }
 
 // replay runs one seed or scenario, printing the trace with -v.
@@ -181,7 +211,11 @@ func replay(cfg config, stdout, stderr io.Writer) int {
 	if cfg.html != "" {
 		pic.attach(&opt)
 	}
-	r := sim.Run(sc, opt)
+	r, err := runReplay(cfg, sc, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return 2
+	}
 	if cfg.html != "" {
 		if err := pic.write(cfg.html, cfg, sc, &r); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)

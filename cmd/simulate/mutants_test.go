@@ -17,8 +17,10 @@ func TestEveryMutantIsCaught(t *testing.T) {
 		t.Fatalf("a planted bug survived (status %d):\n%s", status, out)
 	}
 	for _, name := range mutant.Names {
-		if !strings.Contains(out, name) {
-			t.Errorf("mutant %s missing from the table:\n%s", name, out)
+		// store/pg's bugs need -store pg -interleave: planted in memory
+		// they would survive, so the in-memory table leaves them out.
+		if in := strings.Contains(out, name); in == mutant.PG(name) {
+			t.Errorf("mutant %s: in the in-memory table %v, want %v:\n%s", name, in, !mutant.PG(name), out)
 		}
 	}
 }

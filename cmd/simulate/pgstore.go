@@ -29,6 +29,9 @@ func newRunner(cfg config, i int) (seedRunner, error) {
 	if cfg.store == "mem" {
 		return memRunner{cfg}, nil
 	}
+	if cfg.interleave {
+		return newILRunner(cfg, i)
+	}
 	return newPGRunner(cfg, i)
 }
 
@@ -58,21 +61,30 @@ func findDatabase(cfg *config) error {
 
 func newPGRunner(cfg config, i int) (*pgRunner, error) {
 	r := &pgRunner{cfg: cfg}
-	ctx := context.Background()
-	schema := fmt.Sprintf("tickwork_sim_%d_%d", os.Getpid(), i)
-	st, err := pg.Open(ctx, cfg.databaseURL, pg.Options{
-		Schema: schema,
-		Now:    func() time.Time { return (*r.now.Load())() },
-	})
+	st, err := openSchema(cfg, fmt.Sprintf("tickwork_sim_%d_%d", os.Getpid(), i), &r.now)
 	if err != nil {
-		return nil, fmt.Errorf("-store pg: %w", err)
-	}
-	if err := st.Migrate(ctx); err != nil {
-		st.Close()
 		return nil, fmt.Errorf("-store pg: %w", err)
 	}
 	r.store = st
 	return r, nil
+}
+
+// openSchema opens an ungated store on a schema of its own, migrated,
+// whose clock is the one now holds (the simulator's, set per seed).
+func openSchema(cfg config, schema string, now *atomic.Pointer[func() time.Time]) (*pg.Store, error) {
+	ctx := context.Background()
+	st, err := pg.Open(ctx, cfg.databaseURL, pg.Options{
+		Schema: schema,
+		Now:    func() time.Time { return (*now.Load())() },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 func (r *pgRunner) run(seed uint64) outcome {

@@ -8,7 +8,10 @@
 // simulator's properties catch it.
 package mutant
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Names lists every planted bug, in the order the mutants run reports them.
 var Names = []string{
@@ -36,6 +39,10 @@ var Names = []string{
 	HandlerMaxAttemptsIgnored,
 	SnoozeConsumesAttempt,
 	ScheduleKeyDropped,
+	PGNoSkipLocked,
+	PGSplitLease,
+	PGDutiesUnserialized,
+	PGCompleteUnchecked,
 }
 
 // The planted bugs.
@@ -107,7 +114,28 @@ const (
 	// ScheduleKeyDropped: the leader enqueues a schedule's runs without the
 	// schedule's unique key.
 	ScheduleKeyDropped = "schedule-key-dropped"
+
+	// The planted bugs of store/pg's SQL, which need transactions in
+	// flight together: only simulate -store pg -interleave catches them
+	// (PG reports them).
+
+	// PGNoSkipLocked: the reservation locks its rows FOR UPDATE without
+	// SKIP LOCKED, waiting for rows other transactions hold.
+	PGNoSkipLocked = "pg-no-skip-locked"
+	// PGSplitLease: the lease is written after the read that found it free
+	// without re-checking, overwriting one taken meanwhile.
+	PGSplitLease = "pg-split-lease"
+	// PGDutiesUnserialized: leader duties run without the advisory duty
+	// lock.
+	PGDutiesUnserialized = "pg-duties-unserialized"
+	// PGCompleteUnchecked: completion does not check that the row is still
+	// running under the completing worker.
+	PGCompleteUnchecked = "pg-complete-unchecked"
 )
+
+// PG reports whether name is a planted bug of store/pg's SQL, which only
+// the interleaved simulation on PostgreSQL can catch.
+func PG(name string) bool { return strings.HasPrefix(name, "pg-") }
 
 // Known reports whether name is one of Names.
 func Known(name string) bool { return slices.Contains(Names, name) }

@@ -52,7 +52,7 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	var query string
 	switch {
 	case !holder.Valid:
-		query = takeLeaseSQL
+		query = takeLeaseStatement()
 	case toULID(holder) == worker && valid.Bool:
 		query = renewLeaseSQL
 	default:
@@ -72,17 +72,23 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 // lease: the SELECT before it is another round trip, and a worker paused
 // between the two (a stop signal, a long GC pause) may have been declared
 // dead meanwhile and must not take the lease then (seen once in the live
-// chaos run).
+// chaos run). The check share-locks the worker's row (workerLiveLocked): a
+// plain read would see the row as a leader's transaction that is declaring
+// the worker dead, and has not committed, left it, and both would commit: a
+// shut-down worker holding the lease (simulate -store pg -interleave, seed
+// 1289). Locked, the statement waits for that transaction and re-checks
+// the row it committed.
 const takeLeaseSQL = `
 	INSERT INTO {schema}.leader (worker_id, elected_at, expires_at)
 	SELECT $2, coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $3::interval
-	WHERE ` + workerLive + `
+	WHERE ` + workerLiveLocked + `
 	ON CONFLICT (singleton) DO NOTHING`
 
-// renewLeaseSQL extends worker $2's unexpired lease.
+// renewLeaseSQL extends worker $2's unexpired lease, the worker's row
+// share-locked as in takeLeaseSQL.
 const renewLeaseSQL = `
 	UPDATE {schema}.leader SET expires_at = coalesce($1::timestamptz, now()) + $3::interval
-	WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, now()) AND ` + workerLive
+	WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, now()) AND ` + workerLiveLocked
 
 func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
 	if err := t.check(); err != nil {
@@ -130,7 +136,7 @@ func (t *tx) LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, erro
 		return false, err
 	}
 	b := &pgx.Batch{}
-	b.Queue("SELECT pg_advisory_xact_lock($1)", t.s.dutyKey)
+	b.Queue(dutyLockStatement(), t.s.dutyKey)
 	b.Queue(t.s.sql(`
 		SELECT EXISTS (SELECT 1 FROM {schema}.leader
 		               WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, clock_timestamp()))`),

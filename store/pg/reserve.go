@@ -68,7 +68,7 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	b.Queue(indexScansOnlySQL)
 	b.Queue(s.sql(claimRunSlotsSQL), queues, limit, idArg(worker), now)
-	b.Queue(s.sql(reserveSQL), now, idArg(worker), queues, limit)
+	b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit)
 	b.Queue(restorePlannerSQL)
 }
 

@@ -37,6 +37,11 @@ const liveWorkerRow = `SELECT 1 FROM {schema}.workers WHERE id = $2 AND shutdown
 // workerLive is true when worker $2 is live.
 const workerLive = `EXISTS (` + liveWorkerRow + `)`
 
+// workerLiveLocked is workerLive with the row share-locked until commit: it
+// waits for a transaction that is changing the row (a leader declaring the
+// worker dead) and is then decided on the row that transaction left.
+const workerLiveLocked = `EXISTS (` + liveWorkerRow + ` FOR SHARE)`
+
 // heartbeatSQL is Heartbeat's statement: $1 now, $2 the worker.
 const heartbeatSQL = `
 	UPDATE {schema}.workers SET last_seen_at = coalesce($1::timestamptz, now())

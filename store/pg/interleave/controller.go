@@ -236,7 +236,7 @@ func (ctl *Controller) Release(id string) error {
 func (ctl *Controller) openLocked() []string {
 	var open []string
 	for _, c := range ctl.sortedLocked() {
-		if c.inTx && !c.closed {
+		if c.inTx && !c.closed && !c.terminated { // a terminated one's transaction is gone, closed or not yet
 			open = append(open, c.id)
 		}
 	}
@@ -248,6 +248,14 @@ func (ctl *Controller) Events() []Event {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
 	return slices.Clone(ctl.events)
+}
+
+// EventsSince returns the events recorded after the first n, in order: a
+// caller that settles often reads only what is new.
+func (ctl *Controller) EventsSince(n int) []Event {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	return slices.Clone(ctl.events[min(n, len(ctl.events)):])
 }
 
 func (ctl *Controller) record(e Event) { ctl.events = append(ctl.events, e) }

@@ -19,6 +19,10 @@ const (
 	// Cancel: the controller cancelled a round trip to break the cycle of
 	// waits among the connections in On.
 	Cancel Kind = "cancel"
+	// Rival: the controller cancelled, as a deadlock victim, a round trip
+	// that waited on a holder another one (first in On) waited on too:
+	// the server would wake both at once and their race decide the rest.
+	Rival Kind = "rival"
 	// Withdraw: a parked round trip was given up (its context was
 	// cancelled, its connection closed) before it was sent.
 	Withdraw Kind = "withdraw"

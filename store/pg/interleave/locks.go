@@ -90,6 +90,12 @@ func (ctl *Controller) quietLocked() (bool, []*conn) {
 		case parked:
 			has[c.label] = true
 		case sent:
+			if c.terminated && ctl.actors[c.label] == 0 {
+				// Its server process is gone and its actor has returned:
+				// no answer will come that anyone reads, and nothing is
+				// recorded of it any more; pgx closes it when it will.
+				continue
+			}
 			has[c.label] = true
 			flight = append(flight, c)
 			if c.victim {
@@ -210,19 +216,27 @@ func idsOf(cs []*conn) []string {
 // breakDeadlock looks for a cycle of waits among the settled connections
 // and, if there is one, cancels the statement of a member drawn from the
 // seed, as the server's deadlock detector would abort one (its error is
-// rewritten to the detector's SQLSTATE). Gated sessions run with a
+// rewritten to the detector's SQLSTATE); without one, it cancels a rival
+// waiter the same way (rivalLocked). Gated sessions run with a
 // deadlock_timeout longer than any run, so the server never gets there
 // first.
 func (ctl *Controller) breakDeadlock(ctx context.Context) (bool, error) {
 	ctl.mu.Lock()
-	cycle := ctl.cycleLocked()
-	if cycle == nil {
+	var victim *conn
+	var on []string
+	kind := Cancel
+	if cycle := ctl.cycleLocked(); cycle != nil {
+		victim, on = cycle[ctl.victims.IntN(len(cycle))], idsOf(cycle)
+	} else {
+		victim, on = ctl.rivalLocked()
+		kind = Rival
+	}
+	if victim == nil {
 		ctl.mu.Unlock()
 		return false, nil
 	}
-	victim := cycle[ctl.victims.IntN(len(cycle))]
 	victim.victim = true
-	ctl.record(Event{Kind: Cancel, Conn: victim.id, Statements: victim.trip, On: idsOf(cycle)})
+	ctl.record(Event{Kind: kind, Conn: victim.id, Statements: victim.trip, On: on})
 	pid := int32(victim.pid)
 	ctl.mu.Unlock()
 	if _, err := ctl.admin.Exec(ctx, "SELECT pg_cancel_backend($1)", pid); err != nil {
