@@ -52,7 +52,11 @@ func startCancelRun(t *testing.T, st store.Store, poll time.Duration) (*cancelRu
 		started: make(chan ulid.ULID, 1), cause: make(chan error, 1), fenced: make(chan ulid.ULID, 1)}
 	cfg := runnerConfig("q")
 	cfg.PollInterval = poll
-	cfg.DeadWorkerThreshold = 24 * time.Hour // no heartbeat while the clock stands still
+	// The poll is the only timer: no heartbeat or lease renewal falls due
+	// first (either would cut the wait short), and none is missed while the
+	// clock stands still.
+	cfg.HeartbeatInterval, cfg.DeadWorkerThreshold = 12*time.Hour, 24*time.Hour
+	cfg.LeaseTTL = 4 * poll
 	obs := engine.ObserverFunc(func(e engine.Event) {
 		if e.Kind == engine.EventResultFenced {
 			r.fenced <- e.Job.ID
