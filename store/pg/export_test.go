@@ -47,6 +47,10 @@ var EmbeddedMigrations fs.FS = migrationFiles
 // ReserveSQL is the reserving statement with the store's schema.
 func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
 
+// PlainReserveSQL is the reserving statement for queues without a limit or
+// a rate, with the store's schema.
+func PlainReserveSQL(s *Store) string { return s.sql(plainReserveSQL) }
+
 // ClaimRunSlotsSQL is the statement claiming run slots before it.
 func ClaimRunSlotsSQL(s *Store) string { return s.sql(claimRunSlotsSQL) }
 

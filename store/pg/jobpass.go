@@ -38,10 +38,8 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 		b.Queue(s.sql(cancelledSQL), idArgs(p.Executing))
 	}
 	reserving := p.Reserves()
-	if reserving {
-		s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit)
-	}
-	res, err := readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving)
+	full := reserving && s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit)
+	res, err := s.readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving, full)
 	if err != nil {
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))
 	}
@@ -50,7 +48,7 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 
 // readJobPass reads the answers to RunJobPass's batch in order and closes
 // it; the close reports the commit.
-func readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, reserving bool) (res store.JobPassResult, err error) {
+func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, reserving, full bool) (res store.JobPassResult, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
@@ -90,7 +88,7 @@ func readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, reserving bool
 		}
 	}
 	if reserving {
-		res.Reserved, err = readReserved(br, p.Limit)
+		res.Reserved, err = s.readReserved(br, p.Limit, full)
 	}
 	return res, err
 }

@@ -20,6 +20,7 @@ func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
 	if err := t.editQueue(ctx, "limit", name, store.LimitEdit(limit)); err != nil {
 		return err
 	}
+	t.s.noteControlled()
 	if err := t.rebuildRunSlots(ctx, name, limit); err != nil {
 		return t.fail(err, "limit queue %q", name)
 	}

@@ -17,9 +17,15 @@ import (
 // for the rows another transaction holds.
 func reserveStatement() string {
 	if mutant.On(mutant.PGNoSkipLocked) {
-		return strings.Replace(reserveSQL, "FOR UPDATE SKIP LOCKED) AS c", "FOR UPDATE) AS c", 1)
+		return dropJobsSkipLocked(reserveSQL)
 	}
 	return reserveSQL
+}
+
+// dropJobsSkipLocked removes SKIP LOCKED from a reservation's scan of the
+// jobs (pickJobs).
+func dropJobsSkipLocked(sql string) string {
+	return strings.Replace(sql, "FOR UPDATE SKIP LOCKED) AS c", "FOR UPDATE) AS c", 1)
 }
 
 // takeLeaseStatement is takeLeaseSQL; pg-split-lease writes the lease

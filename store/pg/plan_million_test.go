@@ -198,6 +198,13 @@ var planCases = []planCase{
 		},
 	},
 	{
+		name: "reserve without slots", sql: pg.PlainReserveSQL, guarded: true,
+		args: "NULL, " + liveWorker + ", '{q}', 100",
+		check: func(p planNode) []string {
+			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_available_idx")...)
+		},
+	},
+	{
 		name: "claim run slots", sql: pg.ClaimRunSlotsSQL, guarded: true, args: "'{q}', 100, " + liveWorker + ", NULL",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},

@@ -42,6 +42,7 @@ func (t *tx) SetQueueRate(ctx context.Context, name string, n int, period time.D
 	if err := t.editQueue(ctx, "rate", name, store.RateEdit(n, period)); err != nil {
 		return err
 	}
+	t.s.noteControlled()
 	if err := t.resizeRateSlots(ctx, name, n); err != nil {
 		return t.fail(err, "rate queue %q", name)
 	}

@@ -14,12 +14,14 @@ func TestIsReservation(t *testing.T) {
 	if len(reserve) <= 1024 {
 		t.Fatalf("the reservation is %d bytes: the cut below shows nothing", len(reserve))
 	}
-	for _, stmt := range []string{reserveSQL, reserve, reserve[:1023], strings.Replace(reserveSQL, "SKIP LOCKED", "", 1)} {
+	plain := s.sql(plainReserveSQL)
+	for _, stmt := range []string{reserveSQL, reserve, reserve[:1023], strings.Replace(reserveSQL, "SKIP LOCKED", "", 1),
+		plainReserveSQL, plain, plain[:min(len(plain), 1023)], dropJobsSkipLocked(plainReserveSQL)} {
 		if !IsReservation(stmt) {
 			t.Errorf("not recognised as the reservation: %.80q", stmt)
 		}
 	}
-	for _, stmt := range []string{lockQueuesSQL, completeSQL, takeLeaseSQL, runningJobsSQL, "SELECT pg_advisory_xact_lock($1)", ""} {
+	for _, stmt := range []string{lockQueuesSQL, claimRunSlotsSQL, completeSQL, takeLeaseSQL, runningJobsSQL, "SELECT pg_advisory_xact_lock($1)", ""} {
 		if IsReservation(stmt) || IsReservation(s.sql(stmt)) {
 			t.Errorf("taken for the reservation: %.80q", stmt)
 		}

@@ -25,14 +25,12 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	b := &pgx.Batch{}
 	t.s.queueLive(b, t.nowArg(), worker)
 	reserving := limit > 0 && len(queues) > 0
-	if reserving {
-		t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit)
-	}
+	full := reserving && t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit)
 	br := t.db.SendBatch(ctx, b)
 	_, live, err := readLive(br)
 	var jobs []store.Job
 	if err == nil && reserving {
-		jobs, err = readReserved(br, limit)
+		jobs, err = t.s.readReserved(br, limit, full)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -63,21 +61,34 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // queueReserveRows adds the reservation, planned with index scans only (see
 // queueIndexScansOnly). Callers queue it only when limit and queues allow
 // one: PostgreSQL rejects LIMIT with a negative count.
-func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) {
+//
+// It returns whether it queued the reservation for controlled queues (see
+// reserve_plain.go), which readReserved must be told.
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) (full bool) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	full = s.controlled.Load()
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	b.Queue(indexScansOnlySQL)
-	b.Queue(s.sql(claimRunSlotsSQL), queues, limit, idArg(worker), now)
-	b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit)
+	if full {
+		b.Queue(s.sql(claimRunSlotsSQL), queues, limit, idArg(worker), now)
+		b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit)
+	} else {
+		b.Queue(s.sql(plainReserveStatement()), now, idArg(worker), queues, limit)
+	}
 	b.Queue(restorePlannerSQL)
+	return full
 }
 
 // lockQueuesSQL takes the advisory lock of each queue of $2 (see
 // queues.go) shared: reservations do not wait for each other, and a change
 // of a queue's controls, which takes it exclusive, waits for those in
-// flight and holds up those that come after it.
+// flight and holds up those that come after it. It also says whether any
+// queue (of any reservation's: the answer serves them all) has a limit or
+// a rate, for the next reservation's choice of statement
+// (reserve_plain.go).
 const lockQueuesSQL = `
-	SELECT count(pg_advisory_xact_lock_shared($1, hashtext(q.queue)))
+	SELECT count(pg_advisory_xact_lock_shared($1, hashtext(q.queue))),
+		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.max_running IS NOT NULL OR ctl.rate_starts IS NOT NULL)
 	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
 
 // claimRunSlotsSQL locks, for each limited queue of $1 that is not paused,
@@ -113,15 +124,25 @@ const claimRunSlotsSQL = `
 const runSlotFree = `NOT EXISTS (SELECT FROM {schema}.jobs AS r
 	WHERE r.id = ANY (rs.job_ids) AND r.status >= 'running' AND r.status <= 'running')`
 
-// readReserved reads the answers of queueReserveRows's statements and the
-// reserved rows.
-func readReserved(br pgx.BatchResults, limit int) ([]store.Job, error) {
-	var jobs []store.Job
-	for range 3 { // lockQueuesSQL, indexScansOnlySQL, claimRunSlotsSQL
+// readReserved reads the answers of queueReserveRows's statements (full:
+// what it returned) and the reserved rows.
+func (s *Store) readReserved(br pgx.BatchResults, limit int, full bool) ([]store.Job, error) {
+	var locked int64
+	var controlled bool
+	if err := br.QueryRow().Scan(&locked, &controlled); err != nil { // lockQueuesSQL
+		return nil, err
+	}
+	s.controlled.Store(controlled)
+	execs := 1 // indexScansOnlySQL
+	if full {
+		execs++ // claimRunSlotsSQL
+	}
+	for range execs {
 		if _, err := br.Exec(); err != nil {
 			return nil, err
 		}
 	}
+	var jobs []store.Job
 	rows, err := br.Query()
 	if err == nil {
 		jobs, err = collectJobs(rows, limit)
@@ -196,14 +217,7 @@ const reserveSQL = `
 				CASE WHEN ctl.rate_starts IS NULL THEN $4
 					ELSE (SELECT count(*) FROM claimed WHERE claimed.queue = q.queue) END) END
 			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
-		CROSS JOIN LATERAL (
-			SELECT id, priority, scheduled_at FROM {schema}.jobs
-			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
-			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND ` + workerLive + `
-			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
-			FOR UPDATE SKIP LOCKED) AS c
-		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4),
+` + pickJobs + `,
 	stamped AS (
 		UPDATE {schema}.queue_rate_slots AS s SET last_start = coalesce($1::timestamptz, now())
 		FROM (SELECT queue, slot, row_number() OVER (PARTITION BY queue ORDER BY slot) AS k FROM claimed) AS c
@@ -216,8 +230,4 @@ const reserveSQL = `
 			JOIN (SELECT queue, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY queue) AS p ON p.queue = c.queue
 			CROSS JOIN LATERAL unnest(c.slots, p.ids) AS z(slot, id)) AS z
 		WHERE s.queue = z.queue AND s.slot = z.slot AND z.id IS NOT NULL),
-	reserved AS (
-		UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
-		WHERE id = ANY (ARRAY(SELECT id FROM picked))
-		RETURNING ` + jobColumns + `)
-	SELECT ` + jobColumns + ` FROM reserved ORDER BY id`
+` + markReserved

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,6 +74,7 @@ type Store struct {
 	migrateKey  int64
 	listenCfg   *pgx.ConnConfig // from Options.ListenURL; nil without one
 	queueKey    int32           // with hashtext(queue), the key of a queue's advisory lock
+	controlled  atomic.Bool     // the next reservation claims slots (reserve_plain.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -149,7 +151,7 @@ func normalize(opts *Options) error {
 
 func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Store {
 	cfg := pool.Config()
-	return &Store{
+	s := &Store{
 		pool:        pool,
 		opts:        opts,
 		schema:      opts.Schema,
@@ -163,6 +165,8 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		listenCfg:   listenCfg,
 		queueKey:    int32(lockKey("queue", opts.Schema)),
 	}
+	s.noteControlled() // until a reservation has looked
+	return s
 }
 
 // describe names where a store points, for error messages: every field of
