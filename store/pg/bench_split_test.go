@@ -105,7 +105,9 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete
 	if _, err := tx.Exec(ctx, pg.IndexScansOnlySQL); err != nil {
 		b.Fatal(err)
 	}
-	reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+	// The reservation an unlimited queue gets (reserve_plain.go); reserveSQL
+	// would also need claimRunSlotsSQL's setting before it.
+	reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
 	var ids []string
 	rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+
 		" WHERE status = 'running' AND started_by = $1", idText(worker))
