@@ -79,6 +79,9 @@ func WriteLease(ctx context.Context, s *Store, worker ulid.ULID, ttl time.Durati
 // be planned with index scans only.
 const IndexScansOnlySQL = indexScansOnlySQL
 
+// RestorePlannerSQL is the statement sent after them.
+const RestorePlannerSQL = restorePlannerSQL
+
 // FindLostSQL, MarkLostSQL and DeleteOldWorkersSQL are statements of
 // leader duties with the store's schema.
 func FindLostSQL(s *Store) string         { return s.sql(findLostSQL) }
