@@ -44,7 +44,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer cancelJobs()
 	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
 		jobCtx: jobCtx, cancelJobs: cancelJobs, cancels: map[ulid.ULID]context.CancelCauseFunc{}, stop: ctx.Done(),
-		vacuumDone: make(chan error, 1)}
+		vacuumDone: make(chan error, 1), exec: newExecutors()}
 	// The subscription outlives ctx until the policy exits, so that a
 	// cancel during the drain still reaches its handler at once.
 	listenCtx, stopListen := context.WithCancel(context.WithoutCancel(ctx))
@@ -67,6 +67,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		<-l.done
 		l.outstanding--
 	}
+	l.exec.close()
 	if l.vacuuming { // cancelled with ctx: it returns promptly
 		<-l.vacuumDone
 	}
@@ -105,6 +106,7 @@ type loop struct {
 	jobCtx      context.Context
 	cancelJobs  context.CancelFunc
 	cancels     map[ulid.ULID]context.CancelCauseFunc // each running job's own context, under jobCtx
+	exec        *executors                            // the goroutines the jobs run on
 	exitErr     error
 	vacuuming   bool       // a vacuum goroutine has not sent yet
 	vacuumDone  chan error // it sends its result once
@@ -239,9 +241,7 @@ func (l *loop) startJob(job *store.Job) {
 	ctx, cancel := context.WithCancelCause(l.jobCtx)
 	l.cancels[job.ID] = cancel
 	l.outstanding++
-	go func() {
-		l.done <- l.w.execute(ctx, h, *job)
-	}()
+	l.exec.run(func() { l.done <- l.w.execute(ctx, h, *job) })
 }
 
 // finished releases the context of a job whose handler returned.
