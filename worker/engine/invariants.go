@@ -13,11 +13,23 @@ import (
 
 // checkInvariants panics if the core's state contradicts itself after
 // the call named after.
-func (c *Core) checkInvariants(after string) {
+func (c *Core) checkInvariants(after string) { c.check(after, true) }
+
+// checkStepInvariants is checkInvariants after a runner step, without the
+// check that no job is both executing and waiting to be recorded, which
+// reads every pending result: run after each of a tick's thousand results,
+// it cost more than the job path's own work at 1,000 jobs in flight. A
+// step moves a job from executing to pending (finished) and never back,
+// and the calls, which add to executing, still check it.
+func (c *Core) checkStepInvariants(after string) { c.check(after, false) }
+
+func (c *Core) check(after string, pendingApart bool) {
 	var broken []string
-	for _, p := range c.pending {
-		if _, ok := c.executing[p.JobID]; ok {
-			broken = append(broken, fmt.Sprintf("job %s is both executing and waiting to be recorded", p.JobID))
+	if pendingApart {
+		for _, p := range c.pending {
+			if _, ok := c.executing[p.JobID]; ok {
+				broken = append(broken, fmt.Sprintf("job %s is both executing and waiting to be recorded", p.JobID))
+			}
 		}
 	}
 	if c.leader && c.id.IsZero() {

@@ -108,7 +108,7 @@ func (p *Policy) Step(in Input) []Action {
 	}
 	acts := p.step(in)
 	p.checkInvariants(in, acts)
-	p.core.checkInvariants("runner step")
+	p.core.checkStepInvariants("runner step")
 	return acts
 }
 
