@@ -30,8 +30,9 @@ func testURL(t *testing.T) string {
 }
 
 // TestCompareTiny runs the whole comparison on a few hundred jobs, so that
-// the benchmark cannot rot unnoticed: both systems process every job of
-// each run, every figure gets a ratio, and no schema is left behind.
+// the benchmark cannot rot unnoticed: both systems process the jobs each
+// run asks for and none beyond what it inserted (the backlog and as many
+// again), every figure gets a ratio, and no schema is left behind.
 func TestCompareTiny(t *testing.T) {
 	url := testURL(t)
 	const prefix = "benchtest_"
@@ -51,8 +52,8 @@ func TestCompareTiny(t *testing.T) {
 		t.Fatalf("want 4 throughput runs (2 systems x 2 concurrencies), found %d", len(completed))
 	}
 	for _, m := range completed {
-		if n, _ := strconv.Atoi(m[2]); n != 300 {
-			t.Errorf("%s completed %d jobs, want 300", m[1], n)
+		if n, _ := strconv.Atoi(m[2]); n < 300 || n > 600 {
+			t.Errorf("%s completed %d jobs, want the 300 asked for, at most the 600 inserted", m[1], n)
 		}
 	}
 	ratios := regexp.MustCompile(`(?m)^(throughput|bulk enqueue|enqueue-to-start).*\s(\d+\.\d+)x$`).FindAllString(text, -1)

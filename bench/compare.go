@@ -29,7 +29,7 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	f.register(fs)
 	waiting := fs.String("waiting", "100000,1000000", "comma-separated backlogs: jobs pre-inserted before each throughput run")
 	inflight := fs.String("inflight", "100,1000", "comma-separated concurrencies: jobs in flight in the one worker process")
-	fs.IntVar(&f.process, "process", 20_000, "jobs each throughput run processes from the front of its backlog (at most the backlog): the figure is the rate while about -waiting jobs wait")
+	fs.IntVar(&f.process, "process", 100_000, "jobs each throughput run processes, inserted before the run beyond the -waiting backlog: the figure is the rate while at least -waiting jobs wait")
 	fs.IntVar(&f.batch, "batch", 10_000, "jobs per bulk-enqueue call (one COPY each)")
 	fs.IntVar(&f.rounds, "rounds", 1, "runs of each system per figure; the order alternates")
 	fs.IntVar(&f.samples, "latency-samples", 200, "single enqueues timed on an idle worker; 0 skips the latency figure")
@@ -141,7 +141,6 @@ func (c *comparison) withSystem(ctx context.Context, open opener, fn func(system
 }
 
 func (c *comparison) throughput(ctx context.Context, waiting, inflight int) error {
-	process := min(c.f.process, waiting)
 	figure := fmt.Sprintf("throughput, %d in flight, %d waiting (jobs/s)", inflight, waiting)
 	bulk := fmt.Sprintf("bulk enqueue, %d jobs in COPY batches of %d (jobs/s)", waiting, c.f.batch)
 	for range c.f.rounds {
@@ -153,7 +152,12 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				}
 				insert := time.Since(t0)
 				c.results.add(bulk, sys.Name(), float64(waiting)/insert.Seconds())
-				if err := sys.Work(ctx, inflight, process); err != nil {
+				// As many again as the run processes, behind the backlog,
+				// so that at least waiting jobs wait until the run ends.
+				if err := sys.Insert(ctx, c.f.process, c.f.batch); err != nil {
+					return err
+				}
+				if err := sys.Work(ctx, inflight, c.f.process); err != nil {
 					return err
 				}
 				sp, err := sys.Span(ctx)
