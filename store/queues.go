@@ -40,9 +40,10 @@ type Queues interface {
 	// queue that is not paused.
 	ResumeQueue(ctx context.Context, name string) error
 	// SetQueueLimit bounds how many jobs of name run at once across every
-	// worker; 0 removes the bound. The queue gets limit run slots
-	// (store.RunSlotJobs): Reserve puts each job it starts of the queue in a
-	// slot none of whose jobs runs any more, in its own transaction, so no
+	// worker; 0 removes the bound. The queue gets run slots with limit
+	// places in all (store.RunSlotPlaces, store.RunSlotJobs): Reserve puts
+	// each job it starts of the queue in a free place of a slot, in its own
+	// transaction, so no
 	// number of workers takes it past the limit and none waits for
 	// another. A limit below what already runs stops new reservations until
 	// the jobs running beyond it have finished.

@@ -17,8 +17,9 @@ type runSlotsBefore struct {
 	jobs [][]ulid.ULID
 }
 
-// SetQueueLimit gives the queue limit run slots built from the jobs
-// running now (store.RunSlotJobs), or drops them for no limit.
+// SetQueueLimit gives the queue run slots of limit places in all, built
+// from the jobs running now (store.RunSlotJobs), or drops them for no
+// limit.
 func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
 	if err := store.ValidateQueueLimit(name, limit); err != nil {
 		return err
@@ -26,7 +27,7 @@ func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
 	if err := t.editQueue("limit", name, store.LimitEdit(limit)); err != nil {
 		return err
 	}
-	t.setRunSlots(name, store.RunSlotJobs(t.s.runningInQueue(name), limit))
+	t.setRunSlots(name, store.RunSlotJobs(t.s.runningInQueue(name), store.RunSlotPlaces(limit)))
 	return nil
 }
 
@@ -63,36 +64,49 @@ func (s *Store) writeRunSlots(name string, jobs [][]ulid.ULID) {
 	s.runSlots[name] = jobs
 }
 
-// runSlotFree reports whether none of a slot's jobs is running.
-func (s *Store) runSlotFree(jobs []ulid.ULID) bool {
-	return !slices.ContainsFunc(jobs, func(id ulid.ULID) bool {
-		j := s.jobs[id]
-		return j != nil && j.Status == store.Running
-	})
+// runningOfSlot returns the jobs of a run slot that are still running.
+func (s *Store) runningOfSlot(jobs []ulid.ULID) []ulid.ULID {
+	var running []ulid.ULID
+	for _, id := range jobs {
+		if j := s.jobs[id]; j != nil && j.Status == store.Running {
+			running = append(running, id)
+		}
+	}
+	return running
 }
 
-// freeRunSlots counts the free run slots of a limited queue.
+// slotPlaces returns the places of each run slot of a limited queue.
+func (s *Store) slotPlaces(name string) []int {
+	return store.RunSlotPlaces(s.queues[name].Limit)
+}
+
+// freeRunSlots counts the free places of a limited queue's run slots.
 func (s *Store) freeRunSlots(name string) int {
-	n := 0
-	for _, jobs := range s.runSlots[name] {
-		if s.runSlotFree(jobs) {
-			n++
-		}
+	n, places := 0, s.slotPlaces(name)
+	for i, jobs := range s.runSlots[name] {
+		n += max(0, places[i]-len(s.runningOfSlot(jobs)))
 	}
 	return n
 }
 
-// takeRunSlot gives job, just reserved, the first free run slot of its
-// queue; Reserve calls it once per job of a limited queue it starts, after
-// openQueues counted the free slots (the planted bug counts otherwise and
+// takeRunSlot gives job, just reserved, a free place in the first run slot
+// of its queue that has one; the slot keeps its jobs still running.
+// Reserve calls it once per job of a limited queue it starts, after
+// openQueues counted the free places (the planted bug counts otherwise and
 // takes none).
 func (t *tx) takeRunSlot(name string, job ulid.ULID) {
 	slots := t.s.runSlots[name]
 	if len(slots) == 0 || mutant.On(mutant.LimitPerWorker) {
 		return
 	}
-	i := slices.IndexFunc(slots, func(jobs []ulid.ULID) bool { return t.s.runSlotFree(jobs) })
-	slots = slices.Clone(slots)
-	slots[i] = []ulid.ULID{job}
-	t.setRunSlots(name, slots)
+	places := t.s.slotPlaces(name)
+	for i, jobs := range slots {
+		running := t.s.runningOfSlot(jobs)
+		if len(running) < places[i] {
+			slots = slices.Clone(slots)
+			slots[i] = append(running, job)
+			t.setRunSlots(name, slots)
+			return
+		}
+	}
 }

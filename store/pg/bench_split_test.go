@@ -26,6 +26,8 @@ const splitBatch = 100
 //   - pass/durable: the pass as production runs it (the server's
 //     synchronous_commit); pass/async: the same with synchronous_commit
 //     off, so the difference is the commit's wait for the WAL flush;
+//     pass/limited: pass/durable with the queue limited to ten times the
+//     jobs in flight, so the difference is the run slots' work (issue 12);
 //   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
 //     reserving and for completing 100 jobs, per job, and the time it
 //     spent planning the two, per pass.
@@ -46,6 +48,14 @@ func BenchmarkTickSplit(b *testing.B) {
 	})
 	b.Run("pass/durable", func(b *testing.B) { benchPasses(b, durable) })
 	b.Run("pass/async", func(b *testing.B) { benchPasses(b, pgtest.OpenWith(b, pg.Options{})) })
+	b.Run("pass/limited", func(b *testing.B) {
+		limited := pgtest.OpenDurable(b, pg.Options{})
+		ctx := context.Background()
+		if err := limited.InTx(ctx, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, "bench", 10*splitBatch) }); err != nil {
+			b.Fatal(err)
+		}
+		benchPasses(b, limited)
+	})
 	b.Run("server", func(b *testing.B) { benchServerTime(b, durable) })
 }
 

@@ -235,3 +235,54 @@ func uuidULID(t *testing.T, text string) ulid.ULID {
 	}
 	return ulid.ULID(u.Bytes)
 }
+
+// TestRunSlotPlacesMigration: a schema at version 10 whose queue q is
+// limited to 100 while two of its jobs run (jobs 3 and 9) gets, through
+// migrations 0011 and 0012, the 64 run slots of store.RunSlotPlaces(100)
+// holding those two once each, and then admits the 98 jobs left under
+// the limit, no more.
+func TestRunSlotPlacesMigration(t *testing.T) {
+	ctx := t.Context()
+	s := openUnmigrated(t)
+	if _, err := pg.MigrateFiles(ctx, s, firstMigrations(t, 10)); err != nil {
+		t.Fatal(err)
+	}
+	schema := pgx.Identifier{s.Schema()}.Sanitize()
+	rows := strings.ReplaceAll(v1Rows, "{s}", schema) + strings.ReplaceAll(`
+		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
+		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1');
+		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
+		  SELECT gen_random_uuid(), 'q', '{}', '{}', 'available', 0, '2000-01-01Z', '2000-01-01Z' FROM generate_series(1, 120);
+		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 100);`, "{s}", schema)
+	if _, err := s.Pool().Exec(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyMigrations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var slots, places, held int
+	err := s.Pool().QueryRow(ctx, `SELECT count(*), sum(places), (SELECT count(*) FROM `+schema+`.queue_run_slots, unnest(job_ids))
+		FROM `+schema+`.queue_run_slots WHERE queue = 'q'`).Scan(&slots, &places, &held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := store.RunSlotPlaces(100); slots != len(want) || places != 100 || held != 2 {
+		t.Fatalf("q has %d run slots of %d places holding %d jobs, want %d of 100 holding the 2 running", slots, places, held, len(want))
+	}
+	worker := uuidULID(t, "00000000-0000-0000-0000-0000000000a1")
+	var got []store.Job
+	quickly(t, s, "reserve", func(ctx context.Context, tx store.Tx) (err error) {
+		got, err = tx.Reserve(ctx, worker, []string{"q"}, 200)
+		return err
+	})
+	if len(got) != 98 {
+		t.Fatalf("reserved %d jobs of q with 2 running under a limit of 100, want 98", len(got))
+	}
+	quickly(t, s, "reserve", func(ctx context.Context, tx store.Tx) (err error) {
+		got, err = tx.Reserve(ctx, worker, []string{"q"}, 200)
+		return err
+	})
+	if len(got) != 0 {
+		t.Fatalf("reserved %d more jobs of q with 100 running under a limit of 100", len(got))
+	}
+}

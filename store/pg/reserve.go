@@ -92,37 +92,47 @@ const lockQueuesSQL = `
 	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
 
 // claimRunSlotsSQL locks, for each limited queue of $1 that is not paused,
-// up to $2 of its run slots that look free (none of their jobs running),
-// in slot order from a slot drawn from worker $3 and the store time $4 (so
-// that concurrent reservations start apart) round to the one before it,
-// skipping those other reservations hold, and
-// records them in tickwork.run_slots for reserveSQL. It is a statement of
+// run slots that look to have a free place (fewer of their jobs running
+// than their places), as many as $2 jobs need when each has the fewest
+// places a slot of the queue has, and one more: in slot order from a slot
+// drawn from worker $3 and the store time $4 (so that concurrent
+// reservations start apart) round to the one before it, skipping those
+// other reservations hold, and records them in tickwork.run_slots for
+// reserveSQL. With one place a slot (limits up to store.MaxRunSlots,
+// which least(…, 64) spells here) that is $2 slots. It is a statement of
 // its own, after the queues' locks: its snapshot may predate a reservation
 // that committed a slot it then locks (the lock re-reads the slot, but its
-// check of the slot's jobs still sees them as they were), so reserveSQL,
-// whose snapshot comes after every lock taken here, checks each slot again
-// and counts only those still free. Nobody else writes a slot meanwhile.
-// The jobs are read by primary key; the status is matched as in
-// completeSQL, so never through jobs_running_idx.
+// count of the slot's running jobs still sees them as they were), so
+// reserveSQL, whose snapshot comes after every lock taken here, counts
+// each slot's free places again and uses only those. Nobody else writes a
+// slot meanwhile. The jobs are read by primary key; the status is matched
+// as in completeSQL, so never through jobs_running_idx.
 const claimRunSlotsSQL = `
 	SELECT set_config('tickwork.run_slots', coalesce(json_agg(json_build_object('queue', c.queue, 'slot', c.slot)), '[]')::text, true)
 	FROM (SELECT q.queue, s.slot FROM unnest($1::text[]) AS q(queue)
-		CROSS JOIN LATERAL (SELECT 1 + abs(hashtext($3::text || coalesce($4::timestamptz, now())::text) % ctl.max_running) AS first
+		CROSS JOIN LATERAL (SELECT 1 + abs(hashtext($3::text || coalesce($4::timestamptz, now())::text) % n.slots) AS first,
+				least($2, ($2 + n.places - 1) / n.places + 1) AS claims
 			FROM {schema}.queues AS ctl
+			CROSS JOIN LATERAL (SELECT least(ctl.max_running, 64) AS slots, ctl.max_running / least(ctl.max_running, 64) AS places) AS n
 			WHERE ctl.name = q.queue AND ctl.max_running IS NOT NULL AND ctl.paused_at IS NULL) AS ctl
 		CROSS JOIN LATERAL (
 			SELECT after.slot FROM (SELECT rs.slot FROM {schema}.queue_run_slots AS rs
-				WHERE rs.queue = q.queue AND rs.slot >= ctl.first AND ` + runSlotFree + `
-				ORDER BY rs.queue, rs.slot LIMIT $2 FOR UPDATE SKIP LOCKED) AS after
+				WHERE rs.queue = q.queue AND rs.slot >= ctl.first AND ` + runSlotOpen + `
+				ORDER BY rs.queue, rs.slot LIMIT ctl.claims FOR UPDATE SKIP LOCKED) AS after
 			UNION ALL
 			SELECT before.slot FROM (SELECT rs.slot FROM {schema}.queue_run_slots AS rs
-				WHERE rs.queue = q.queue AND rs.slot < ctl.first AND ` + runSlotFree + `
-				ORDER BY rs.queue, rs.slot LIMIT $2 FOR UPDATE SKIP LOCKED) AS before
-			LIMIT $2) AS s) AS c`
+				WHERE rs.queue = q.queue AND rs.slot < ctl.first AND ` + runSlotOpen + `
+				ORDER BY rs.queue, rs.slot LIMIT ctl.claims FOR UPDATE SKIP LOCKED) AS before
+			LIMIT ctl.claims) AS s) AS c`
 
-// runSlotFree holds for a run slot rs none of whose jobs is running.
-const runSlotFree = `NOT EXISTS (SELECT FROM {schema}.jobs AS r
-	WHERE r.id = ANY (rs.job_ids) AND r.status >= 'running' AND r.status <= 'running')`
+// runSlotOpen holds for a run slot rs with fewer of its jobs running than
+// it has places.
+const runSlotOpen = `rs.places > (SELECT count(*) FROM {schema}.jobs AS r
+	WHERE r.id = ANY (rs.job_ids) AND ` + statusRunning + `)`
+
+// statusRunning matches a running row r as completeSQL does, so that the
+// planner never reads jobs_running_idx for it.
+const statusRunning = `r.status >= 'running' AND r.status <= 'running'`
 
 // readReserved reads the answers of queueReserveRows's statements (full:
 // what it returned) and the reserved rows.
@@ -186,9 +196,10 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full bool) ([]store
 // stamps as many as it reserved jobs of the queue; the others stay locked
 // until commit and unstamped, like the rows the merge dropped.
 //
-// A limited queue's room is the run slots claimRunSlotsSQL claimed that are
-// still free by this statement's snapshot (see migration 0011); each job
-// it reserves of the queue goes into one of them, in slot and id order.
+// A limited queue's room is the free places, by this statement's
+// snapshot, of the run slots claimRunSlotsSQL claimed (see migrations 0011
+// and 0012); the jobs it reserves of the queue fill them in slot and id
+// order, and each slot it fills keeps its jobs still running beside them.
 // Reservations of a limited queue thus never wait for each other, where
 // they used to take its lock exclusive and count its running rows one
 // after another.
@@ -203,17 +214,20 @@ const reserveSQL = `
 			ORDER BY queue, last_start, slot LIMIT $4
 			FOR UPDATE SKIP LOCKED) AS s),
 	run_claimed AS MATERIALIZED (
-		SELECT c.queue, c.slot FROM json_to_recordset(coalesce(current_setting('tickwork.run_slots', true), '[]')::json)
+		SELECT c.queue, c.slot, r.still, greatest(rs.places - cardinality(r.still), 0) AS free
+		FROM json_to_recordset(coalesce(current_setting('tickwork.run_slots', true), '[]')::json)
 			AS c(queue text, slot integer)
 		JOIN {schema}.queue_run_slots AS rs ON rs.queue = c.queue AND rs.slot = c.slot
-		WHERE ` + runSlotFree + `),
+		CROSS JOIN LATERAL (SELECT ARRAY(SELECT r.id FROM {schema}.jobs AS r
+			WHERE r.id = ANY (rs.job_ids) AND ` + statusRunning + ` ORDER BY r.id) AS still
+			OFFSET 0) AS r),
 	picked AS MATERIALIZED (
 		SELECT q.queue, c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
 		CROSS JOIN LATERAL (SELECT coalesce((
 			SELECT CASE
 				WHEN ctl.paused_at IS NOT NULL THEN 0
 				ELSE least(CASE WHEN ctl.max_running IS NULL THEN $4
-					ELSE (SELECT count(*) FROM run_claimed WHERE run_claimed.queue = q.queue) END,
+					ELSE (SELECT coalesce(sum(free), 0) FROM run_claimed WHERE run_claimed.queue = q.queue) END,
 				CASE WHEN ctl.rate_starts IS NULL THEN $4
 					ELSE (SELECT count(*) FROM claimed WHERE claimed.queue = q.queue) END) END
 			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
@@ -224,10 +238,10 @@ const reserveSQL = `
 		WHERE s.queue = c.queue AND s.slot = c.slot
 		  AND c.k <= (SELECT count(*) FROM picked WHERE picked.queue = c.queue)),
 	assigned AS (
-		UPDATE {schema}.queue_run_slots AS s SET job_ids = ARRAY[z.id]
-		FROM (SELECT c.queue, z.slot, z.id
-			FROM (SELECT queue, array_agg(slot ORDER BY slot) AS slots FROM run_claimed GROUP BY queue) AS c
-			JOIN (SELECT queue, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY queue) AS p ON p.queue = c.queue
-			CROSS JOIN LATERAL unnest(c.slots, p.ids) AS z(slot, id)) AS z
-		WHERE s.queue = z.queue AND s.slot = z.slot AND z.id IS NOT NULL),
+		UPDATE {schema}.queue_run_slots AS s SET job_ids = c.still || p.ids[c.before + 1 : c.before + c.free]
+		FROM (SELECT queue, slot, still, free,
+				sum(free) OVER (PARTITION BY queue ORDER BY slot ROWS UNBOUNDED PRECEDING) - free AS before
+			FROM run_claimed) AS c
+		JOIN (SELECT queue, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY queue) AS p ON p.queue = c.queue
+		WHERE s.queue = c.queue AND s.slot = c.slot AND c.free > 0 AND c.before < cardinality(p.ids)),
 ` + markReserved

@@ -122,6 +122,40 @@ var queueCases = []testCase{
 			h.t.Fatalf("reserved %d once everything set beyond the limit ended, want 2", len(got))
 		}
 	}},
+	{"LimitAboveMaxRunSlotsCountsPlaces", func(h *harness) {
+		// 130 places in 64 slots (store.RunSlotPlaces): a reservation
+		// fills several places of a slot, and a lowered limit still waits
+		// for the surplus, then admits by the places its slots free.
+		a, b := h.worker(), h.worker()
+		for range 150 {
+			h.insert("q", time.Time{})
+		}
+		h.setLimit("q", 130)
+		if got := h.reserve(a, 100, "q"); len(got) != 100 {
+			h.t.Fatalf("worker a reserved %d of 100 under a limit of 130", len(got))
+		}
+		if got := h.reserve(b, 100, "q"); len(got) != 30 {
+			h.t.Fatalf("worker b reserved %d with 100 of a limit of 130 running, want 30", len(got))
+		}
+		if got := h.reserve(b, 100, "q"); len(got) != 0 {
+			h.t.Fatalf("worker b reserved %v with 130 of a limit of 130 running", ids(got))
+		}
+		h.setLimit("q", 70)
+		running := h.state().JobsIn(store.Running)
+		slices.SortFunc(running, func(x, y store.Job) int { return x.ID.Compare(y.ID) })
+		for _, j := range running[70:] { // the surplus, in every slot
+			h.complete(j.StartedBy, j.ID)
+		}
+		if got := h.reserve(b, 100, "q"); len(got) != 0 {
+			h.t.Fatalf("reserved %v with 70 running under a limit of 70", ids(got))
+		}
+		for _, j := range running[:3] {
+			h.complete(j.StartedBy, j.ID)
+		}
+		if got := h.reserve(b, 100, "q"); len(got) != 3 {
+			h.t.Fatalf("reserved %d after 3 of 70 under a limit of 70 ended, want 3", len(got))
+		}
+	}},
 	{"RaisingALimitAddsRoomAndALimitSurvivesARollback", func(h *harness) {
 		w := h.worker()
 		for range 4 {
