@@ -157,6 +157,9 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				if err := sys.Insert(ctx, c.f.process, c.f.batch); err != nil {
 					return err
 				}
+				if err := checkpoint(ctx, c.f.url); err != nil {
+					return err
+				}
 				if err := sys.Work(ctx, inflight, c.f.process); err != nil {
 					return err
 				}

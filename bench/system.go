@@ -102,6 +102,22 @@ func dropSchema(ctx context.Context, url, schema string) error {
 	return nil
 }
 
+// checkpoint has the server write a checkpoint. A throughput run starts
+// right after one, so that none falls within it: inserting a million jobs
+// writes more WAL than max_wal_size, and the checkpoint that asks for
+// would otherwise fall, or not, in whichever system's run came next.
+func checkpoint(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
 // serverSetting reads one setting as the benchmark's connections see it.
 func serverSetting(ctx context.Context, url, name string) (string, error) {
 	conn, err := pgx.Connect(ctx, url)
