@@ -112,9 +112,25 @@ func (ctl *Controller) quietLocked() (bool, []*conn) {
 }
 
 // blockers asks the server which gated connections each connection of
-// flight waits on. blocked is true when every one of them waits, and only
-// on gated connections: a wait on anything else (another client's brief
-// lock) will end without the controller.
+// flight waits on, and which of its statements waits. blocked is true when
+// every one of them waits, and only on gated connections: a wait on
+// anything else (another client's brief lock) will end without the
+// controller.
+//
+// The statements come from a second question, asked once the first has
+// found every connection of flight waiting. pg_blocking_pids reads the lock
+// table as it is, but pg_stat_activity is a snapshot taken when a
+// transaction first reads it: asked in one statement, a connection could be
+// found waiting by pg_blocking_pids after the snapshot showed it before its
+// round trip reached the server, idle with the text of what it last ran
+// (the prepare of a batch's reservation, found by simulate -store pg
+// -interleave, once in 600 seeds: the liveness check of the batch waited,
+// the reservation was blamed), or at an earlier statement of the same
+// batch. Once every connection of flight waits on gated ones none of them
+// moves until the controller lets one go, so a snapshot taken after that
+// shows each at the statement that waits; the second question checks that
+// each is still held by the same connections and that the snapshot shows
+// it running, and the controller asks again if not.
 func (ctl *Controller) blockers(ctx context.Context, flight []*conn) (map[*conn]waiting, bool, error) {
 	if len(flight) == 0 {
 		return nil, true, nil
@@ -131,44 +147,75 @@ func (ctl *Controller) blockers(ctx context.Context, flight []*conn) (map[*conn]
 		pids[i] = int32(c.pid)
 	}
 	ctl.mu.Unlock()
-	rows, err := ctl.admin.Query(ctx, `SELECT p, pg_blocking_pids(p),
-		coalesce((SELECT query FROM pg_stat_activity a WHERE a.pid = p), '')
-		FROM unnest($1::int4[]) AS p`, pids)
+	first, err := ctl.ask(ctx, `SELECT p, pg_blocking_pids(p), '', '' FROM unnest($1::int4[]) AS p`, pids)
 	if err != nil {
-		return nil, false, fmt.Errorf("interleave: ask the server who waits: %w", err)
+		return nil, false, err
 	}
-	waits := map[int32][]int32{}
-	queries := map[int32]string{}
-	for rows.Next() {
-		var p int32
-		var by []int32
-		var query string
-		if err := rows.Scan(&p, &by, &query); err != nil {
-			rows.Close()
-			return nil, false, fmt.Errorf("interleave: read who waits: %w", err)
-		}
-		waits[p], queries[p] = by, query
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("interleave: read who waits: %w", err)
-	}
-	on := map[*conn]waiting{}
-	for _, c := range flight {
-		by := waits[int32(c.pid)]
+	for _, p := range pids {
+		by := first[p].by
 		if len(by) == 0 {
 			return nil, false, nil
 		}
-		w := waiting{statement: ctl.unschemaOne(queries[int32(c.pid)])}
-		for _, p := range by {
-			b, ok := byPid[p]
-			if !ok {
+		for _, b := range by {
+			if _, ok := byPid[b]; !ok {
 				return nil, false, nil
 			}
-			w.on = append(w.on, b)
+		}
+	}
+	// A statement of its own, so a transaction of its own: its snapshot of
+	// pg_stat_activity is taken after every connection was seen waiting.
+	second, err := ctl.ask(ctx, `SELECT p, pg_blocking_pids(p),
+		coalesce((SELECT state FROM pg_stat_activity a WHERE a.pid = p), ''),
+		coalesce((SELECT query FROM pg_stat_activity a WHERE a.pid = p), '')
+		FROM unnest($1::int4[]) AS p`, pids)
+	if err != nil {
+		return nil, false, err
+	}
+	on := map[*conn]waiting{}
+	for _, c := range flight {
+		p := int32(c.pid)
+		now := second[p]
+		if !slices.Equal(now.by, first[p].by) || now.state != "active" {
+			return nil, false, nil
+		}
+		w := waiting{statement: ctl.unschemaOne(now.query)}
+		for _, b := range now.by {
+			w.on = append(w.on, byPid[b])
 		}
 		on[c] = w
 	}
 	return on, true, nil
+}
+
+// activity is what the server said of one backend: the pids that block it
+// (sorted), and its state and statement in pg_stat_activity.
+type activity struct {
+	by           []int32
+	state, query string
+}
+
+// ask runs one of blockers' questions, on pids, of the form
+// SELECT pid, blocking pids, state, query.
+func (ctl *Controller) ask(ctx context.Context, sql string, pids []int32) (map[int32]activity, error) {
+	rows, err := ctl.admin.Query(ctx, sql, pids)
+	if err != nil {
+		return nil, fmt.Errorf("interleave: ask the server who waits: %w", err)
+	}
+	out := map[int32]activity{}
+	for rows.Next() {
+		var p int32
+		var a activity
+		if err := rows.Scan(&p, &a.by, &a.state, &a.query); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("interleave: read who waits: %w", err)
+		}
+		slices.Sort(a.by)
+		out[p] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("interleave: read who waits: %w", err)
+	}
+	return out, nil
 }
 
 // waiting is what the server holds one round trip on: the statement that
