@@ -72,7 +72,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := printServer(ctx, stdout, f.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, SPEC defaults for latency\n\n", f.riverCooldown)
+	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, a lane per 500 jobs in flight (worker.Options.Lanes), SPEC defaults for latency\n\n", f.riverCooldown)
 	c := &comparison{f: f, out: stdout, openers: []opener{openTickwork, riverOpener(f.riverCooldown)}}
 	for _, waiting := range f.waiting {
 		for _, inflight := range f.inflight {

@@ -77,8 +77,12 @@ func throughputConfig(inflight int) worker.Config {
 }
 
 func (s *tickworkSystem) Work(ctx context.Context, inflight, stopAfter int) error {
-	return s.work(ctx, throughputConfig(inflight), stopAfter, nil)
+	return s.work(ctx, throughputConfig(inflight), stopAfter, func(o *worker.Options) { o.Lanes = throughputLanes(inflight) })
 }
+
+// throughputLanes is the worker's rule of thumb (worker.Options.Lanes):
+// a lane per 500 jobs in flight.
+func throughputLanes(inflight int) int { return max(1, inflight/500) }
 
 // work runs one worker with cfg until stopAfter no-op jobs ran, then shuts
 // it down gracefully. opts, if set, adjusts the worker's options.

@@ -10,6 +10,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -36,7 +37,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	core, err := engine.NewCore(w.st, cfg, w.rand, engine.ObserverFunc(w.observe))
+	if w.lanes == 1 {
+		return w.runLane(ctx, cfg, handlers, w.rand, w.observe)
+	}
+	return w.runLanes(ctx, cfg, handlers)
+}
+
+// runLane runs one core with cfg until ctx is done and it has shut down,
+// as Run describes.
+func (w *Worker) runLane(ctx context.Context, cfg Config, handlers map[string]*handler, rand *clockrng.Rand, observe engine.ObserverFunc) error {
+	core, err := engine.NewCore(w.st, cfg, rand, observe)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,12 @@ type Options struct {
 	// Middleware wraps every handler's calls, the first listed outermost,
 	// around the handler's own (WithMiddleware).
 	Middleware []Middleware
+	// Lanes is how many job paths Run drives at once (default 1, at most
+	// MaxLanes and MaxConcurrent): each lane is a worker of its own in the
+	// store with its share of MaxConcurrent and MaxFetch (see lanes.go).
+	// One lane per 500 or so jobs in flight lets the store's work for one
+	// lane run while another's jobs run.
+	Lanes int
 }
 
 // Worker is the production runner: it drives a Core with real waiting and
@@ -54,6 +60,7 @@ type Worker struct {
 	tracer trace.Tracer
 	inst   *instruments
 	obs    engine.Observer
+	lanes  int // Options.Lanes, at least 1
 
 	middleware []Middleware // Options.Middleware, wrapped around each handler at Handle
 
@@ -75,7 +82,11 @@ func New(st store.Store, opts Options) (*Worker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, log: opts.Logger, obs: opts.Observer, handlers: map[string]*handler{}}
+	lanes, err := validateLanes(opts.Lanes, cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, log: opts.Logger, obs: opts.Observer, lanes: lanes, handlers: map[string]*handler{}}
 	w.middleware = slices.Clone(opts.Middleware)
 	if w.clock == nil {
 		w.clock = clockrng.Real()
@@ -94,7 +105,6 @@ func New(st store.Store, opts Options) (*Worker, error) {
 		tp = otel.GetTracerProvider()
 	}
 	w.tracer = tp.Tracer(instrumentationName)
-	var err error
 	if w.inst, err = newInstruments(mp.Meter(instrumentationName)); err != nil {
 		return nil, err
 	}

@@ -80,6 +80,14 @@ func TestConcurrencyOfABillionIsRefused(t *testing.T) {
 	}
 }
 
+// More lanes than jobs that may run at once would leave a lane without one.
+func TestLanesBeyondConcurrencyAreRefused(t *testing.T) {
+	code, _, stderr := runCLI(t, map[string]string{"DATABASE_URL": "postgres://h/d"}, "run", "-concurrency", "2", "-lanes", "3")
+	if want := "-lanes 3 is more than -concurrency 2"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant 2 and %q", code, stderr, want)
+	}
+}
+
 // A value that does not parse is answered with the form expected.
 func TestUnparsableValuesNameTheExpectedForm(t *testing.T) {
 	for _, tc := range []struct {

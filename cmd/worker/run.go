@@ -47,6 +47,7 @@ type runFlags struct {
 	queues       string
 	concurrency  int
 	maxFetch     int
+	lanes        int
 	maxRetries   int
 	maxSnoozes   int
 	retryDelay   time.Duration
@@ -80,6 +81,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.queues, "queues", "webhook,noop", "comma-separated queues to process, among the built-in ones")
 	intVar(fs, &f.concurrency, "concurrency", def.MaxConcurrent, 1, 10000, "most jobs running at once")
 	intVar(fs, &f.maxFetch, "max-fetch", def.MaxFetch, 1, 1000, "most jobs reserved per loop iteration")
+	intVar(fs, &f.lanes, "lanes", 1, 1, worker.MaxLanes, "tuning: job paths run at once, each a worker of its own in the database with its share of -concurrency and -max-fetch; about one per 500 jobs in flight")
 	intVar(fs, &f.maxRetries, "max-retries", def.MaxRetries, 0, 100, "retries of a job before it is abandoned (it runs at most this + 1 times), unless its queue's handler or the job sets its own bound")
 	intVar(fs, &f.maxSnoozes, "max-snoozes", def.MaxSnoozes, 0, 10000, "snoozes a job may take before its next snooze fails it")
 	durationVar(fs, &f.retryDelay, "retry-delay", def.Backoff.Base, time.Millisecond, day, "delay before the first retry; it doubles with each attempt")
@@ -124,6 +126,9 @@ func (f *runFlags) config() (worker.Config, error) {
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
+	if f.lanes > f.concurrency {
+		return cfg, usagef("-lanes %d is more than -concurrency %d: every lane runs at least one job", f.lanes, f.concurrency)
+	}
 	if f.adminToken != "" && f.adminAddr == "" {
 		return cfg, usagef("-admin-token needs -admin-addr (the console it unlocks)")
 	}
@@ -213,7 +218,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 
 	sender := newWebhookSender(f.webhookAllowPrivate, f.webhookTimeout)
 	defer sender.close()
-	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp}
+	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp, Lanes: f.lanes}
 	ctx, history, closeHistory, err := attachHistoryLog(ctx, f, &opts)
 	if err != nil {
 		return err
