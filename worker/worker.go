@@ -35,7 +35,8 @@ type Options struct {
 	MeterProvider  metric.MeterProvider
 	TracerProvider trace.TracerProvider
 	// Observer, if set, also receives every core event, on the loop's
-	// goroutine (it must not block for long).
+	// goroutine (it must not block for long); with several lanes, on
+	// theirs, one event at a time.
 	Observer engine.Observer
 	// Middleware wraps every handler's calls, the first listed outermost,
 	// around the handler's own (WithMiddleware).

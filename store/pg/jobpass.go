@@ -38,7 +38,7 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 		b.Queue(s.sql(cancelledSQL), idArgs(p.Executing))
 	}
 	reserving := p.Reserves()
-	full := reserving && s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit)
+	full := reserving && s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, false) // the pass's last statement
 	res, err := s.readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving, full)
 	if err != nil {
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))
@@ -88,7 +88,7 @@ func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, res
 		}
 	}
 	if reserving {
-		res.Reserved, err = s.readReserved(br, p.Limit, full)
+		res.Reserved, err = s.readReserved(br, p.Limit, full, false)
 	}
 	return res, err
 }

@@ -25,12 +25,12 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	b := &pgx.Batch{}
 	t.s.queueLive(b, t.nowArg(), worker)
 	reserving := limit > 0 && len(queues) > 0
-	full := reserving && t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit)
+	full := reserving && t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit, true)
 	br := t.db.SendBatch(ctx, b)
 	_, live, err := readLive(br)
 	var jobs []store.Job
 	if err == nil && reserving {
-		jobs, err = t.s.readReserved(br, limit, full)
+		jobs, err = t.s.readReserved(br, limit, full, true)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -63,8 +63,12 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // one: PostgreSQL rejects LIMIT with a negative count.
 //
 // It returns whether it queued the reservation for controlled queues (see
-// reserve_plain.go), which readReserved must be told.
-func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int) (full bool) {
+// reserve_plain.go), which readReserved must be told. restore says whether
+// statements follow in the transaction, which must plan as the caller's
+// settings say: a batch that ends its transaction with the reservation
+// (the job pass) needs no restoring, the settings end with it, and is
+// spared a statement.
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, restore bool) (full bool) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
 	full = s.controlled.Load()
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
@@ -75,7 +79,9 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 	} else {
 		b.Queue(s.sql(plainReserveStatement()), now, idArg(worker), queues, limit)
 	}
-	b.Queue(restorePlannerSQL)
+	if restore {
+		b.Queue(restorePlannerSQL)
+	}
 	return full
 }
 
@@ -135,8 +141,8 @@ const runSlotOpen = `rs.places > (SELECT count(*) FROM {schema}.jobs AS r
 const statusRunning = `r.status >= 'running' AND r.status <= 'running'`
 
 // readReserved reads the answers of queueReserveRows's statements (full:
-// what it returned) and the reserved rows.
-func (s *Store) readReserved(br pgx.BatchResults, limit int, full bool) ([]store.Job, error) {
+// what it returned; restore: what it was given) and the reserved rows.
+func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool) ([]store.Job, error) {
 	var locked int64
 	var controlled bool
 	if err := br.QueryRow().Scan(&locked, &controlled); err != nil { // lockQueuesSQL
@@ -157,7 +163,7 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full bool) ([]store
 	if err == nil {
 		jobs, err = collectJobs(rows, limit)
 	}
-	if err == nil {
+	if err == nil && restore {
 		_, err = br.Exec() // restorePlannerSQL
 	}
 	return jobs, err
