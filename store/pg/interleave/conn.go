@@ -53,7 +53,13 @@ type conn struct {
 	wmu sync.Mutex // one writer at a time: the frontend parser is not shared
 	fe  frontend
 
-	// Owned by the reading goroutine.
+	// Guarded by rmu: one reader at a time. net.Conn allows Reads from
+	// several goroutines and pgx makes them: when a write fails while its
+	// background reader (started by a write parked past 15 ms) still reads
+	// or has just read, pgconn's asyncClose drains the connection on a
+	// goroutine of its own, with nothing ordering its Reads after the
+	// background reader's.
+	rmu     sync.Mutex
 	in      []byte // bytes read from the server
 	ready   int    // in[:ready] are whole messages, already looked at
 	rerr    error  // a read error held back until ready bytes are consumed
@@ -89,6 +95,8 @@ func (c *conn) Write(b []byte) (int, error) {
 
 // Read hands out whole messages only, looking at each on the way.
 func (c *conn) Read(b []byte) (int, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
 	if !c.armed.Load() && len(c.in) == 0 {
 		return c.Conn.Read(b)
 	}

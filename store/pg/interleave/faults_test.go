@@ -111,3 +111,54 @@ func TestLostCommitAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestSeverAfterLongPark severs round trips parked past pgx's 15 ms slow
+// write timer, which starts the connection's background reader. The failed
+// write then makes pgconn drain the connection on a goroutine of its own
+// (asyncClose) while nothing orders its Reads after the background
+// reader's: the gate's Read must take one reader at a time, as net.Conn
+// allows several. Only go test -race shows the difference: it found the
+// unguarded Read in each of 6 runs of this test.
+func TestSeverAfterLongPark(t *testing.T) {
+	w := newWorld(t)
+	labels := []string{"a", "b", "c", "d"}
+	for seed := uint64(1); seed <= 40; seed++ {
+		w.exec("DELETE FROM {schema}.jobs")
+		r := w.run(seed, labels...)
+		jobs := newJobs(seed, len(labels))
+		errs := r.inTx(labels, func(i int, ctx context.Context, tx store.Tx) error {
+			_, err := tx.InsertJobs(ctx, jobs[i:i+1])
+			return err
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		for {
+			pending, err := r.ctl.Settle(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pending) == 0 {
+				break
+			}
+			commits := func(p interleave.Pending) bool { return trip(p.Conn, "commit")(p) }
+			if !slices.ContainsFunc(pending, commits) {
+				if err := r.ctl.Release(pending[0].Conn); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			time.Sleep(40 * time.Millisecond) // past pgx's slow write timer
+			for _, p := range pending {
+				if err := r.ctl.Sever(p.Conn); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cancel()
+		events := r.finish()
+		for i, err := range errs {
+			if !errors.Is(err, store.ErrUnavailable) {
+				t.Fatalf("seed %d: %s got %v, want ErrUnavailable\n%s", seed, labels[i], err, trace(events))
+			}
+		}
+	}
+}
