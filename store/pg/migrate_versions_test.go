@@ -179,23 +179,11 @@ func snoozeOne(t *testing.T, tx store.Tx, worker ulid.ULID) error {
 // slots that hold both, so nothing more of q is reserved until both have
 // ended, and then one job (job 10; job 1 is due in 2030).
 func TestRunSlotsMigrationKeepsLimits(t *testing.T) {
-	ctx := t.Context()
-	s := openUnmigrated(t)
-	if _, err := pg.MigrateFiles(ctx, s, firstMigrations(t, 10)); err != nil {
-		t.Fatal(err)
-	}
-	schema := pgx.Identifier{s.Schema()}.Sanitize()
-	rows := strings.ReplaceAll(v1Rows, "{s}", schema) + strings.ReplaceAll(`
+	s := migratedFromVersion10(t, `
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
 		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1'),
 		  ('00000000-0000-0000-0000-000000000010', 'q', '10', '{}', 'available', 0, '2000-01-01Z', '2000-01-01Z', NULL, NULL);
-		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 1);`, "{s}", schema)
-	if _, err := s.Pool().Exec(ctx, rows); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ApplyMigrations(ctx); err != nil {
-		t.Fatal(err)
-	}
+		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 1);`)
 	worker := uuidULID(t, "00000000-0000-0000-0000-0000000000a1")
 	reserve := func() []store.Job {
 		t.Helper()
@@ -243,23 +231,13 @@ func uuidULID(t *testing.T, text string) ulid.ULID {
 // the limit, no more.
 func TestRunSlotPlacesMigration(t *testing.T) {
 	ctx := t.Context()
-	s := openUnmigrated(t)
-	if _, err := pg.MigrateFiles(ctx, s, firstMigrations(t, 10)); err != nil {
-		t.Fatal(err)
-	}
-	schema := pgx.Identifier{s.Schema()}.Sanitize()
-	rows := strings.ReplaceAll(v1Rows, "{s}", schema) + strings.ReplaceAll(`
+	s := migratedFromVersion10(t, `
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
 		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1');
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
 		  SELECT gen_random_uuid(), 'q', '{}', '{}', 'available', 0, '2000-01-01Z', '2000-01-01Z' FROM generate_series(1, 120);
-		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 100);`, "{s}", schema)
-	if _, err := s.Pool().Exec(ctx, rows); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ApplyMigrations(ctx); err != nil {
-		t.Fatal(err)
-	}
+		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 100);`)
+	schema := pgx.Identifier{s.Schema()}.Sanitize()
 	var slots, places, held int
 	err := s.Pool().QueryRow(ctx, `SELECT count(*), sum(places), (SELECT count(*) FROM `+schema+`.queue_run_slots, unnest(job_ids))
 		FROM `+schema+`.queue_run_slots WHERE queue = 'q'`).Scan(&slots, &places, &held)
@@ -285,4 +263,24 @@ func TestRunSlotPlacesMigration(t *testing.T) {
 	if len(got) != 0 {
 		t.Fatalf("reserved %d more jobs of q with 100 running under a limit of 100", len(got))
 	}
+}
+
+// migratedFromVersion10 returns a store whose schema was migrated to
+// version 10, given v1Rows and rows ({s} the schema), then migrated to the
+// latest version.
+func migratedFromVersion10(t *testing.T, rows string) *pg.Store {
+	t.Helper()
+	ctx := t.Context()
+	s := openUnmigrated(t)
+	if _, err := pg.MigrateFiles(ctx, s, firstMigrations(t, 10)); err != nil {
+		t.Fatal(err)
+	}
+	schema := pgx.Identifier{s.Schema()}.Sanitize()
+	if _, err := s.Pool().Exec(ctx, strings.ReplaceAll(v1Rows+rows, "{s}", schema)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyMigrations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
