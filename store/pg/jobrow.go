@@ -22,10 +22,9 @@ const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, s
 // allocations a row, which cost the pass more than decoding. One jobScan
 // serves every row of a result.
 type jobScan struct {
-	j                                                         store.Job
 	id, startedBy, next                                       pgtype.UUID
 	payload, metadata, output                                 []byte
-	status                                                    string
+	queue, status                                             string
 	attempt, snoozes                                          int32
 	priority                                                  int16
 	created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
@@ -38,7 +37,7 @@ type jobScan struct {
 // scan reads the current row of r into a new job.
 func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 	if sc.targets == nil {
-		sc.targets = []any{&sc.id, &sc.j.Queue, &sc.payload, &sc.metadata, &sc.status, &sc.attempt, &sc.created, &sc.scheduled,
+		sc.targets = []any{&sc.id, &sc.queue, &sc.payload, &sc.metadata, &sc.status, &sc.attempt, &sc.created, &sc.scheduled,
 			&sc.started, &sc.startedBy, &sc.completed, &sc.failed, &sc.reason, &sc.cancelled, &sc.next, &sc.schedule,
 			&sc.uniqueKey, &sc.uniqueStates, &sc.output, &sc.priority, &sc.maxAttempts, &sc.snoozes}
 	}
@@ -48,7 +47,7 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 	if err := r.Scan(sc.targets...); err != nil {
 		return store.Job{}, err
 	}
-	j := sc.j
+	j := store.Job{Queue: sc.queue}
 	j.ID = toULID(sc.id)
 	j.Payload = json.RawMessage(sc.payload)
 	j.Metadata = json.RawMessage(sc.metadata)

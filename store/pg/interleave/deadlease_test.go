@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 )
@@ -28,15 +25,7 @@ func TestDeclaredDeadWorkerTakesNoLease(t *testing.T) {
 		r := w.run(seed, "leader", "b")
 		var errLeader, errB error
 		var took bool
-		r.ctl.Go("leader", func() {
-			errLeader = pgx.BeginFunc(context.Background(), r.stores["leader"].Pool(), func(tx pgx.Tx) error {
-				_, err := tx.Exec(context.Background(), "UPDATE "+pgx.Identifier{w.schema}.Sanitize()+".workers SET shutdown_at = now() WHERE id = $1", pgtype.UUID{Bytes: w.workers[1], Valid: true})
-				if err == nil {
-					_, err = tx.Exec(context.Background(), "SELECT 1") // more duties, the row still held
-				}
-				return err
-			})
-		})
+		w.goDeclareDead(r, "leader", w.workers[1], &errLeader)
 		r.ctl.Go("b", func() {
 			errB = r.stores["b"].InTx(context.Background(), func(tx store.Tx) (err error) {
 				took, err = tx.TryAcquireLease(context.Background(), w.workers[1], 5*time.Second)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
@@ -211,4 +212,19 @@ func kinds(events []interleave.Event, k interleave.Kind) []string {
 		}
 	}
 	return out
+}
+
+// goDeclareDead starts, as actor label, a leader's transaction that
+// declares worker dead and holds its row for one more statement, as the
+// rescue duty does; *errp is its error once the run has settled.
+func (w *reserveWorld) goDeclareDead(r *run, label string, worker ulid.ULID, errp *error) {
+	r.ctl.Go(label, func() {
+		*errp = pgx.BeginFunc(context.Background(), r.stores[label].Pool(), func(tx pgx.Tx) error {
+			_, err := tx.Exec(context.Background(), "UPDATE "+pgx.Identifier{w.schema}.Sanitize()+".workers SET shutdown_at = now() WHERE id = $1", pgtype.UUID{Bytes: worker, Valid: true})
+			if err == nil {
+				_, err = tx.Exec(context.Background(), "SELECT 1") // more duties, the row still held
+			}
+			return err
+		})
+	})
 }

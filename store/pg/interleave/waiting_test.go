@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
@@ -30,15 +29,7 @@ func TestBatchWaitNamesTheStatementThatWaits(t *testing.T) {
 		w.reset(seed)
 		r := w.run(seed, "leader", "b")
 		var errLeader error
-		r.ctl.Go("leader", func() {
-			errLeader = pgx.BeginFunc(context.Background(), r.stores["leader"].Pool(), func(tx pgx.Tx) error {
-				_, err := tx.Exec(context.Background(), "UPDATE "+pgx.Identifier{w.schema}.Sanitize()+".workers SET shutdown_at = now() WHERE id = $1", pgtype.UUID{Bytes: w.workers[1], Valid: true})
-				if err == nil {
-					_, err = tx.Exec(context.Background(), "SELECT 1") // more duties, the row still held
-				}
-				return err
-			})
-		})
+		w.goDeclareDead(r, "leader", w.workers[1], &errLeader)
 		r.ctl.Go("b", func() {
 			ctx := context.Background()
 			_ = r.stores["b"].InTx(ctx, func(tx store.Tx) error {
