@@ -52,16 +52,32 @@ func BenchmarkThroughput(b *testing.B) {
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for range b.N {
-				b.ReportMetric(runThroughput(b, workers, benchJobs(b), 0), "jobs/s")
+				run := runThroughput(b, workers, benchJobs(b), 0)
+				b.ReportMetric(run.rate, "jobs/s")
+				if run.serverCPU > 0 {
+					b.ReportMetric(run.serverCPUPerJob(), "server-cpu-µs/job")
+				}
 			}
 		})
 	}
 }
 
+// throughput is what runThroughput measured.
+type throughput struct {
+	jobs      int
+	rate      float64       // jobs per second, in database time
+	serverCPU time.Duration // the server's processor time, 0 when not visible (pgtest.ServerCPU)
+}
+
+// serverCPUPerJob is the server's processor time per job, in µs.
+func (t throughput) serverCPUPerJob() float64 {
+	return float64(t.serverCPU.Microseconds()) / float64(t.jobs)
+}
+
 // runThroughput runs jobs no-op jobs on workers workers, with the noop
 // queue limited to limit running jobs across them (0: no limit), and
-// returns the jobs per second.
-func runThroughput(b *testing.B, workers, jobs, limit int) float64 {
+// returns the jobs per second and the server's processor time.
+func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 	st := pgtest.OpenDurable(b, pg.Options{})
 	enqueueNoops(b, st, jobs)
 	if limit > 0 {
@@ -70,6 +86,7 @@ func runThroughput(b *testing.B, workers, jobs, limit int) float64 {
 		}
 	}
 	b.ResetTimer()
+	cpuBefore, cpuSeen := pgtest.ServerCPU()
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -104,6 +121,7 @@ func runThroughput(b *testing.B, workers, jobs, limit int) float64 {
 	for completed(b, st) < jobs { // the last results are recorded by the next tick
 		time.Sleep(10 * time.Millisecond)
 	}
+	cpuAfter, _ := pgtest.ServerCPU()
 	b.StopTimer()
 	cancel()
 	wg.Wait()
@@ -115,10 +133,14 @@ func runThroughput(b *testing.B, workers, jobs, limit int) float64 {
 	}
 	first, last := span(b, st)
 	rate := float64(jobs) / last.Sub(first).Seconds()
-	b.Logf("%d workers x 100 concurrent, limit %d: %d no-op jobs in %v = %.0f jobs/s (first reserve to last completion, database time)",
-		workers, limit, jobs, last.Sub(first).Round(time.Millisecond), rate)
+	run := throughput{jobs: jobs, rate: rate}
+	if cpuSeen {
+		run.serverCPU = cpuAfter - cpuBefore
+	}
+	b.Logf("%d workers x 100 concurrent, limit %d: %d no-op jobs in %v = %.0f jobs/s (first reserve to last completion, database time); server processor time %v",
+		workers, limit, jobs, last.Sub(first).Round(time.Millisecond), rate, run.serverCPU)
 	b.StartTimer()
-	return rate
+	return run
 }
 
 func enqueueNoops(b *testing.B, st store.Store, n int) {

@@ -30,7 +30,9 @@ const splitBatch = 100
 //     jobs in flight, so the difference is the run slots' work (issue 12);
 //   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
 //     reserving and for completing 100 jobs, per job, and the time it
-//     spent planning the two, per pass.
+//     spent planning the two, per pass; server/limited: the same with the
+//     queue limited as in pass/limited, the reservation's time including
+//     the claim of its run slots.
 //
 // What is left of pass/async after the round trip, the server's execution
 // and planning is the pass's smaller statements, protocol, the client's
@@ -56,7 +58,15 @@ func BenchmarkTickSplit(b *testing.B) {
 		}
 		benchPasses(b, limited)
 	})
-	b.Run("server", func(b *testing.B) { benchServerTime(b, durable) })
+	b.Run("server", func(b *testing.B) { benchServerTime(b, durable, false) })
+	b.Run("server/limited", func(b *testing.B) {
+		limited := pgtest.OpenDurable(b, pg.Options{})
+		ctx := context.Background()
+		if err := limited.InTx(ctx, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, "bench", 10*splitBatch) }); err != nil {
+			b.Fatal(err)
+		}
+		benchServerTime(b, limited, true)
+	})
 }
 
 // benchPasses runs job passes of splitBatch jobs, refilling the queue
@@ -67,6 +77,7 @@ func benchPasses(b *testing.B, s *pg.Store) {
 	fill(b, s, rnd, 10*splitBatch)
 	running := passTick(b, s, worker, nil, splitBatch) // warm up
 	passes := 0
+	cpuBefore, cpuSeen := pgtest.ServerCPU()
 	for b.Loop() {
 		if len(running) < splitBatch {
 			b.StopTimer()
@@ -76,13 +87,17 @@ func benchPasses(b *testing.B, s *pg.Store) {
 		running = passTick(b, s, worker, running, splitBatch)
 		passes++
 	}
+	cpuAfter, _ := pgtest.ServerCPU()
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(passes)/splitBatch, "µs/job")
+	if cpuSeen { // the refills' share too, a small one
+		b.ReportMetric(float64((cpuAfter-cpuBefore).Microseconds())/float64(passes)/splitBatch, "server-cpu-µs/job")
+	}
 }
 
 // benchServerTime explains, analyzed, the reservation and the completion
 // of splitBatch jobs, as a pass does them, and reports the execution times
 // PostgreSQL measured, per job.
-func benchServerTime(b *testing.B, s *pg.Store) {
+func benchServerTime(b *testing.B, s *pg.Store, limited bool) {
 	worker := registerBenchWorker(b, s)
 	rnd := clockrng.NewRand(4)
 	var reserve, complete, planning time.Duration
@@ -93,7 +108,7 @@ func benchServerTime(b *testing.B, s *pg.Store) {
 			fill(b, s, rnd, 100*splitBatch)
 			b.StartTimer()
 		}
-		r, c := explainPass(b, s, worker)
+		r, c := explainPass(b, s, worker, limited)
 		reserve, complete, planning, n = reserve+r.execution, complete+c.execution, planning+r.planning+c.planning, n+1
 	}
 	b.ReportMetric(float64(reserve.Microseconds())/float64(n)/splitBatch, "reserve-µs/job")
@@ -105,7 +120,7 @@ func benchServerTime(b *testing.B, s *pg.Store) {
 // EXPLAIN ANALYZE in one transaction, and returns the times of each
 // statement. (Rolling back instead would leave a dead version of the
 // same rows at every call, which the next calls would read.)
-func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete serverTime) {
+func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID, limited bool) (reserve, complete serverTime) {
 	ctx := context.Background()
 	tx, err := s.Pool().Begin(ctx)
 	if err != nil {
@@ -115,9 +130,14 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID) (reserve, complete
 	if _, err := tx.Exec(ctx, pg.IndexScansOnlySQL); err != nil {
 		b.Fatal(err)
 	}
-	// The reservation an unlimited queue gets (reserve_plain.go); reserveSQL
-	// would also need claimRunSlotsSQL's setting before it.
-	reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+	if limited {
+		claim := explainAnalyze(b, tx, pg.ClaimRunSlotsSQL(s), []string{"bench"}, splitBatch, idText(worker), nil)
+		reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+		reserve.planning += claim.planning
+		reserve.execution += claim.execution
+	} else { // the reservation an unlimited queue gets (reserve_plain.go)
+		reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+	}
 	var ids []string
 	rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+
 		" WHERE status = 'running' AND started_by = $1", idText(worker))
