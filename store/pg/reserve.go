@@ -98,43 +98,54 @@ const lockQueuesSQL = `
 	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
 
 // claimRunSlotsSQL locks, for each limited queue of $1 that is not paused,
-// run slots that look to have a free place (fewer of their jobs running
-// than their places), as many as $2 jobs need when each has the fewest
-// places a slot of the queue has, and one more: in slot order from a slot
-// drawn from worker $3 and the store time $4 (so that concurrent
-// reservations start apart) round to the one before it, skipping those
-// other reservations hold, and records them in tickwork.run_slots for
-// reserveSQL. With one place a slot (limits up to store.MaxRunSlots,
-// which least(…, 64) spells here) that is $2 slots. It is a statement of
-// its own, after the queues' locks: its snapshot may predate a reservation
-// that committed a slot it then locks (the lock re-reads the slot, but its
-// count of the slot's running jobs still sees them as they were), so
-// reserveSQL, whose snapshot comes after every lock taken here, counts
-// each slot's free places again and uses only those. Nobody else writes a
-// slot meanwhile. The jobs are read by primary key; the status is matched
-// as in completeSQL, so never through jobs_running_idx.
+// run slots with a free place (fewer of their jobs running than their
+// places), as many as $2 jobs need when each has the fewest places a slot
+// of the queue has, and one more: in slot order from a slot drawn from
+// worker $3 and the store time $4 (so that concurrent reservations start
+// apart) round to the one before it. It locks a slot before counting its
+// jobs, so that it never counts the slots other reservations hold (it
+// skips them) and those it finds full are skipped by the others until it
+// commits; it records each claimed slot, with its jobs still running, in
+// tickwork.run_slots for reserveSQL. With one place a slot (limits up to
+// store.MaxRunSlots, which least(…, 64) spells here) that is $2 slots.
+//
+// It is a statement of its own, after the queues' locks. Its snapshot may
+// predate a reservation that committed a slot it then locks: the lock
+// reads the slot as committed, but the count of its jobs still sees them
+// as they were, not running yet. Such a slot's version (xmin) differs
+// from the one the snapshot holds, and the claim records it as stale;
+// reserveSQL, whose snapshot comes after every lock taken here, counts a
+// stale slot's jobs again and trusts the count of the others (their jobs
+// all started before the snapshot, and those that finished since only
+// make the count high). Nobody else writes a slot meanwhile. The jobs are
+// read by primary key; the status is matched as in completeSQL, so never
+// through jobs_running_idx.
 const claimRunSlotsSQL = `
-	SELECT set_config('tickwork.run_slots', coalesce(json_agg(json_build_object('queue', c.queue, 'slot', c.slot)), '[]')::text, true)
-	FROM (SELECT q.queue, s.slot FROM unnest($1::text[]) AS q(queue)
+	SELECT set_config('tickwork.run_slots', coalesce(json_agg(json_build_object('queue', c.queue, 'slot', c.slot, 'still', c.still, 'stale', c.stale)), '[]')::text, true)
+	FROM (SELECT q.queue, s.slot, s.still, s.stale FROM unnest($1::text[]) AS q(queue)
 		CROSS JOIN LATERAL (SELECT 1 + abs(hashtext($3::text || coalesce($4::timestamptz, now())::text) % n.slots) AS first,
 				least($2, ($2 + n.places - 1) / n.places + 1) AS claims
 			FROM {schema}.queues AS ctl
 			CROSS JOIN LATERAL (SELECT least(ctl.max_running, 64) AS slots, ctl.max_running / least(ctl.max_running, 64) AS places) AS n
 			WHERE ctl.name = q.queue AND ctl.max_running IS NOT NULL AND ctl.paused_at IS NULL) AS ctl
 		CROSS JOIN LATERAL (
-			SELECT after.slot FROM (SELECT rs.slot FROM {schema}.queue_run_slots AS rs
-				WHERE rs.queue = q.queue AND rs.slot >= ctl.first AND ` + runSlotOpen + `
-				ORDER BY rs.queue, rs.slot LIMIT ctl.claims FOR UPDATE SKIP LOCKED) AS after
-			UNION ALL
-			SELECT before.slot FROM (SELECT rs.slot FROM {schema}.queue_run_slots AS rs
-				WHERE rs.queue = q.queue AND rs.slot < ctl.first AND ` + runSlotOpen + `
-				ORDER BY rs.queue, rs.slot LIMIT ctl.claims FOR UPDATE SKIP LOCKED) AS before
+			SELECT l.slot, r.still, l.version <> (SELECT seen.xmin FROM {schema}.queue_run_slots AS seen
+					WHERE seen.queue = q.queue AND seen.slot = l.slot) AS stale FROM (
+				SELECT after.* FROM (SELECT rs.slot, rs.places, rs.job_ids, rs.xmin AS version FROM {schema}.queue_run_slots AS rs
+					WHERE rs.queue = q.queue AND rs.slot >= ctl.first
+					ORDER BY rs.queue, rs.slot FOR UPDATE SKIP LOCKED) AS after
+				UNION ALL
+				SELECT before.* FROM (SELECT rs.slot, rs.places, rs.job_ids, rs.xmin AS version FROM {schema}.queue_run_slots AS rs
+					WHERE rs.queue = q.queue AND rs.slot < ctl.first
+					ORDER BY rs.queue, rs.slot FOR UPDATE SKIP LOCKED) AS before
+				OFFSET 0) AS l
+			CROSS JOIN LATERAL (SELECT ` + stillRunning + ` AS still OFFSET 0) AS r
+			WHERE cardinality(r.still) < l.places
 			LIMIT ctl.claims) AS s) AS c`
 
-// runSlotOpen holds for a run slot rs with fewer of its jobs running than
-// it has places.
-const runSlotOpen = `rs.places > (SELECT count(*) FROM {schema}.jobs AS r
-	WHERE r.id = ANY (rs.job_ids) AND ` + statusRunning + `)`
+// stillRunning is the ids, in order, of the jobs of a run slot l that run.
+const stillRunning = `ARRAY(SELECT r.id FROM {schema}.jobs AS r
+	WHERE r.id = ANY (l.job_ids) AND ` + statusRunning + ` ORDER BY r.id)`
 
 // statusRunning matches a running row r as completeSQL does, so that the
 // planner never reads jobs_running_idx for it.
@@ -220,13 +231,11 @@ const reserveSQL = `
 			ORDER BY queue, last_start, slot LIMIT $4
 			FOR UPDATE SKIP LOCKED) AS s),
 	run_claimed AS MATERIALIZED (
-		SELECT c.queue, c.slot, r.still, greatest(rs.places - cardinality(r.still), 0) AS free
+		SELECT c.queue, c.slot, r.still, greatest(l.places - cardinality(r.still), 0) AS free
 		FROM json_to_recordset(coalesce(current_setting('tickwork.run_slots', true), '[]')::json)
-			AS c(queue text, slot integer)
-		JOIN {schema}.queue_run_slots AS rs ON rs.queue = c.queue AND rs.slot = c.slot
-		CROSS JOIN LATERAL (SELECT ARRAY(SELECT r.id FROM {schema}.jobs AS r
-			WHERE r.id = ANY (rs.job_ids) AND ` + statusRunning + ` ORDER BY r.id) AS still
-			OFFSET 0) AS r),
+			AS c(queue text, slot integer, still uuid[], stale boolean)
+		JOIN {schema}.queue_run_slots AS l ON l.queue = c.queue AND l.slot = c.slot
+		CROSS JOIN LATERAL (SELECT CASE WHEN c.stale THEN ` + stillRunning + ` ELSE c.still END AS still OFFSET 0) AS r),
 	picked AS MATERIALIZED (
 		SELECT q.queue, c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
 		CROSS JOIN LATERAL (SELECT coalesce((
@@ -238,6 +247,7 @@ const reserveSQL = `
 					ELSE (SELECT count(*) FROM claimed WHERE claimed.queue = q.queue) END) END
 			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
 ` + pickJobs + `,
+	picked_ids AS MATERIALIZED (SELECT queue, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY queue),
 	stamped AS (
 		UPDATE {schema}.queue_rate_slots AS s SET last_start = coalesce($1::timestamptz, now())
 		FROM (SELECT queue, slot, row_number() OVER (PARTITION BY queue ORDER BY slot) AS k FROM claimed) AS c
@@ -248,6 +258,6 @@ const reserveSQL = `
 		FROM (SELECT queue, slot, still, free,
 				sum(free) OVER (PARTITION BY queue ORDER BY slot ROWS UNBOUNDED PRECEDING) - free AS before
 			FROM run_claimed) AS c
-		JOIN (SELECT queue, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY queue) AS p ON p.queue = c.queue
+		JOIN picked_ids AS p ON p.queue = c.queue
 		WHERE s.queue = c.queue AND s.slot = c.slot AND c.free > 0 AND c.before < cardinality(p.ids)),
 ` + markReserved
