@@ -18,8 +18,8 @@ import (
 // panics: a handler's panic becomes a retry carrying the panic's message.
 func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.Result {
 	byQueue := h.queueAttrs(w.inst)
-	w.inst.active.Add(ctx, 1, byQueue)
-	defer w.inst.active.Add(ctx, -1, byQueue)
+	w.inst.active.Add(ctx, 1, byQueue...)
+	defer w.inst.active.Add(ctx, -1, byQueue...)
 	log := func(level slog.Level, msg string, attrs ...slog.Attr) {
 		if w.log.Enabled(ctx, level) { // skip building attributes nobody reads
 			attrs = append(attrs, slog.String("worker_id", job.StartedBy.String()), slog.String("job_id", job.ID.String()),
@@ -43,11 +43,11 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 	}
 
 	start := w.clock.Now()
-	out := &outputSlot{}
-	panicked, err := callHandler(context.WithValue(ctx, outputKey{}, out), h, job)
+	attempt := &attemptContext{Context: ctx}
+	panicked, err := callHandler(attempt, h, job)
 	elapsed := w.clock.Since(start)
 
-	r := engine.Result{JobID: job.ID, Decision: DecisionOf(err), Output: out.recorded(err == nil && !panicked)}
+	r := engine.Result{JobID: job.ID, Decision: DecisionOf(err), Output: attempt.out.recorded(err == nil && !panicked)}
 	outcome := outcomeSuccess
 	switch {
 	case panicked:
@@ -77,7 +77,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 		log(slog.LevelDebug, "job attempt succeeded", slog.Duration("duration", elapsed))
 	}
 	w.inst.process.Record(ctx, float64(elapsed.Microseconds())/1000,
-		h.resultAttrs(w.inst, outcome, r.Decision))
+		h.resultAttrs(w.inst, outcome, r.Decision)...)
 	return r
 }
 

@@ -52,26 +52,29 @@ type handler struct {
 	middleware []Middleware                                   // its own, inside the worker's
 	span       string                                         // the name of its jobs' spans, built once; see spanName
 
-	// byQueue and succeeded are the metric attributes of its jobs, and of
-	// its successful attempts, built once: looking them up per job cost
-	// more than the rest of a no-op job's telemetry. nil until registered.
-	byQueue, succeeded metric.MeasurementOption
+	// byQueue and succeeded are the options, with the metric attributes,
+	// of its jobs' counts and of its successful attempts' durations, built
+	// once: looking the attributes up per job cost more than the rest of a
+	// no-op job's telemetry, and a variadic option passed inline is a new
+	// slice at every call. nil until registered.
+	byQueue   []metric.AddOption
+	succeeded []metric.RecordOption
 }
 
-// queueAttrs returns the attributes of h's jobs' measurements by queue.
-func (h *handler) queueAttrs(in *instruments) metric.MeasurementOption {
+// queueAttrs returns the options of h's jobs' counts by queue.
+func (h *handler) queueAttrs(in *instruments) []metric.AddOption {
 	if h.byQueue == nil {
-		return in.attrs("queue", h.queue)
+		return []metric.AddOption{in.attrs("queue", h.queue)}
 	}
 	return h.byQueue
 }
 
-// resultAttrs returns the attributes of an attempt's duration.
-func (h *handler) resultAttrs(in *instruments, outcome string, d Decision) metric.MeasurementOption {
+// resultAttrs returns the options of an attempt's duration.
+func (h *handler) resultAttrs(in *instruments, outcome string, d Decision) []metric.RecordOption {
 	if h.succeeded != nil && outcome == outcomeSuccess && d == Succeed {
 		return h.succeeded
 	}
-	return in.attrs("queue", h.queue, "result", outcome, "decision", d.String())
+	return []metric.RecordOption{in.attrs("queue", h.queue, "result", outcome, "decision", d.String())}
 }
 
 // outcomeSuccess is the result attribute of an attempt that succeeded.
@@ -155,8 +158,8 @@ func (w *Worker) addHandler(h *handler) error {
 		}
 		h.run = wrap(mws, h.run)
 	}
-	h.byQueue = w.inst.attrs("queue", h.queue)
-	h.succeeded = w.inst.attrs("queue", h.queue, "result", outcomeSuccess, "decision", Succeed.String())
+	h.byQueue = []metric.AddOption{w.inst.attrs("queue", h.queue)}
+	h.succeeded = []metric.RecordOption{w.inst.attrs("queue", h.queue, "result", outcomeSuccess, "decision", Succeed.String())}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.started {

@@ -13,6 +13,24 @@ import (
 // outputKey is the context key of the running attempt's outputSlot.
 type outputKey struct{}
 
+// attemptContext is the context an attempt's handler runs in: its
+// parent's, with the attempt's outputSlot as the value of outputKey. It
+// is one allocation per attempt where context.WithValue and the slot
+// were two.
+type attemptContext struct {
+	context.Context
+	out outputSlot
+}
+
+// Value returns the attempt's outputSlot for outputKey and asks the
+// parent for any other key.
+func (c *attemptContext) Value(key any) any {
+	if _, ok := key.(outputKey); ok {
+		return &c.out
+	}
+	return c.Context.Value(key)
+}
+
 // outputSlot holds what one attempt's handler recorded. A handler may
 // record from goroutines of its own, hence the lock.
 type outputSlot struct {
