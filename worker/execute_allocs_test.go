@@ -2,12 +2,7 @@ package worker
 
 import (
 	"context"
-	"log/slog"
 	"testing"
-	"time"
-
-	"github.com/tickwork/tickwork/clockrng"
-	"github.com/tickwork/tickwork/store/mem"
 )
 
 // TestExecuteAllocations holds a no-op job's attempt, with its telemetry
@@ -18,11 +13,7 @@ import (
 // were two: with 100 jobs in flight a job's allocations are a share of the
 // pass worth measuring (issue 14).
 func TestExecuteAllocations(t *testing.T) {
-	w, err := New(mem.New(func() time.Time { return epoch }), Options{Clock: clockrng.NewMock(), Rand: clockrng.NewRand(1),
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newInlineWorker(t)
 	if err := Handle(w, "q", func(context.Context, Job[struct{}]) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
