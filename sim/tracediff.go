@@ -28,7 +28,7 @@ func FirstDifference(a, b string) string {
 // another store, PostgreSQL in particular.
 func RunCompared(sc Scenario, other NewBackend) (Result, string) {
 	var want, got strings.Builder
-	Run(sc, Options{Trace: &want})
+	Run(sc, Options{Trace: &want, Backend: MemBackend})
 	r := Run(sc, Options{Trace: &got, Backend: other})
 	return r, FirstDifference(want.String(), got.String())
 }

@@ -74,8 +74,14 @@ const MaxRunSlots = 64
 // RunSlotPlaces returns the places of each run slot of a queue limited to
 // n: min(n, MaxRunSlots) slots, the first ones a place larger when n does
 // not share out evenly.
-func RunSlotPlaces(n int) []int {
-	slots := min(n, MaxRunSlots)
+func RunSlotPlaces(n int) []int { return RunSlotPlacesIn(n, MaxRunSlots) }
+
+// RunSlotPlacesIn is RunSlotPlaces with at most maxSlots slots instead of
+// MaxRunSlots: the simulator's in-memory store takes a handful, so that
+// the small limits it draws give slots several places, as limits above
+// MaxRunSlots do in production.
+func RunSlotPlacesIn(n, maxSlots int) []int {
+	slots := min(n, maxSlots)
 	places := make([]int, slots)
 	for i := range places {
 		places[i] = n / slots

@@ -26,6 +26,19 @@ func TestRunSlotPlaces(t *testing.T) {
 	}
 }
 
+// With fewer slots than MaxRunSlots (the simulator's two), small limits
+// share out as large ones do.
+func TestRunSlotPlacesIn(t *testing.T) {
+	for _, c := range []struct {
+		n, slots int
+		want     []int
+	}{{1, 2, []int{1}}, {2, 2, []int{1, 1}}, {3, 2, []int{2, 1}}, {5, 2, []int{3, 2}}, {65, MaxRunSlots, RunSlotPlaces(65)}} {
+		if got := RunSlotPlacesIn(c.n, c.slots); !slices.Equal(got, c.want) {
+			t.Errorf("RunSlotPlacesIn(%d, %d) = %v, want %v", c.n, c.slots, got, c.want)
+		}
+	}
+}
+
 // The running jobs fill the slots in order, each as many as its places;
 // those beyond every place go into every slot.
 func TestRunSlotJobs(t *testing.T) {

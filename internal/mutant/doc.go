@@ -33,6 +33,7 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	RunSlotPlacesEven,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -94,6 +95,11 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// RunSlotPlacesEven: the in-memory store gives every run slot of a
+	// limited queue the first slot's places, as if the limit shared out
+	// evenly among them; when it does not, the first slots have a place
+	// more than the rest, and the queue admits more than its limit.
+	RunSlotPlacesEven = "run-slot-places-even"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

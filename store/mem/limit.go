@@ -27,7 +27,7 @@ func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
 	if err := t.editQueue("limit", name, store.LimitEdit(limit)); err != nil {
 		return err
 	}
-	t.setRunSlots(name, store.RunSlotJobs(t.s.runningInQueue(name), store.RunSlotPlaces(limit)))
+	t.setRunSlots(name, store.RunSlotJobs(t.s.runningInQueue(name), store.RunSlotPlacesIn(limit, t.s.maxRunSlots)))
 	return nil
 }
 
@@ -75,9 +75,26 @@ func (s *Store) runningOfSlot(jobs []ulid.ULID) []ulid.ULID {
 	return running
 }
 
-// slotPlaces returns the places of each run slot of a limited queue.
+// slotPlaces returns the places of each run slot of a limited queue (the
+// planted bug gives every slot the first one's).
 func (s *Store) slotPlaces(name string) []int {
-	return store.RunSlotPlaces(s.queues[name].Limit)
+	places := store.RunSlotPlacesIn(s.queues[name].Limit, s.maxRunSlots)
+	if mutant.On(mutant.RunSlotPlacesEven) {
+		for i := range places {
+			places[i] = places[0]
+		}
+	}
+	return places
+}
+
+// SetMaxRunSlots bounds a limited queue's run slots to n instead of
+// store.MaxRunSlots, for the limits set after it (call it before any):
+// with a handful, the small limits the simulator draws give slots several
+// places, which in production only limits above store.MaxRunSlots do.
+func (s *Store) SetMaxRunSlots(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxRunSlots = max(n, 1)
 }
 
 // freeRunSlots counts the free places of a limited queue's run slots.
