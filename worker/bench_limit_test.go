@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -13,16 +14,24 @@ import (
 // the server's processor time per job of each and their ratio
 // (unlimited over limited, so that it reads like the rates'): the rates
 // move with the machine's other load, the processor time much less. Run
-// it with -benchtime 1x (or Nx for N pairs).
+// it with -benchtime 1x, or Nx for N pairs: it then also reports the
+// median of the pairs' own ratios, which one pair that met a busy moment
+// moves less than the ratio of the mean rates, and logs each pair's.
 func BenchmarkThroughputLimited(b *testing.B) {
 	const workers, limit = 4, 1000
 	var free, limited float64
 	var freeCPU, limitedCPU time.Duration
+	var pairs []float64
 	for range b.N {
-		run := runThroughput(b, workers, benchJobs(b), 0)
-		free, freeCPU = free+run.rate, freeCPU+run.serverCPU
-		run = runThroughput(b, workers, benchJobs(b), limit)
-		limited, limitedCPU = limited+run.rate, limitedCPU+run.serverCPU
+		unlimitedRun := runThroughput(b, workers, benchJobs(b), 0)
+		limitedRun := runThroughput(b, workers, benchJobs(b), limit)
+		free, freeCPU = free+unlimitedRun.rate, freeCPU+unlimitedRun.serverCPU
+		limited, limitedCPU = limited+limitedRun.rate, limitedCPU+limitedRun.serverCPU
+		pairs = append(pairs, limitedRun.rate/unlimitedRun.rate)
+	}
+	if b.N > 1 {
+		b.Logf("limited/unlimited of each pair: %.2f", pairs)
+		b.ReportMetric(median(pairs), "median-pair-limited/unlimited")
 	}
 	n := float64(b.N)
 	b.ReportMetric(free/n, "unlimited-jobs/s")
@@ -35,4 +44,15 @@ func BenchmarkThroughputLimited(b *testing.B) {
 		b.ReportMetric(float64(freeCPU)/float64(limitedCPU), "cpu-unlimited/limited")
 	}
 	b.Logf("limit %d above a load of %d: %.0f vs %.0f jobs/s", limit, workers*100, limited/n, free/n)
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count); xs is sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	mid := len(xs) / 2
+	if len(xs)%2 == 0 {
+		return (xs[mid-1] + xs[mid]) / 2
+	}
+	return xs[mid]
 }
