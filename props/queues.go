@@ -33,6 +33,12 @@ func newQueueIndex() queueIndex {
 		rates: map[string]*RateWindow{}}
 }
 
+// QueueLoad returns how many of queue's jobs run and its limit (0 for
+// none), as the events stepped so far leave them.
+func (c *Checker) QueueLoad(queue string) (running, limit int) {
+	return c.queues.running[queue], c.queues.rows[queue].Limit
+}
+
 // queueChange applies one queues row change.
 func (c *Checker) queueChange(before, after *QueueRow) {
 	c.queues.rateChange(rowName(before, after), after)

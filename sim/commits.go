@@ -90,7 +90,6 @@ func JobRow(j *store.Job) *props.JobRow {
 func (s *sim) jobMarks(ch props.JobChange) {
 	b, a := ch.Before, ch.After
 	s.rateMark(b, a)
-	s.limitMark(b, a)
 	if b == nil || a == nil || b.Status != props.Running {
 		return
 	}

@@ -23,7 +23,9 @@ func (s *sim) record(e props.Event) {
 		s.tr.printf(s.now, "sim", "VIOLATION %s", v.Property)
 		s.tr.closed = true // the trace ends at the violation; the tick in progress only unwinds
 		s.stop(v, nil)
+		return
 	}
+	s.limitMark(e)
 }
 
 // count notes one injected fault of kind k.

@@ -16,7 +16,6 @@ func (s *sim) queueChanges(actor string, writes []store.QueueChange) []props.Que
 	for i, ch := range folded {
 		out[i] = props.QueueChange{Before: queueRow(ch.Before), After: queueRow(ch.After)}
 		s.rateWindow(rowName(ch.Before, ch.After)).Set(rateOf(ch.After))
-		s.limits.setLimit(rowName(ch.Before, ch.After), ch.After)
 		s.tr.printf(s.now, actor, "queue %s %s", rowName(ch.Before, ch.After), queueState(ch.After))
 	}
 	return out

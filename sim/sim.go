@@ -100,7 +100,6 @@ type sim struct {
 	execSeq    uint64
 	lastHolder ulid.ULID                    // the last lease holder seen, kept across deletions
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
-	limits     limitBook                    // per queue: its limit and its jobs running, for MarkLimitBound
 	il         *ilState                     // nil unless transactions are interleaved
 }
 

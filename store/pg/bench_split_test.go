@@ -50,23 +50,20 @@ func BenchmarkTickSplit(b *testing.B) {
 	})
 	b.Run("pass/durable", func(b *testing.B) { benchPasses(b, durable) })
 	b.Run("pass/async", func(b *testing.B) { benchPasses(b, pgtest.OpenWith(b, pg.Options{})) })
-	b.Run("pass/limited", func(b *testing.B) {
-		limited := pgtest.OpenDurable(b, pg.Options{})
-		ctx := context.Background()
-		if err := limited.InTx(ctx, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, "bench", 10*splitBatch) }); err != nil {
-			b.Fatal(err)
-		}
-		benchPasses(b, limited)
-	})
+	b.Run("pass/limited", func(b *testing.B) { benchPasses(b, openLimited(b)) })
 	b.Run("server", func(b *testing.B) { benchServerTime(b, durable, false) })
-	b.Run("server/limited", func(b *testing.B) {
-		limited := pgtest.OpenDurable(b, pg.Options{})
-		ctx := context.Background()
-		if err := limited.InTx(ctx, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, "bench", 10*splitBatch) }); err != nil {
-			b.Fatal(err)
-		}
-		benchServerTime(b, limited, true)
-	})
+	b.Run("server/limited", func(b *testing.B) { benchServerTime(b, openLimited(b), true) })
+}
+
+// openLimited opens a store with durable commits whose bench queue is
+// limited to ten times the jobs in flight, a limit that never binds.
+func openLimited(b *testing.B) *pg.Store {
+	limited := pgtest.OpenDurable(b, pg.Options{})
+	ctx := context.Background()
+	if err := limited.InTx(ctx, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, "bench", 10*splitBatch) }); err != nil {
+		b.Fatal(err)
+	}
+	return limited
 }
 
 // benchPasses runs job passes of splitBatch jobs, refilling the queue
