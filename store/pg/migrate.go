@@ -23,8 +23,9 @@ type migration struct {
 	version int
 	name    string
 	sql     string
-	// tables are the tables the file creates and does not drop again.
-	tables []string
+	// tables are the tables the file creates and does not drop again;
+	// dropped, those it drops that earlier files created.
+	tables, dropped []string
 }
 
 // migrations are the embedded files in version order.
@@ -56,7 +57,8 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, migration{version: version, name: m[2], sql: string(text), tables: tablesCreated(string(text))})
+		created, dropped := tablesCreated(string(text))
+		out = append(out, migration{version: version, name: m[2], sql: string(text), tables: created, dropped: dropped})
 	}
 	return out, nil
 }
@@ -76,16 +78,20 @@ var (
 
 // tablesCreated lists the tables a migration's SQL creates and does not
 // drop, so that a schema whose version row outlived its tables is noticed
-// without a hand-kept list that a new migration could forget.
-func tablesCreated(sql string) []string {
-	var tables []string
+// without a hand-kept list that a new migration could forget, and those it
+// drops without creating them (an earlier migration's).
+func tablesCreated(sql string) (created, dropped []string) {
 	for _, m := range createTable.FindAllStringSubmatch(sql, -1) {
-		tables = append(tables, strings.ToLower(m[1]))
+		created = append(created, strings.ToLower(m[1]))
 	}
 	for _, m := range dropTable.FindAllStringSubmatch(sql, -1) {
-		tables = slices.DeleteFunc(tables, func(t string) bool { return t == strings.ToLower(m[1]) })
+		name := strings.ToLower(m[1])
+		if !slices.Contains(created, name) {
+			dropped = append(dropped, name)
+		}
+		created = slices.DeleteFunc(created, func(t string) bool { return t == name })
 	}
-	return tables
+	return created, dropped
 }
 
 // SchemaVersion is the migration version this package's code needs.
@@ -244,6 +250,7 @@ func newerThan(applied []int, list []migration) error {
 func (s *Store) checkTables(ctx context.Context, db querier, list []migration, version int) error {
 	var want []string
 	for _, m := range list[:min(version, len(list))] {
+		want = slices.DeleteFunc(want, func(t string) bool { return slices.Contains(m.dropped, t) })
 		want = append(want, m.tables...)
 	}
 	var missing []string
