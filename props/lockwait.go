@@ -18,7 +18,8 @@ type LockWait struct {
 // on. reserves tells a reserving statement; the recording side knows its
 // store's SQL. Waits of other statements of the same round trip are not
 // reservations: the job pass's liveness check may rightly wait for a leader
-// declaring its worker dead.
+// declaring its worker dead, and a limited queue's limit lock for another
+// reservation counting the queue's running jobs (store/pg/limit.go).
 func ReservationWaits(waits []LockWait, reserves func(statement string) bool) []LockWait {
 	var bad []LockWait
 	for _, w := range waits {

@@ -34,26 +34,11 @@ type memBackend struct {
 	commits []store.Commit
 }
 
-// MemBackend returns the in-memory store (store/mem) as a Backend, with
-// as many run slots as production's (store.MaxRunSlots): the store a run
-// on another store is compared with (RunCompared).
+// MemBackend returns the in-memory store (store/mem) as a Backend: the
+// store of a run given none, and the one a run on another store is
+// compared with (RunCompared).
 func MemBackend(now func() time.Time) (Backend, error) {
 	return newMemBackend(now), nil
-}
-
-// simRunSlots bounds a limited queue's run slots in the simulator's own
-// store: with two, the limit of 3 it may draw gives a slot two places and
-// the other one, which in production only limits above
-// store.MaxRunSlots do (a test of the property the places keep would
-// otherwise need more than 64 jobs running).
-const simRunSlots = 2
-
-// simBackend is the store of a run given none: MemBackend with
-// simRunSlots run slots.
-func simBackend(now func() time.Time) (Backend, error) {
-	b := newMemBackend(now)
-	b.SetMaxRunSlots(simRunSlots)
-	return b, nil
 }
 
 func newMemBackend(now func() time.Time) *memBackend {

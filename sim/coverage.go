@@ -28,7 +28,7 @@ const (
 	MarkSnoozeCap                        // a snooze past MaxSnoozes failed its job
 	MarkScheduleSkipped                  // a schedule skipped a cron time: another row held its key
 	MarkRateBound                        // a reservation brought a queue's starts in its rate's window to the rate
-	MarkLimitBound                       // a reservation brought a queue limited to more than simRunSlots (2) jobs to its limit
+	MarkLimitBound                       // a reservation brought a queue limited to limitMarkLeast (3) jobs or more to its limit
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken

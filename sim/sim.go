@@ -160,7 +160,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		return nil, err
 	}
 	if opt.Backend == nil {
-		opt.Backend = simBackend
+		opt.Backend = MemBackend
 	}
 	if opt.TailLines == 0 {
 		opt.TailLines = 30

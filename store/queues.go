@@ -40,13 +40,12 @@ type Queues interface {
 	// queue that is not paused.
 	ResumeQueue(ctx context.Context, name string) error
 	// SetQueueLimit bounds how many jobs of name run at once across every
-	// worker; 0 removes the bound. The queue gets run slots with limit
-	// places in all (store.RunSlotPlaces, store.RunSlotJobs): Reserve puts
-	// each job it starts of the queue in a free place of a slot, in its own
-	// transaction, so no
-	// number of workers takes it past the limit and none waits for
-	// another. A limit below what already runs stops new reservations until
-	// the jobs running beyond it have finished.
+	// worker; 0 removes the bound. Reserve takes at most the limit less
+	// the queue's running jobs, counted so that no number of workers takes
+	// it past the limit (store/pg: reservations that add running jobs count
+	// one after another, a job pass that replaces jobs it completed need
+	// not). A limit below what already runs stops new reservations until
+	// fewer than the limit run.
 	SetQueueLimit(ctx context.Context, name string, limit int) error
 	// SetQueueRate bounds how many jobs of name start in any window of
 	// period of store time across every worker to n; n = 0 removes the

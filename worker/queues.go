@@ -22,9 +22,11 @@ func (c *Client) ResumeQueue(ctx context.Context, queue string) error {
 
 // SetQueueLimit bounds how many jobs of queue run at once across every
 // worker process; 0 removes the bound. It is enforced in each reservation's
-// transaction, so it holds with any number of workers, and reservations do
-// not wait for each other; a limit below what already runs stops new
-// reservations until the jobs running beyond it have finished.
+// transaction, so it holds with any number of workers; a worker that
+// starts as many jobs as it has just finished waits for no other, and one
+// that would start more counts the queue's running jobs after those before
+// it. A limit below what already runs stops new reservations until fewer
+// than the limit run.
 func (c *Client) SetQueueLimit(ctx context.Context, queue string, limit int) error {
 	return c.queueControl(ctx, "set queue limit", queue, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, queue, limit) })
 }

@@ -33,7 +33,6 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
-	RunSlotPlacesEven,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -44,6 +43,7 @@ var Names = []string{
 	PGSplitLease,
 	PGDutiesUnserialized,
 	PGCompleteUnchecked,
+	PGLimitCountUnlocked,
 }
 
 // The planted bugs.
@@ -95,11 +95,6 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
-	// RunSlotPlacesEven: the in-memory store gives every run slot of a
-	// limited queue the first slot's places, as if the limit shared out
-	// evenly among them; when it does not, the first slots have a place
-	// more than the rest, and the queue admits more than its limit.
-	RunSlotPlacesEven = "run-slot-places-even"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.
@@ -137,6 +132,10 @@ const (
 	// PGCompleteUnchecked: completion does not check that the row is still
 	// running under the completing worker.
 	PGCompleteUnchecked = "pg-complete-unchecked"
+	// PGLimitCountUnlocked: a reservation that counts a limited queue's
+	// running jobs does so without the queue's limit lock, so two may
+	// count the same free places and both fill them.
+	PGLimitCountUnlocked = "pg-limit-count-unlocked"
 )
 
 // PG reports whether name is a planted bug of store/pg's SQL, which only

@@ -151,7 +151,6 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		t.setJob(j, &after)
 		out = append(out, export(&after))
 		t.takeSlot(j.Queue, worker)
-		t.takeRunSlot(j.Queue, j.ID)
 		if open[i].room--; open[i].room == 0 {
 			open = slices.Delete(open, i, i+1)
 		}
@@ -182,7 +181,7 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 		}
 		room := -1
 		if q.Limit > 0 {
-			room = s.freeRunSlots(name)
+			room = q.Limit - s.runningInQueue(name)
 			if mutant.On(mutant.LimitPerWorker) {
 				room = q.Limit - s.runningOf(worker, name)
 			}

@@ -23,20 +23,18 @@ type Store struct {
 	now  func() time.Time
 	hook func(store.Commit)
 
-	jobs        map[ulid.ULID]*store.Job // rows are immutable: a write stores a new pointer
-	ids         []ulid.ULID              // every job id, sorted; may hold deleted ids (see staleIDs)
-	staleIDs    int                      // how many ids in ids no longer exist
-	available   map[string]*entryHeap    // per queue: available rows by id
-	scheduled   entryHeap                // scheduled rows by (scheduled_at, id)
-	ended       entryHeap                // terminal rows by (end time, id)
-	running     map[ulid.ULID][]ulid.ULID
-	runningIn   map[string]int // per queue: how many rows are running
-	queues      map[string]*store.Queue
-	rateSlots   map[string][]time.Time   // per rate-limited queue: each slot's last start (see store/slots.go)
-	runSlots    map[string][][]ulid.ULID // per limited queue: each run slot's jobs (see store/slots.go)
-	maxRunSlots int                      // store.MaxRunSlots unless SetMaxRunSlots
-	prevOf      map[ulid.ULID]ulid.ULID  // next_attempt_id -> the row pointing at it
-	unique      map[string]ulid.ULID     // stored unique key -> the row holding it
+	jobs      map[ulid.ULID]*store.Job // rows are immutable: a write stores a new pointer
+	ids       []ulid.ULID              // every job id, sorted; may hold deleted ids (see staleIDs)
+	staleIDs  int                      // how many ids in ids no longer exist
+	available map[string]*entryHeap    // per queue: available rows by id
+	scheduled entryHeap                // scheduled rows by (scheduled_at, id)
+	ended     entryHeap                // terminal rows by (end time, id)
+	running   map[ulid.ULID][]ulid.ULID
+	runningIn map[string]int // per queue: how many rows are running
+	queues    map[string]*store.Queue
+	rateSlots map[string][]time.Time  // per rate-limited queue: each slot's last start (see store/slots.go)
+	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
+	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -55,19 +53,17 @@ type Store struct {
 // microsecond, in UTC.
 func New(now func() time.Time) *Store {
 	return &Store{
-		now:         now,
-		jobs:        map[ulid.ULID]*store.Job{},
-		available:   map[string]*entryHeap{},
-		running:     map[ulid.ULID][]ulid.ULID{},
-		runningIn:   map[string]int{},
-		queues:      map[string]*store.Queue{},
-		rateSlots:   map[string][]time.Time{},
-		runSlots:    map[string][][]ulid.ULID{},
-		maxRunSlots: store.MaxRunSlots,
-		prevOf:      map[ulid.ULID]ulid.ULID{},
-		unique:      map[string]ulid.ULID{},
-		workers:     map[ulid.ULID]*store.Worker{},
-		schedules:   map[string]*store.Schedule{},
+		now:       now,
+		jobs:      map[ulid.ULID]*store.Job{},
+		available: map[string]*entryHeap{},
+		running:   map[ulid.ULID][]ulid.ULID{},
+		runningIn: map[string]int{},
+		queues:    map[string]*store.Queue{},
+		rateSlots: map[string][]time.Time{},
+		prevOf:    map[ulid.ULID]ulid.ULID{},
+		unique:    map[string]ulid.ULID{},
+		workers:   map[ulid.ULID]*store.Worker{},
+		schedules: map[string]*store.Schedule{},
 	}
 }
 

@@ -21,8 +21,7 @@ type tx struct {
 	lease     *store.LeaseChange
 	schedules []store.ScheduleChange
 	queues    []store.QueueChange
-	slots     []slotsBefore    // first write of each queue's rate slots, for the rollback
-	runSlots  []runSlotsBefore // the same for run slots
+	slots     []slotsBefore // first write of each queue's rate slots, for the rollback
 	notes     []store.Notification
 	// vacuumBefore is the vacuums row before the transaction wrote it,
 	// kept for the rollback once vacuumWritten.
@@ -94,9 +93,6 @@ func (t *tx) rollback() {
 	}
 	for _, b := range t.slots {
 		s.writeSlots(b.key, b.last)
-	}
-	for _, b := range t.runSlots {
-		s.writeRunSlots(b.name, b.jobs)
 	}
 }
 

@@ -27,12 +27,13 @@ const splitBatch = 100
 //     synchronous_commit); pass/async: the same with synchronous_commit
 //     off, so the difference is the commit's wait for the WAL flush;
 //     pass/limited: pass/durable with the queue limited to ten times the
-//     jobs in flight, so the difference is the run slots' work (issue 12);
+//     jobs in flight, so the difference is the limit's work (issue 12);
 //   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
 //     reserving and for completing 100 jobs, per job, and the time it
 //     spent planning the two, per pass; server/limited: the same with the
 //     queue limited as in pass/limited, the reservation's time including
-//     the claim of its run slots.
+//     its limit lock's statement, and counting the running jobs (there is
+//     no completion before it in the transaction to reuse the places of).
 //
 // What is left of pass/async after the round trip, the server's execution
 // and planning is the pass's smaller statements, protocol, the client's
@@ -128,7 +129,9 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID, limited bool) (res
 		b.Fatal(err)
 	}
 	if limited {
-		claim := explainAnalyze(b, tx, pg.ClaimRunSlotsSQL(s), []string{"bench"}, splitBatch, idText(worker), nil)
+		// No completions before it: the reservation counts the running jobs
+		// under the limit lock, a pass's costliest way.
+		claim := explainAnalyze(b, tx, pg.LimitLockSQL(s), 1, []string{"bench"}, splitBatch)
 		reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
 		reserve.planning += claim.planning
 		reserve.execution += claim.execution

@@ -51,11 +51,16 @@ func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
 // a rate, with the store's schema.
 func PlainReserveSQL(s *Store) string { return s.sql(plainReserveSQL) }
 
-// ClaimRunSlotsSQL is the statement claiming run slots before it.
-func ClaimRunSlotsSQL(s *Store) string { return s.sql(claimRunSlotsSQL) }
+// LimitLockSQL is the statement deciding, before it, whether a limited
+// queue's reservation reuses places or counts them under the limit lock.
+func LimitLockSQL(s *Store) string { return s.sql(limitLockSQL) }
 
-// RunningInQueueSQL is set-limit's statement listing a queue's running rows.
-func RunningInQueueSQL(s *Store) string { return s.sql(runningInQueueSQL) }
+// MarkOverrunSQL is set-limit's statement counting a queue's running rows.
+func MarkOverrunSQL(s *Store) string { return s.sql(markOverrunSQL) }
+
+// CompleteRecordingSQL is the completing statement of a job pass that
+// reserves for controlled queues, with the store's schema.
+func CompleteRecordingSQL(s *Store) string { return s.sql(completeRecordingSQL) }
 
 // CompleteSQL is the completing statement with the store's schema.
 func CompleteSQL(s *Store) string { return s.sql(completeSQL) }

@@ -28,17 +28,23 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	if heartbeat {
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))
 	}
+	reserving := p.Reserves()
+	full := reserving && s.controlled.Load()
 	for _, c := range p.Complete {
 		if len(c.IDs) > 0 {
 			sql, args := completeStatement(c, now)
+			if full {
+				sql = recordEnded(sql)
+			}
 			b.Queue(s.sql(sql), args...)
 		}
 	}
 	if len(p.Executing) > 0 {
 		b.Queue(s.sql(cancelledSQL), idArgs(p.Executing))
 	}
-	reserving := p.Reserves()
-	full := reserving && s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, false) // the pass's last statement
+	if reserving {
+		s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, full, false) // the pass's last statement
+	}
 	res, err := s.readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving, full)
 	if err != nil {
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))

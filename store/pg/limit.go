@@ -2,18 +2,33 @@ package pg
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/store"
 )
 
-// SetQueueLimit gives the queue run slots of limit places in all
-// (store.RunSlotPlaces), built from its rows running now
-// (store.RunSlotJobs; see migrations 0011 and 0012), or drops them for no
-// limit. It holds the queue's lock exclusive, so no reservation is in
-// flight: what runs is what committed.
+// A limited queue's running jobs are counted, not slotted (migration
+// 0013). A reservation that would add to them holds the queue's limit lock
+// (limitLockSQL) from before the statement that counts them until it
+// commits, so that those reservations count one after another and each
+// sees what the one before it started. A job pass that starts no more of
+// the queue's jobs than it has just completed of them, in its own
+// transaction, leaves the count where it was and needs neither the lock nor
+// the count: no other reservation can have taken those places, which were
+// still running when it began. That is the usual pass of a busy worker, so
+// workers seldom wait for each other's commits.
+//
+// Reusing places that way keeps the count at most the limit only if it
+// was. A limit set below what runs therefore marks the queue overrun
+// (queues.limit_overrun): its reservations then all take the lock, and the
+// first that counts at most the limit running clears the mark.
+
+// SetQueueLimit sets the queue's limit (0: none) and marks the queue
+// overrun when more of its rows run now than the new limit. It holds the
+// queue's lock exclusive, so no reservation is in flight: what runs is
+// what committed.
 func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
 	if err := store.ValidateQueueLimit(name, limit); err != nil {
 		return err
@@ -22,51 +37,78 @@ func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
 		return err
 	}
 	t.s.noteControlled()
-	if err := t.rebuildRunSlots(ctx, name, limit); err != nil {
+	if limit == 0 {
+		return nil
+	}
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		_, err := br.Exec()
+		return err
+	}, t.s.sql(markOverrunSQL), name)
+	if err != nil {
 		return t.fail(err, "limit queue %q", name)
 	}
 	return nil
 }
 
-// rebuildRunSlots replaces the queue's run slots with those of limit.
-func (t *tx) rebuildRunSlots(ctx context.Context, name string, limit int) error {
-	var running []pgtype.UUID
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err == nil {
-			running, err = pgx.CollectRows(rows, pgx.RowTo[pgtype.UUID])
-		}
-		return err
-	}, t.s.sql(runningInQueueSQL), name)
-	if err != nil {
-		return err
+// markOverrunSQL marks queue $1 overrun when more of its rows run than its
+// limit, counting them through jobs_running_idx (bounded by the workers'
+// concurrency, not by the history).
+const markOverrunSQL = `
+	UPDATE {schema}.queues AS q SET limit_overrun = q.max_running < (
+		SELECT count(*) FROM {schema}.jobs AS r WHERE r.status = 'running' AND r.queue = q.name)
+	WHERE q.name = $1`
+
+// recordEnded wraps a completion statement (completeSQL,
+// completeOutputSQL) of a job pass that reserves for controlled queues: it
+// also records in tickwork.ended how many rows of each queue it completed,
+// for limitLockSQL. Only the statement that moved a row out of running counts
+// it, so a completion fenced by another transaction's cancel frees nothing
+// here: that cancel did.
+func recordEnded(completion string) string {
+	switch completion {
+	case completeSQL:
+		return completeRecordingSQL
+	case completeOutputSQL:
+		return completeOutputRecordingSQL
 	}
-	places := store.RunSlotPlaces(limit)
-	var slots []int32
-	var ids []pgtype.UUID
-	for i, jobs := range store.RunSlotJobs(running, places) {
-		for _, id := range jobs {
-			slots, ids = append(slots, int32(i+1)), append(ids, id)
-		}
-	}
-	b := &pgx.Batch{}
-	b.Queue(t.s.sql(`DELETE FROM {schema}.queue_run_slots WHERE queue = $1`), name)
-	if limit > 0 {
-		b.Queue(t.s.sql(insertRunSlotsSQL), name, places, slots, ids)
-	}
-	return t.db.SendBatch(ctx, b).Close()
+	return recording(completion)
 }
 
-// runningInQueueSQL lists queue $1's running rows in id order, walking
-// jobs_running_idx: the rows running now, bounded by the workers'
-// concurrency.
-const runningInQueueSQL = `SELECT id FROM {schema}.jobs WHERE status = 'running' AND queue = $1 ORDER BY id`
+// completeRecordingSQL and completeOutputRecordingSQL are recordEnded's
+// answers for the two completion statements, built once.
+var (
+	completeRecordingSQL       = recording(completeSQL)
+	completeOutputRecordingSQL = recording(completeOutputSQL)
+)
 
-// insertRunSlotsSQL inserts queue $1's run slots, slot i with $2[i]
-// places, slot $3[k] holding job $4[k].
-const insertRunSlotsSQL = `
-	INSERT INTO {schema}.queue_run_slots (queue, slot, places, job_ids)
-	SELECT $1, g.slot, g.places, coalesce(array_agg(p.id ORDER BY p.id) FILTER (WHERE p.id IS NOT NULL), '{}')
-	FROM unnest($2::integer[]) WITH ORDINALITY AS g(places, slot)
-	LEFT JOIN unnest($3::integer[], $4::uuid[]) AS p(slot, id) ON p.slot = g.slot
-	GROUP BY g.slot, g.places`
+// recording wraps a completion statement as recordEnded describes: it
+// appends one [queue, count] pair per queue of the rows it completed.
+func recording(completion string) string {
+	return `WITH done AS (` + strings.Replace(completion, "RETURNING id", "RETURNING id, queue", 1) + `),
+	recorded AS MATERIALIZED (
+		SELECT set_config('tickwork.ended', (coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb
+			|| coalesce((SELECT jsonb_agg(jsonb_build_array(n.queue, n.ended)) FROM (SELECT queue, count(*) AS ended FROM done GROUP BY queue) AS n), '[]'))::text, true))
+	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0`
+}
+
+// limitLockSQL decides, for each limited queue of $2 that is not paused,
+// whether the reservation may reuse places or must count: it counts the
+// jobs of the queue that this transaction's completions recorded
+// (recordEnded), and takes the queue's limit lock, key $1, when the queue
+// is overrun or when $3 jobs are more than that. It records the answer in
+// tickwork.limit_room for reserveSQL: the places to reuse, or -1 where it
+// took the lock. It runs after the queues' shared locks (lockQueuesSQL),
+// which keep every change of a queue's controls out until commit, and takes
+// the limit locks in one order, so that no two transactions wait for each
+// other's. Only the overrun mark may change meanwhile: a reservation that
+// counted may clear it, which costs this one a lock it did not need.
+const limitLockSQL = `
+	SELECT set_config('tickwork.limit_room', coalesce(json_object_agg(d.queue,
+			CASE WHEN d.counts THEN -1 - length(pg_advisory_xact_lock($1, hashtext(d.queue))::text) ELSE d.ended END), '{}')::text, true)
+	FROM (SELECT q.queue, ctl.limit_overrun OR $3 > e.ended AS counts, e.ended
+		FROM (SELECT queue FROM unnest($2::text[]) AS queue) AS q
+		JOIN {schema}.queues AS ctl ON ctl.name = q.queue AND ctl.max_running IS NOT NULL AND ctl.paused_at IS NULL
+		CROSS JOIN LATERAL (SELECT coalesce(sum((e.pair ->> 1)::integer), 0) AS ended
+			FROM jsonb_array_elements(coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb) AS e(pair)
+			WHERE e.pair ->> 0 = q.queue) AS e
+		ORDER BY hashtext(q.queue), q.queue OFFSET 0) AS d`

@@ -174,16 +174,20 @@ func snoozeOne(t *testing.T, tx store.Tx, worker ulid.ULID) error {
 	return nil
 }
 
-// TestRunSlotsMigrationKeepsLimits: a schema at version 10 whose queue q is
-// limited to 1 while two of its jobs run (job 3 and one more) gets run
-// slots that hold both, so nothing more of q is reserved until both have
-// ended, and then one job (job 10; job 1 is due in 2030).
-func TestRunSlotsMigrationKeepsLimits(t *testing.T) {
+// TestLimitMigrationsKeepLimits: a schema at version 10 whose queue q is
+// limited to 1 while two of its jobs run (job 3 and one more), migrated
+// through the run slots (0011, 0012) to the count (0013), is marked
+// overrun, so nothing more of q is reserved until both have ended, and
+// then one job (job 10; job 1 is due in 2030).
+func TestLimitMigrationsKeepLimits(t *testing.T) {
 	s := migratedFromVersion10(t, `
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
 		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1'),
 		  ('00000000-0000-0000-0000-000000000010', 'q', '10', '{}', 'available', 0, '2000-01-01Z', '2000-01-01Z', NULL, NULL);
 		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 1);`)
+	if !overrun(t, s, "q") {
+		t.Fatal("q is not marked overrun with 2 jobs running over its limit of 1")
+	}
 	worker := uuidULID(t, "00000000-0000-0000-0000-0000000000a1")
 	reserve := func() []store.Job {
 		t.Helper()
@@ -224,28 +228,18 @@ func uuidULID(t *testing.T, text string) ulid.ULID {
 	return ulid.ULID(u.Bytes)
 }
 
-// TestRunSlotPlacesMigration: a schema at version 10 whose queue q is
-// limited to 100 while two of its jobs run (jobs 3 and 9) gets, through
-// migrations 0011 and 0012, the 64 run slots of store.RunSlotPlaces(100)
-// holding those two once each, and then admits the 98 jobs left under
-// the limit, no more.
-func TestRunSlotPlacesMigration(t *testing.T) {
-	ctx := t.Context()
+// TestLimitMigrationsUnderTheLimit: a schema at version 10 whose queue q
+// is limited to 100 while two of its jobs run (jobs 3 and 9) is not marked
+// overrun, and then admits the 98 jobs left under the limit, no more.
+func TestLimitMigrationsUnderTheLimit(t *testing.T) {
 	s := migratedFromVersion10(t, `
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
 		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1');
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
 		  SELECT gen_random_uuid(), 'q', '{}', '{}', 'available', 0, '2000-01-01Z', '2000-01-01Z' FROM generate_series(1, 120);
 		INSERT INTO {s}.queues (name, max_running) VALUES ('q', 100);`)
-	schema := pgx.Identifier{s.Schema()}.Sanitize()
-	var slots, places, held int
-	err := s.Pool().QueryRow(ctx, `SELECT count(*), sum(places), (SELECT count(*) FROM `+schema+`.queue_run_slots, unnest(job_ids))
-		FROM `+schema+`.queue_run_slots WHERE queue = 'q'`).Scan(&slots, &places, &held)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := store.RunSlotPlaces(100); slots != len(want) || places != 100 || held != 2 {
-		t.Fatalf("q has %d run slots of %d places holding %d jobs, want %d of 100 holding the 2 running", slots, places, held, len(want))
+	if overrun(t, s, "q") {
+		t.Fatal("q is marked overrun with 2 jobs running under its limit of 100")
 	}
 	worker := uuidULID(t, "00000000-0000-0000-0000-0000000000a1")
 	var got []store.Job
@@ -283,4 +277,15 @@ func migratedFromVersion10(t *testing.T, rows string) *pg.Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// overrun reads queue's limit_overrun mark (migration 0013).
+func overrun(t *testing.T, s *pg.Store, queue string) bool {
+	t.Helper()
+	var over bool
+	err := s.Pool().QueryRow(t.Context(), pg.SQL(s, `SELECT limit_overrun FROM {schema}.queues WHERE name = $1`), queue).Scan(&over)
+	if err != nil {
+		t.Fatalf("read queue %q's overrun mark: %v", queue, err)
+	}
+	return over
 }

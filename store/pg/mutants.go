@@ -57,3 +57,13 @@ func completeUnchecked(sql string) string {
 	}
 	return sql
 }
+
+// limitLockStatement is limitLockSQL; pg-limit-count-unlocked counts a
+// limited queue's running jobs without its limit lock, so that two
+// reservations may count the same free places and both fill them.
+func limitLockStatement() string {
+	if mutant.On(mutant.PGLimitCountUnlocked) {
+		return strings.Replace(limitLockSQL, "pg_advisory_xact_lock($1, hashtext(d.queue))::text", "left($1::integer::text, 0)", 1)
+	}
+	return limitLockSQL
+}

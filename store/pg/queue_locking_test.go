@@ -100,12 +100,7 @@ func TestPauseWaitsForReservationsInFlight(t *testing.T) {
 func TestLimitHoldsWithConcurrentReservers(t *testing.T) {
 	s := pgtest.Open(t, nil)
 	ws := registerWorkers(t, s, 8)
-	var jobs []store.NewJob
-	for range 30 {
-		jobs = append(jobs, store.NewJob{ID: newULID(t), Queue: "q", Payload: []byte(`1`)})
-	}
-	insert(t, s, jobs...)
-	quickly(t, s, "limit", func(ctx context.Context, tx store.Tx) error { return tx.SetQueueLimit(ctx, "q", 3) })
+	limitedQueue(t, s, 30, 3)
 	for round := range 10 {
 		var mu sync.Mutex
 		got := map[ulid.ULID][]ulid.ULID{}
@@ -137,4 +132,64 @@ func TestLimitHoldsWithConcurrentReservers(t *testing.T) {
 			t.Fatalf("round %d: %d reserved under a limit of 3 with %d jobs waiting", round, total, 30-3*round)
 		}
 	}
+}
+
+// TestAPassThatReplacesItsJobsTakesNoLimitLock: while a reservation that
+// counts a limited queue's running jobs holds the queue's limit lock, a
+// job pass that asks for no more jobs than it completes of the queue
+// reserves them without waiting; one that asks for more waits for the
+// lock, and then counts what the holder started.
+func TestAPassThatReplacesItsJobsTakesNoLimitLock(t *testing.T) {
+	s := pgtest.Open(t, nil)
+	ws := registerWorkers(t, s, 3)
+	limitedQueue(t, s, 10, 4)
+	var first []store.Job
+	quickly(t, s, "reserve", func(ctx context.Context, tx store.Tx) (err error) {
+		first, err = tx.Reserve(ctx, ws[0], []string{"q"}, 2)
+		return err
+	})
+	release := holdTx(t, s, func(tx store.Tx) error {
+		got, err := tx.Reserve(t.Context(), ws[1], []string{"q"}, 1)
+		if err == nil && len(got) != 1 {
+			err = fmt.Errorf("the counting reservation took %d jobs, want 1", len(got))
+		}
+		return err
+	})
+	pass := func(w ulid.ULID, done []store.Job, limit int) (store.JobPassResult, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		return store.RunJobPass(ctx, s, store.JobPass{Worker: w,
+			Complete: []store.Completion{{Worker: w, IDs: jobIDs(done)}}, Queues: []string{"q"}, Limit: limit})
+	}
+	res, err := pass(ws[0], first, 2)
+	if err != nil || len(res.Reserved) != 2 {
+		t.Fatalf("a pass replacing its 2 jobs while another reservation held the limit lock: %v, %d jobs; want 2 without waiting", err, len(res.Reserved))
+	}
+	type answer struct {
+		res store.JobPassResult
+		err error
+	}
+	passing := make(chan answer, 1)
+	go func() {
+		res, err := pass(ws[2], nil, 2)
+		passing <- answer{res, err}
+	}()
+	waitForLockWait(t, s)
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-passing; a.err != nil || len(a.res.Reserved) != 1 {
+		t.Fatalf("a pass asking for 2 more with 3 of a limit of 4 running: %v, %d jobs; want 1", a.err, len(a.res.Reserved))
+	}
+}
+
+// limitedQueue inserts n jobs of queue q and limits q to limit.
+func limitedQueue(t *testing.T, s *pg.Store, n, limit int) {
+	t.Helper()
+	var jobs []store.NewJob
+	for range n {
+		jobs = append(jobs, store.NewJob{ID: newULID(t), Queue: "q", Payload: []byte(`1`)})
+	}
+	insert(t, s, jobs...)
+	quickly(t, s, "limit", func(ctx context.Context, tx store.Tx) error { return tx.SetQueueLimit(ctx, "q", limit) })
 }

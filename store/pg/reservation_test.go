@@ -21,7 +21,7 @@ func TestIsReservation(t *testing.T) {
 			t.Errorf("not recognised as the reservation: %.80q", stmt)
 		}
 	}
-	for _, stmt := range []string{lockQueuesSQL, claimRunSlotsSQL, completeSQL, takeLeaseSQL, runningJobsSQL, "SELECT pg_advisory_xact_lock($1)", ""} {
+	for _, stmt := range []string{lockQueuesSQL, limitLockSQL, completeSQL, takeLeaseSQL, runningJobsSQL, "SELECT pg_advisory_xact_lock($1)", ""} {
 		if IsReservation(stmt) || IsReservation(s.sql(stmt)) {
 			t.Errorf("taken for the reservation: %.80q", stmt)
 		}

@@ -3,9 +3,9 @@ package pg
 import "github.com/tickwork/tickwork/internal/mutant"
 
 // A reservation from queues none of which has a limit or a rate needs none
-// of the slots' work (claimRunSlotsSQL and the CTEs of reserveSQL that
-// claim, check and fill slots), which cost the unlimited path about a
-// tenth of its throughput. The store therefore keeps, in Store.controlled,
+// of their work (limitLockSQL, recordEnded and the CTEs of reserveSQL that
+// count running jobs and claim rate slots), which cost the unlimited path
+// about a tenth of its throughput when it had run slots to claim. The store therefore keeps, in Store.controlled,
 // whether the last reservation's lockQueuesSQL found a limit or a rate on
 // any queue (or this store set one since), and sends
 // plainReserveSQL when it did not.
@@ -61,5 +61,5 @@ func plainReserveStatement() string {
 }
 
 // noteControlled tells the store that one of its queues may have a limit
-// or a rate now, so that its next reservation claims slots.
+// or a rate now, so that its next reservation sends reserveSQL.
 func (s *Store) noteControlled() { s.controlled.Store(true) }

@@ -74,7 +74,8 @@ type Store struct {
 	migrateKey  int64
 	listenCfg   *pgx.ConnConfig // from Options.ListenURL; nil without one
 	queueKey    int32           // with hashtext(queue), the key of a queue's advisory lock
-	controlled  atomic.Bool     // the next reservation claims slots (reserve_plain.go)
+	limitKey    int32           // with hashtext(queue), the key of a limited queue's limit lock (limit.go)
+	controlled  atomic.Bool     // the next reservation sends reserveSQL (reserve_plain.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -164,6 +165,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		migrateKey:  lockKey("migrate", opts.Schema),
 		listenCfg:   listenCfg,
 		queueKey:    int32(lockKey("queue", opts.Schema)),
+		limitKey:    int32(lockKey("queue limit", opts.Schema)),
 	}
 	s.noteControlled() // until a reservation has looked
 	return s

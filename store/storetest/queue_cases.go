@@ -35,6 +35,18 @@ func (h *harness) queues() []store.QueueStats {
 	return out
 }
 
+// threeRunningOverALimitOfTwo starts three jobs of queue q under a new
+// worker, inserts three more and then limits q to 2.
+func (h *harness) threeRunningOverALimitOfTwo() (w, a, b, c ulid.ULID) {
+	w = h.worker()
+	a, b, c = h.running(w, "q"), h.running(w, "q"), h.running(w, "q")
+	for range 3 {
+		h.insert("q", time.Time{})
+	}
+	h.setLimit("q", 2)
+	return w, a, b, c
+}
+
 var queueCases = []testCase{
 	{"PausedQueueReservesNothingUntilResumed", func(h *harness) {
 		w := h.worker()
@@ -107,25 +119,23 @@ var queueCases = []testCase{
 		}
 	}},
 	{"LimitBelowRunningWaitsForTheSurplus", func(h *harness) {
-		w := h.worker()
-		a, b, c := h.running(w, "q"), h.running(w, "q"), h.running(w, "q")
-		for range 3 {
-			h.insert("q", time.Time{})
-		}
-		h.setLimit("q", 2) // a and b have a slot each, c is in both
-		h.complete(w, a, b)
+		w, a, b, c := h.threeRunningOverALimitOfTwo()
+		h.complete(w, a)
 		if got := h.reserve(w, 10, "q"); len(got) != 0 {
-			h.t.Fatalf("reserved %v while c ran beyond a limit of 2", ids(got))
+			h.t.Fatalf("reserved %v with 2 running under a limit of 2", ids(got))
+		}
+		h.complete(w, b)
+		if got := h.reserve(w, 10, "q"); len(got) != 1 {
+			h.t.Fatalf("reserved %d with c alone running under a limit of 2, want 1", len(got))
 		}
 		h.complete(w, c)
-		if got := h.reserve(w, 10, "q"); len(got) != 2 {
-			h.t.Fatalf("reserved %d once everything set beyond the limit ended, want 2", len(got))
+		if got := h.reserve(w, 10, "q"); len(got) != 1 {
+			h.t.Fatalf("reserved %d with 1 running under a limit of 2, want the last 1", len(got))
 		}
 	}},
-	{"LimitAboveMaxRunSlotsCountsPlaces", func(h *harness) {
-		// 130 places in 64 slots (store.RunSlotPlaces): a reservation
-		// fills several places of a slot, and a lowered limit still waits
-		// for the surplus, then admits by the places its slots free.
+	{"LimitCountsEveryWorkersJobs", func(h *harness) {
+		// Two workers share a limit of 130; a lowered limit waits for the
+		// surplus, then admits as many as end.
 		a, b := h.worker(), h.worker()
 		for range 150 {
 			h.insert("q", time.Time{})
@@ -143,7 +153,7 @@ var queueCases = []testCase{
 		h.setLimit("q", 70)
 		running := h.state().JobsIn(store.Running)
 		slices.SortFunc(running, func(x, y store.Job) int { return x.ID.Compare(y.ID) })
-		for _, j := range running[70:] { // the surplus, in every slot
+		for _, j := range running[70:] { // the surplus
 			h.complete(j.StartedBy, j.ID)
 		}
 		if got := h.reserve(b, 100, "q"); len(got) != 0 {
@@ -154,6 +164,64 @@ var queueCases = []testCase{
 		}
 		if got := h.reserve(b, 100, "q"); len(got) != 3 {
 			h.t.Fatalf("reserved %d after 3 of 70 under a limit of 70 ended, want 3", len(got))
+		}
+	}},
+	{"AJobPassReplacesTheJobsItCompleted", func(h *harness) {
+		a, b := h.worker(), h.worker()
+		for range 6 {
+			h.insert("q", time.Time{})
+		}
+		h.setLimit("q", 3)
+		first := h.reserve(a, 3, "q")
+		res := h.pass(store.JobPass{Worker: a, Complete: []store.Completion{{Worker: a, IDs: ids(first[:2])}}, Queues: []string{"q"}, Limit: 2})
+		if len(res.Reserved) != 2 {
+			h.t.Fatalf("a pass completing 2 of 3 running under a limit of 3 reserved %d, want 2", len(res.Reserved))
+		}
+		if got := h.reserve(b, 5, "q"); len(got) != 0 {
+			h.t.Fatalf("worker b reserved %v with 3 running under a limit of 3", ids(got))
+		}
+		res = h.pass(store.JobPass{Worker: a, Complete: []store.Completion{{Worker: a, IDs: ids(first[2:])}}, Queues: []string{"q"}, Limit: 3})
+		if len(res.Reserved) != 1 {
+			h.t.Fatalf("a pass completing 1 of 3 running and asking for 3 reserved %d, want 1", len(res.Reserved))
+		}
+	}},
+	{"AJobPassUnderALoweredLimitReplacesNothing", func(h *harness) {
+		// With more running than a new limit, a pass that completes one
+		// job starts none in its place until fewer than the limit run.
+		w, a, b, c := h.threeRunningOverALimitOfTwo()
+		res := h.pass(store.JobPass{Worker: w, Complete: []store.Completion{{Worker: w, IDs: []ulid.ULID{a}}}, Queues: []string{"q"}, Limit: 1})
+		if len(res.Reserved) != 0 {
+			h.t.Fatalf("a pass completing 1 of 3 running under a limit of 2 reserved %v", ids(res.Reserved))
+		}
+		res = h.pass(store.JobPass{Worker: w, Complete: []store.Completion{{Worker: w, IDs: []ulid.ULID{b}}}, Queues: []string{"q"}, Limit: 1})
+		if len(res.Reserved) != 1 {
+			h.t.Fatalf("a pass completing 1 of 2 running under a limit of 2 reserved %d, want 1", len(res.Reserved))
+		}
+		res = h.pass(store.JobPass{Worker: w, Complete: []store.Completion{{Worker: w, IDs: []ulid.ULID{c}}}, Queues: []string{"q"}, Limit: 2})
+		if len(res.Reserved) != 1 {
+			h.t.Fatalf("a pass completing 1 of 2 running and asking for 2 under a limit of 2 reserved %d, want the last 1", len(res.Reserved))
+		}
+	}},
+	{"AJobPassGainsNoPlaceFromJobsEndedBeforeIt", func(h *harness) {
+		// The places of a job cancelled, or completed in an earlier
+		// transaction, went to another worker: completing it (fenced) in
+		// a pass frees nothing more.
+		a, b := h.worker(), h.worker()
+		for range 5 {
+			h.insert("q", time.Time{})
+		}
+		h.setLimit("q", 2)
+		x, y := h.reserve(a, 1, "q")[0].ID, h.reserve(a, 1, "q")[0].ID
+		if _, err := h.cancel(x); err != nil {
+			h.t.Fatal(err)
+		}
+		h.complete(a, y)
+		if got := h.reserve(b, 5, "q"); len(got) != 2 {
+			h.t.Fatalf("worker b reserved %d with none running under a limit of 2, want 2", len(got))
+		}
+		res := h.pass(store.JobPass{Worker: a, Complete: []store.Completion{{Worker: a, IDs: []ulid.ULID{x, y}}}, Queues: []string{"q"}, Limit: 2})
+		if len(res.Reserved) != 0 || len(res.Fenced) != 2 {
+			h.t.Fatalf("a pass completing jobs ended before it reserved %v (fenced %v) with 2 running under a limit of 2", ids(res.Reserved), res.Fenced)
 		}
 	}},
 	{"RaisingALimitAddsRoomAndALimitSurvivesARollback", func(h *harness) {
