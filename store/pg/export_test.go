@@ -35,6 +35,16 @@ func TablesCreated() [][]string {
 	return out
 }
 
+// TablesDropped lists the tables each embedded migration drops that an
+// earlier one created.
+func TablesDropped() [][]string {
+	var out [][]string
+	for _, m := range migrations {
+		out = append(out, m.dropped)
+	}
+	return out
+}
+
 // LoadMigrations checks the naming of the files of fsys.
 func LoadMigrations(fsys fs.FS) (int, error) {
 	list, err := loadMigrations(fsys)
