@@ -71,7 +71,7 @@ func recordEnded(completion string) string {
 	case completeOutputSQL:
 		return completeOutputRecordingSQL
 	}
-	return recording(completion)
+	return completion // records nothing: the reservation counts under the lock
 }
 
 // completeRecordingSQL and completeOutputRecordingSQL are recordEnded's
