@@ -7,7 +7,7 @@ import (
 )
 
 // SetQueueLimit sets the queue's limit (0: none). Reserve counts the
-// queue's running jobs against it (limitRoom), so a limit set below what
+// queue's running jobs against it (openQueues), so a limit set below what
 // runs admits nothing until fewer than the limit run.
 func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
 	if err := store.ValidateQueueLimit(name, limit); err != nil {

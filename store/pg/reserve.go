@@ -25,7 +25,10 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	b := &pgx.Batch{}
 	t.s.queueLive(b, t.nowArg(), worker)
 	reserving := limit > 0 && len(queues) > 0
-	full := reserving && t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit, t.s.controlled.Load(), true)
+	full := reserving && t.s.controlled.Load()
+	if reserving {
+		t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit, full, true)
+	}
 	br := t.db.SendBatch(ctx, b)
 	_, live, err := readLive(br)
 	var jobs []store.Job
@@ -63,14 +66,12 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // one: PostgreSQL rejects LIMIT with a negative count. full says whether to
 // queue the reservation for controlled queues (see reserve_plain.go): the
 // store's hint, read once by the caller, so that a job pass's completions
-// record what they end for it (recordEnded).
-//
-// It returns full, which readReserved must be told. restore says whether
-// statements follow in the transaction, which must plan as the caller's
-// settings say: a batch that ends its transaction with the reservation
+// record what they end for it (recordEnded); readReserved must be told the
+// same. restore says whether statements follow in the transaction, which
+// must plan as the caller's settings say: a batch that ends its transaction with the reservation
 // (the job pass) needs no restoring, the settings end with it, and is
 // spared a statement.
-func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, full, restore bool) bool {
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, full, restore bool) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	b.Queue(indexScansOnlySQL)
@@ -83,7 +84,6 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 	if restore {
 		b.Queue(restorePlannerSQL)
 	}
-	return full
 }
 
 // lockQueuesSQL takes the advisory lock of each queue of $2 (see
