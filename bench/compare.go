@@ -20,6 +20,7 @@ type compareFlags struct {
 	rounds        int
 	samples       int
 	riverCooldown time.Duration
+	lanes         int
 }
 
 func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
@@ -33,6 +34,7 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.IntVar(&f.batch, "batch", 10_000, "jobs per bulk-enqueue call (one COPY each)")
 	fs.IntVar(&f.rounds, "rounds", 1, "runs of each system per figure; the order alternates")
 	fs.IntVar(&f.samples, "latency-samples", 200, "single enqueues timed on an idle worker; 0 skips the latency figure")
+	fs.IntVar(&f.lanes, "lanes", 0, "tickwork's lanes (worker.Options.Lanes) in the throughput runs; 0 is the rule of thumb, throughputLanes")
 	fs.DurationVar(&f.riverCooldown, "river-fetch-cooldown", time.Millisecond, "River's FetchCooldown (River's default is 100 ms, which caps it at 10 fetches a second)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -44,8 +46,8 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	if f.inflight, err = intList(*inflight); err != nil {
 		return f, fmt.Errorf("-inflight: %w", err)
 	}
-	if f.process < 1 || f.batch < 1 || f.rounds < 1 || f.samples < 0 {
-		return f, fmt.Errorf("-process, -batch and -rounds must be at least 1 and -latency-samples not negative")
+	if f.process < 1 || f.batch < 1 || f.rounds < 1 || f.samples < 0 || f.lanes < 0 {
+		return f, fmt.Errorf("-process, -batch and -rounds must be at least 1, -latency-samples and -lanes not negative")
 	}
 	return f, f.validate()
 }
@@ -72,8 +74,12 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := printServer(ctx, stdout, f.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, a lane per 500 jobs in flight (worker.Options.Lanes), SPEC defaults for latency\n\n", f.riverCooldown)
-	c := &comparison{f: f, out: stdout, openers: []opener{openTickwork, riverOpener(f.riverCooldown)}}
+	lanes := "lanes (worker.Options.Lanes) by the rule of thumb: two from 100 jobs in flight, one more per 500 beyond 1,000"
+	if f.lanes > 0 {
+		lanes = fmt.Sprintf("%d lanes (worker.Options.Lanes, -lanes)", f.lanes)
+	}
+	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, %s, SPEC defaults for latency\n\n", f.riverCooldown, lanes)
+	c := &comparison{f: f, out: stdout, openers: []opener{tickworkOpener(f.lanes), riverOpener(f.riverCooldown)}}
 	for _, waiting := range f.waiting {
 		for _, inflight := range f.inflight {
 			if err := c.throughput(ctx, waiting, inflight); err != nil {

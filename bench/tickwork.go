@@ -21,10 +21,20 @@ type tickworkSystem struct {
 	client *worker.Client
 	tables string // the quoted schema
 	seed   uint64
+	lanes  int // in throughput runs; 0 is throughputLanes
 }
 
-func openTickwork(ctx context.Context, url, schema string) (system, error) {
-	return newTickwork(ctx, url, schema)
+// tickworkOpener opens tickwork running lanes lanes in throughput runs
+// (0: throughputLanes).
+func tickworkOpener(lanes int) opener {
+	return func(ctx context.Context, url, schema string) (system, error) {
+		s, err := newTickwork(ctx, url, schema)
+		if err != nil {
+			return nil, err
+		}
+		s.lanes = lanes
+		return s, nil
+	}
 }
 
 // freshTickwork drops schema, left over from an earlier run, and opens
@@ -77,12 +87,22 @@ func throughputConfig(inflight int) worker.Config {
 }
 
 func (s *tickworkSystem) Work(ctx context.Context, inflight, stopAfter int) error {
-	return s.work(ctx, throughputConfig(inflight), stopAfter, func(o *worker.Options) { o.Lanes = throughputLanes(inflight) })
+	lanes := s.lanes
+	if lanes == 0 {
+		lanes = throughputLanes(inflight)
+	}
+	return s.work(ctx, throughputConfig(inflight), stopAfter, func(o *worker.Options) { o.Lanes = lanes })
 }
 
 // throughputLanes is the worker's rule of thumb (worker.Options.Lanes):
-// a lane per 500 jobs in flight.
-func throughputLanes(inflight int) int { return max(1, inflight/500) }
+// one lane below 100 jobs in flight, two from 100, and one per 500 from
+// 1,500.
+func throughputLanes(inflight int) int {
+	if inflight < 100 {
+		return 1
+	}
+	return max(2, inflight/500)
+}
 
 // work runs one worker with cfg until stopAfter no-op jobs ran, then shuts
 // it down gracefully. opts, if set, adjusts the worker's options.

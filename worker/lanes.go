@@ -18,10 +18,14 @@ import (
 // cores of the server. On the 2-core development machine, with 1,000 jobs
 // in flight, two lanes moved a third to a half more jobs a second than
 // one (bench compare: 79,000 and 87,000 against 61,000 and 55,000 with
-// 100,000 and 1,000,000 waiting); with 100 in flight they moved fewer
-// (smaller passes cost more a job), so one lane per 500 or so jobs in
-// flight is the rule of thumb. Each lane is exactly a worker of the simulator's: the
-// properties hold for it as for any other.
+// 100,000 and 1,000,000 waiting). With 100 in flight two lanes were as
+// fast as one while the machine was otherwise idle and a fifth faster
+// while it was shared (a median of 1.87 times River's rate against 1.54,
+// eight and five alternating runs); three and four lanes were slower
+// there, their passes too small. The rule of thumb is thus two lanes from
+// about 100 jobs in flight and one more per 500 beyond 1,000. Each lane is
+// exactly a worker of the simulator's: the properties hold for it as for
+// any other.
 
 // MaxLanes bounds Options.Lanes.
 const MaxLanes = 64

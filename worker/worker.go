@@ -44,8 +44,9 @@ type Options struct {
 	// Lanes is how many job paths Run drives at once (default 1, at most
 	// MaxLanes and MaxConcurrent): each lane is a worker of its own in the
 	// store with its share of MaxConcurrent and MaxFetch (see lanes.go).
-	// One lane per 500 or so jobs in flight lets the store's work for one
-	// lane run while another's jobs run.
+	// Two lanes from about 100 jobs in flight, and one more per 500 beyond
+	// 1,000, let the store's work for one lane run while another's jobs
+	// run.
 	Lanes int
 }
 
