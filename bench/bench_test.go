@@ -60,6 +60,17 @@ func TestCompareTiny(t *testing.T) {
 	if len(ratios) != 5 {
 		t.Errorf("want 5 figures with a ratio (2 throughput, bulk enqueue, p50, p99), found %d", len(ratios))
 	}
+	// This process's processor time is known on every system the bench
+	// runs on; the server's only where its processes are visible.
+	perJob := regexp.MustCompile(`(?m)^worker process processor time, \d+ in flight, 300 waiting \(µs/job\)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+\d+\.\d+x$`).FindAllStringSubmatch(text, -1)
+	if len(perJob) != 2 {
+		t.Errorf("want the worker process's processor time per job for both concurrencies, found %d rows", len(perJob))
+	}
+	for _, m := range perJob {
+		if m[1] == "0.0" || m[2] == "0.0" {
+			t.Errorf("a system ran its jobs in no processor time: %q", m[0])
+		}
+	}
 	assertNoSchemas(t, url, prefix)
 }
 

@@ -166,16 +166,19 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				if err := checkpoint(ctx, c.f.url); err != nil {
 					return err
 				}
+				used := startCPU()
 				if err := sys.Work(ctx, inflight, c.f.process); err != nil {
 					return err
 				}
+				cpu := used.stop()
 				sp, err := sys.Span(ctx)
 				if err != nil {
 					return err
 				}
 				c.results.add(figure, sys.Name(), sp.rate())
-				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (database time, first start to last completion)\n",
-					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate())
+				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (database time, first start to last completion)%s\n",
+					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), cpu.report(sp.n))
+				cpu.add(&c.results, fmt.Sprintf("%d in flight, %d waiting", inflight, waiting), sys.Name(), sp.n)
 				return nil
 			})
 			if err != nil {

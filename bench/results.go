@@ -37,7 +37,7 @@ func (r *results) median(figure, system string) (float64, bool) {
 // print writes the summary table: the median of each system's runs and
 // the ratio tickwork/River.
 func (r *results) print(w io.Writer) {
-	fmt.Fprintf(w, "\n%-62s %12s %12s %16s\n", "figure (median of runs)", "tickwork", "River", "tickwork/River")
+	fmt.Fprintf(w, "\n%-72s %12s %12s %16s\n", "figure (median of runs)", "tickwork", "River", "tickwork/River")
 	for _, fig := range r.figures {
 		tw, okT := r.median(fig, "tickwork")
 		rv, okR := r.median(fig, "River")
@@ -45,6 +45,6 @@ func (r *results) print(w io.Writer) {
 		if okT && okR && rv != 0 {
 			ratio = fmt.Sprintf("%.2fx", tw/rv)
 		}
-		fmt.Fprintf(w, "%-62s %12.1f %12.1f %16s\n", fig, tw, rv, ratio)
+		fmt.Fprintf(w, "%-72s %12.1f %12.1f %16s\n", fig, tw, rv, ratio)
 	}
 }

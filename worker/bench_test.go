@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/proccpu"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -46,7 +47,9 @@ func benchConfig() Config {
 
 // BenchmarkThroughput processes pre-enqueued no-op jobs with one and with
 // four workers at 100 concurrent jobs each and reports jobs/s measured in
-// the database, from the first reservation to the last completion. Run it
+// the database, from the first reservation to the last completion, and
+// the processor time per job of the server and of this process (the
+// workers), which move less than the rate on a shared machine. Run it
 // with -benchtime 1x: each iteration is a full run.
 func BenchmarkThroughput(b *testing.B) {
 	for _, workers := range []int{1, 4} {
@@ -57,6 +60,7 @@ func BenchmarkThroughput(b *testing.B) {
 				if run.serverCPU > 0 {
 					b.ReportMetric(run.serverCPUPerJob(), "server-cpu-µs/job")
 				}
+				b.ReportMetric(float64(run.workerCPU.Microseconds())/float64(run.jobs), "worker-cpu-µs/job")
 			}
 		})
 	}
@@ -66,7 +70,8 @@ func BenchmarkThroughput(b *testing.B) {
 type throughput struct {
 	jobs      int
 	rate      float64       // jobs per second, in database time
-	serverCPU time.Duration // the server's processor time, 0 when not visible (pgtest.ServerCPU)
+	serverCPU time.Duration // the server's processor time, 0 when not visible (proccpu.Server)
+	workerCPU time.Duration // this process's processor time over the same span: the workers' share
 }
 
 // serverCPUPerJob is the server's processor time per job, in µs.
@@ -86,7 +91,8 @@ func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 		}
 	}
 	b.ResetTimer()
-	cpuBefore, cpuSeen := pgtest.ServerCPU()
+	cpuBefore, cpuSeen := proccpu.Server()
+	ownBefore, _ := proccpu.Self()
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -121,7 +127,8 @@ func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 	for completed(b, st) < jobs { // the last results are recorded by the next tick
 		time.Sleep(10 * time.Millisecond)
 	}
-	cpuAfter, _ := pgtest.ServerCPU()
+	cpuAfter, _ := proccpu.Server()
+	ownAfter, _ := proccpu.Self()
 	b.StopTimer()
 	cancel()
 	wg.Wait()
@@ -133,12 +140,12 @@ func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 	}
 	first, last := span(b, st)
 	rate := float64(jobs) / last.Sub(first).Seconds()
-	run := throughput{jobs: jobs, rate: rate}
+	run := throughput{jobs: jobs, rate: rate, workerCPU: ownAfter - ownBefore}
 	if cpuSeen {
 		run.serverCPU = cpuAfter - cpuBefore
 	}
-	b.Logf("%d workers x 100 concurrent, limit %d: %d no-op jobs in %v = %.0f jobs/s (first reserve to last completion, database time); server processor time %v",
-		workers, limit, jobs, last.Sub(first).Round(time.Millisecond), rate, run.serverCPU)
+	b.Logf("%d workers x 100 concurrent, limit %d: %d no-op jobs in %v = %.0f jobs/s (first reserve to last completion, database time); server processor time %v, this process's %v",
+		workers, limit, jobs, last.Sub(first).Round(time.Millisecond), rate, run.serverCPU, run.workerCPU.Round(time.Millisecond))
 	b.StartTimer()
 	return run
 }

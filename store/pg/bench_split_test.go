@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/proccpu"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -75,7 +76,7 @@ func benchPasses(b *testing.B, s *pg.Store) {
 	fill(b, s, rnd, 10*splitBatch)
 	running := passTick(b, s, worker, nil, splitBatch) // warm up
 	passes := 0
-	cpuBefore, cpuSeen := pgtest.ServerCPU()
+	cpuBefore, cpuSeen := proccpu.Server()
 	for b.Loop() {
 		if len(running) < splitBatch {
 			b.StopTimer()
@@ -85,7 +86,7 @@ func benchPasses(b *testing.B, s *pg.Store) {
 		running = passTick(b, s, worker, running, splitBatch)
 		passes++
 	}
-	cpuAfter, _ := pgtest.ServerCPU()
+	cpuAfter, _ := proccpu.Server()
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(passes)/splitBatch, "µs/job")
 	if cpuSeen { // the refills' share too, a small one
 		b.ReportMetric(float64((cpuAfter-cpuBefore).Microseconds())/float64(passes)/splitBatch, "server-cpu-µs/job")

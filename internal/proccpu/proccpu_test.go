@@ -1,6 +1,9 @@
-package pgtest
+package proccpu
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestPostgresTicks(t *testing.T) {
 	for _, c := range []struct {
@@ -18,5 +21,31 @@ func TestPostgresTicks(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("postgresTicks(%q) = %d, %v; want %d, %v", c.stat, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestSelfGrowsWithWork checks that Self counts this process's own work:
+// 50 ms of spinning on a loaded 2-core machine still gets a few
+// milliseconds of processor time.
+func TestSelfGrowsWithWork(t *testing.T) {
+	before, ok := Self()
+	if !ok {
+		t.Fatal("Self: no processor time from getrusage")
+	}
+	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
+		spin()
+	}
+	after, _ := Self()
+	if after-before < 5*time.Millisecond {
+		t.Errorf("Self grew by %v over 50 ms of spinning, want at least 5 ms", after-before)
+	}
+}
+
+var sink int
+
+// spin does a little work the compiler cannot drop.
+func spin() {
+	for i := range 100_000 {
+		sink += i
 	}
 }

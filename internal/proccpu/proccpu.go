@@ -1,10 +1,15 @@
-package pgtest
+// Package proccpu reads processor time used so far, of the local
+// PostgreSQL server and of this process, for benchmarks to report beside
+// their wall-clock figures: on a shared machine waiting for a processor
+// moves the latter and hardly the former.
+package proccpu
 
 import (
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -12,15 +17,12 @@ import (
 // every Linux architecture Go supports.
 const userHZ = 100
 
-// ServerCPU returns the processor time that the PostgreSQL server's
+// Server returns the processor time that the PostgreSQL server's
 // processes on this machine have used so far (user and system, those
 // running and the backends that have exited), read from /proc, and false
 // when none is visible: the server runs on another machine, in a
-// container, or not on Linux. Benchmarks report its difference over a
-// run beside their wall-clock figures: on a shared machine waiting for a
-// processor moves the latter and hardly the former. Its resolution is
-// 10 ms.
-func ServerCPU() (time.Duration, bool) {
+// container, or not on Linux. Its resolution is 10 ms.
+func Server() (time.Duration, bool) {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var ticks int64
 	seen := false
@@ -62,4 +64,14 @@ func postgresTicks(stat string) (int64, bool) {
 		sum += n
 	}
 	return sum, true
+}
+
+// Self returns the processor time this process has used so far, user and
+// system, and false when the system does not say.
+func Self() (time.Duration, bool) {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0, false
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()), true
 }
