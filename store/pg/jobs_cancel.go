@@ -68,11 +68,14 @@ func (t *tx) CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, e
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(cancelledSQL), idArgs(ids))
 	var out []ulid.ULID
-	if err == nil {
-		out, err = readCancelled(rows)
-	}
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { // as in the job pass, which shares the statement
+		rows, err := br.Query()
+		if err == nil {
+			out, err = readCancelled(rows)
+		}
+		return err
+	}, t.s.sql(cancelledSQL), idArgs(ids))
 	if err != nil {
 		return nil, t.fail(err, "find the cancelled jobs among %d", len(ids))
 	}

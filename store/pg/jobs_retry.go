@@ -23,7 +23,9 @@ func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.
 	var status string
 	var next, holder pgtype.UUID
 	var taken bool
-	err := t.db.QueryRow(ctx, t.s.sql(lockRetriedSQL), idArg(id), idArg(newID)).Scan(&status, &next, &taken, &holder)
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&status, &next, &taken, &holder)
+	}, t.s.sql(lockRetriedSQL), idArg(id), idArg(newID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
@@ -51,12 +53,15 @@ func (t *tx) insertNext(ctx context.Context, id, newID ulid.ULID, delay time.Dur
 	if delay <= 0 {
 		newStatus = store.Available
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(insertNextSQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay),
+	var job store.Job
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			job, err = pgx.CollectExactlyOneRow(rows, scanJob)
+		}
+		return err
+	}, t.s.sql(insertNextSQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay),
 		int32(attemptStep), int32(snoozeStep))
-	if err != nil {
-		return store.Job{}, t.fail(err, "insert the next row %s of job %s", newID, id)
-	}
-	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if err == nil && job.Status == store.Available {
 		err = t.notifyAvailable(ctx, t.db, []string{job.Queue})
 	}
@@ -99,7 +104,9 @@ func (t *tx) SnoozeJob(ctx context.Context, worker, id, newID ulid.ULID, delay t
 		return store.Job{}, err
 	}
 	var owned, taken bool
-	err := t.db.QueryRow(ctx, t.s.sql(lockSnoozedSQL), idArg(id), idArg(worker), idArg(newID)).Scan(&owned, &taken)
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&owned, &taken)
+	}, t.s.sql(lockSnoozedSQL), idArg(id), idArg(worker), idArg(newID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows) || err == nil && !owned:
 		return store.Job{}, fmt.Errorf("snooze job %s for worker %s: %w", id, worker, store.ErrFenced)
@@ -108,7 +115,9 @@ func (t *tx) SnoozeJob(ctx context.Context, worker, id, newID ulid.ULID, delay t
 	case taken:
 		return store.Job{}, fmt.Errorf("snooze job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
 	}
-	if _, err := t.db.Exec(ctx, t.s.sql(snoozeSQL), t.nowArg(), idArg(id)); err != nil {
+	err = t.indexScansOnly(ctx, func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
+		t.s.sql(snoozeSQL), t.nowArg(), idArg(id))
+	if err != nil {
 		return store.Job{}, t.fail(err, "snooze job %s", id)
 	}
 	return t.insertNext(ctx, id, newID, delay, 0, 1)

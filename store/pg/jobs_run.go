@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
@@ -57,11 +58,14 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 		return nil, nil
 	}
 	sql, args := completeStatement(c, t.nowArg())
-	rows, err := t.db.Query(ctx, t.s.sql(completeUnchecked(sql)), args...)
 	var fenced []ulid.ULID
-	if err == nil {
-		fenced, err = readFenced(rows, c.IDs)
-	}
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { // as in the job pass, which shares the statement
+		rows, err := br.Query()
+		if err == nil {
+			fenced, err = readFenced(rows, c.IDs)
+		}
+		return err
+	}, t.s.sql(completeUnchecked(sql)), args...)
 	if err != nil {
 		return nil, t.fail(err, "complete %d jobs of worker %s", len(c.IDs), c.Worker)
 	}
@@ -138,7 +142,11 @@ func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) e
 	if err := t.check(); err != nil {
 		return err
 	}
-	tag, err := t.db.Exec(ctx, t.s.sql(failSQL), t.nowArg(), idArg(id), idArg(worker), store.CleanReason(reason))
+	var tag pgconn.CommandTag
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) (err error) {
+		tag, err = br.Exec()
+		return err
+	}, t.s.sql(failSQL), t.nowArg(), idArg(id), idArg(worker), store.CleanReason(reason))
 	if err != nil {
 		return t.fail(err, "fail job %s of worker %s", id, worker)
 	}

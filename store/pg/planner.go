@@ -30,6 +30,11 @@ import (
 // and the plan tests hold the generic plans to the same index scans as
 // the custom ones. (Through PgBouncer, statements are not prepared and are
 // planned every time whatever the setting.)
+//
+// A prepared statement's generic plan, once PostgreSQL has settled on it,
+// serves its later executions whatever their settings, so a statement
+// guarded anywhere must be guarded everywhere it runs: the job pass guards all its statements, and
+// the Tx methods that share them do the same (see RunJobPass).
 const indexScansOnlySQL = `SELECT
 	set_config('tickwork.enable_seqscan', current_setting('enable_seqscan'), true),
 	set_config('tickwork.enable_bitmapscan', current_setting('enable_bitmapscan'), true),

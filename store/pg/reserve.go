@@ -27,13 +27,16 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	reserving := limit > 0 && len(queues) > 0
 	full := reserving && t.s.controlled.Load()
 	if reserving {
+		b.Queue(indexScansOnlySQL)
 		t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit, full, true)
 	}
 	br := t.db.SendBatch(ctx, b)
 	_, live, err := readLive(br)
 	var jobs []store.Job
 	if err == nil && reserving {
-		jobs, err = t.s.readReserved(br, limit, full, true)
+		if _, err = br.Exec(); err == nil { // indexScansOnlySQL
+			jobs, err = t.s.readReserved(br, limit, full, true)
+		}
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -61,8 +64,9 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 	return store.Truncate(now), live, err
 }
 
-// queueReserveRows adds the reservation, planned with index scans only (see
-// queueIndexScansOnly). Callers queue it only when limit and queues allow
+// queueReserveRows adds the reservation, after the caller queued
+// indexScansOnlySQL (see queueIndexScansOnly) so that it is planned with
+// index scans only. Callers queue it only when limit and queues allow
 // one: PostgreSQL rejects LIMIT with a negative count. full says whether to
 // queue the reservation for controlled queues (see reserve_plain.go): the
 // store's hint, read once by the caller, so that a job pass's completions
@@ -74,7 +78,6 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, full, restore bool) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
-	b.Queue(indexScansOnlySQL)
 	if full {
 		b.Queue(s.sql(limitLockStatement()), s.limitKey, queues, limit)
 		b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit)
@@ -107,12 +110,8 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool)
 		return nil, err
 	}
 	s.controlled.Store(controlled)
-	execs := 1 // indexScansOnlySQL
 	if full {
-		execs++ // limitLockSQL
-	}
-	for range execs {
-		if _, err := br.Exec(); err != nil {
+		if _, err := br.Exec(); err != nil { // limitLockSQL
 			return nil, err
 		}
 	}
