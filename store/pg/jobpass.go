@@ -12,18 +12,18 @@ import (
 
 var _ store.JobPasser = (*Store)(nil)
 
-// Every statement of a job pass after the first is planned with index
-// scans only (indexScansOnlySQL), the completions as much as the
-// reservation. The statements are prepared once per connection and keep
-// the generic plan PostgreSQL settles on after a few executions until
-// the table's statistics change, which with autovacuum off is never: a
-// worker that started on a small table, where a sequential scan is the
-// cheapest way to find a few ids, kept reading the whole table for every
-// completion as it grew (15,450 rows read to complete 50 jobs after 300
-// passes, in a benchmark that started with 500 rows). A statement the
-// pass shares with a Tx method (completeSQL, cancelledSQL) is guarded
-// there too, since the plan is the prepared statement's, whichever
-// settings planned it first.
+// Every statement of a job pass on jobs is planned with index scans only
+// (indexScansOnlySQL), the completions as much as the reservation. The
+// statements are prepared once per connection and keep the generic plan
+// PostgreSQL settles on after a few executions until the table's
+// statistics change, which with autovacuum off is never: a worker that
+// started on a small table, where a sequential scan is the cheapest way to
+// find a few ids, kept reading the whole table for every completion as it
+// grew (15,450 rows read to complete 50 jobs after 300 passes, in a
+// benchmark that started with 500 rows). A statement the pass shares with
+// a Tx method (completeSQL, cancelledSQL) is guarded there too, since the
+// plan is the prepared statement's, whichever settings planned it first;
+// the heartbeat, of the small workers table, is guarded in neither.
 
 // RunJobPass sends the whole pass as one pipelined batch (store.RunJobPass
 // has checked its outputs): one round trip,
@@ -37,11 +37,11 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	now := s.nowParam()
 	b := &pgx.Batch{}
 	s.queueLive(b, now, p.Worker)
-	b.Queue(indexScansOnlySQL) // for the rest of the pass's transaction (above)
 	heartbeat := p.Heartbeats()
 	if heartbeat {
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))
 	}
+	b.Queue(indexScansOnlySQL) // for the rest of the pass's transaction (above)
 	reserving := p.Reserves()
 	full := reserving && s.controlled.Load()
 	for _, c := range p.Complete {
@@ -79,13 +79,13 @@ func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, res
 		return res, err
 	}
 	res.Dead = !live && (heartbeat || reserving)
-	if _, err := br.Exec(); err != nil { // indexScansOnlySQL
-		return res, err
-	}
 	if heartbeat {
 		if _, err := br.Exec(); err != nil {
 			return res, err
 		}
+	}
+	if _, err := br.Exec(); err != nil { // indexScansOnlySQL
+		return res, err
 	}
 	for _, c := range p.Complete {
 		if len(c.IDs) == 0 {

@@ -27,6 +27,8 @@ func holdsKey(prefix string) string {
 // CONFLICT skips a row whose key is held before its primary key is
 // checked, so a duplicate id would pass unseen; and the check must fail in
 // the server, so that the savepoint's release queued after it is skipped.
+// It is planned with index scans only (see RunJobPass): kept from a small
+// table, its plan read the whole table at every unique enqueue.
 const idTakenSQL = `SELECT 1 / (count(*) = 0)::int FROM {schema}.jobs WHERE id = ANY ($1::uuid[])`
 
 // insertSkippingSQL inserts the rows of insertArgs, skipping each whose key
@@ -66,10 +68,11 @@ func (t *tx) insertUnique(ctx context.Context, jobs []store.NewJob) ([]store.Dup
 	args := append(t.insertArgs(jobs, keys), t.s.chAvailable)
 	inserted := make(map[[16]byte]bool, len(jobs))
 	err := t.underSavepoint(ctx, func(b *pgx.Batch) {
-		b.Queue(t.s.sql(idTakenSQL), args[1])
+		queueIndexScansOnly(b, t.s.sql(idTakenSQL), args[1]) // see idTakenSQL
 		b.Queue(strings.ReplaceAll(t.s.sql(insertSkippingSQL), "{holds}", holdsKey("")), args...)
 	}, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
+		err := readIndexScansOnly(br, func() error { _, err := br.Exec(); return err })
+		if err != nil {
 			var pgErr *pgconn.PgError
 			if errors.As(err, &pgErr) && pgErr.Code == "22012" {
 				return fmt.Errorf("insert %d jobs: a job's id exists already: %w", len(jobs), store.ErrConflict)
@@ -115,12 +118,15 @@ func repeatedID(jobs []store.NewJob) error {
 // holders reads the rows holding keys, the keys of the jobs at positions
 // skipped of the batch.
 func (t *tx) holders(ctx context.Context, skipped []int, keys []string) ([]store.Duplicate, error) {
-	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
+	var found []store.Job
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { // see idTakenSQL
+		rows, err := br.Query()
+		if err == nil {
+			found, err = collectJobs(rows, len(keys))
+		}
+		return err
+	}, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
 		WHERE unique_key = ANY ($1::text[]) AND `+holdsKey("")), keys)
-	if err != nil {
-		return nil, err
-	}
-	found, err := collectJobs(rows, len(keys))
 	if err != nil {
 		return nil, err
 	}

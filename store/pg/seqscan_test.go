@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
-// TestJobPathNeverReadsJobsSequentially runs the job path on a table of a
-// few dozen rows, where a sequential scan is the cheapest plan for most of
+// TestJobPathNeverReadsJobsSequentially runs the job path, and the
+// client's unique enqueues and cancels, on a table of a few dozen rows, where a sequential scan is the cheapest plan for most of
 // its statements, and checks from the server's statistics that none read
 // jobs sequentially. Each statement runs more than five times, so that
 // PostgreSQL settles on the generic plan it then keeps for the
@@ -77,6 +78,26 @@ func TestJobPathNeverReadsJobsSequentially(t *testing.T) {
 			return err
 		})
 		running = ids[3:]
+	}
+	live := store.StatusesOf(store.Scheduled, store.Available, store.Running, store.Cancelled)
+	for i := range 12 { // the client's side: batches of unique enqueues, then the same keys again, and cancels
+		batch := make([]store.NewJob, 20)
+		for k := range batch {
+			batch[k] = store.NewJob{ID: clockrng.NewULID(time.Now(), rnd), Queue: "tiny", Payload: []byte(`{}`),
+				UniqueKey: fmt.Sprintf("key-%d-%d", i%6, k), UniqueStates: live}
+		}
+		quickly(t, s, "enqueue", func(ctx context.Context, tx store.Tx) error {
+			dups, err := tx.InsertJobs(ctx, batch)
+			switch {
+			case err != nil:
+				return err
+			case i >= 6 && len(dups) != len(batch):
+				return fmt.Errorf("the enqueue of %d held keys reported %d duplicates", len(batch), len(dups))
+			case i < 6:
+				_, err = tx.CancelJob(ctx, batch[0].ID)
+			}
+			return err
+		})
 	}
 	s.Close() // a backend reports its counts as it exits
 	after := settledJobScans(t, url, schema)
