@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tickwork/tickwork/internal/proccpu"
 )
 
 // compareFlags configure the side-by-side run.
@@ -166,19 +168,19 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				if err := checkpoint(ctx, c.f.url); err != nil {
 					return err
 				}
-				used := startCPU()
+				before := proccpu.Read()
 				if err := sys.Work(ctx, inflight, c.f.process); err != nil {
 					return err
 				}
-				cpu := used.stop()
+				used := proccpu.Read().Since(before)
 				sp, err := sys.Span(ctx)
 				if err != nil {
 					return err
 				}
 				c.results.add(figure, sys.Name(), sp.rate())
 				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (database time, first start to last completion)%s\n",
-					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), cpu.report(sp.n))
-				cpu.add(&c.results, fmt.Sprintf("%d in flight, %d waiting", inflight, waiting), sys.Name(), sp.n)
+					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), cpuReport(used, sp.n))
+				addCPU(&c.results, used, fmt.Sprintf("%d in flight, %d waiting", inflight, waiting), sys.Name(), sp.n)
 				return nil
 			})
 			if err != nil {

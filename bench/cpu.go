@@ -7,54 +7,36 @@ import (
 	"github.com/tickwork/tickwork/internal/proccpu"
 )
 
-// A run's processor time: the local server's and this process's, which
-// runs one system's worker at a time. They move far less than a rate on
-// a shared machine, where a system that waits for a processor loses
-// throughput but not processor time, so the two systems' figures per job
-// compare their costs when their rates are noise.
-type cpuSpan struct {
-	server, self   time.Duration
-	serverSeen, ok bool
-}
-
-// startCPU reads both clocks at the start of a run.
-func startCPU() cpuSpan {
-	var c cpuSpan
-	c.server, c.serverSeen = proccpu.Server()
-	c.self, c.ok = proccpu.Self()
-	return c
-}
-
-// stop returns what was used since startCPU.
-func (c cpuSpan) stop() cpuSpan {
-	server, serverSeen := proccpu.Server()
-	self, ok := proccpu.Self()
-	return cpuSpan{server: server - c.server, self: self - c.self, serverSeen: c.serverSeen && serverSeen, ok: c.ok && ok}
-}
+// A run's processor time (proccpu.Reading): the local server's and this
+// process's, which runs one system's worker at a time. They move far less
+// than a rate on a shared machine, where a system that waits for a
+// processor loses throughput but not processor time, so the two systems'
+// figures per job compare their costs when their rates are noise.
 
 // perJob is d per job of n, in µs.
 func perJob(d time.Duration, n int) float64 {
 	return float64(d.Microseconds()) / float64(max(n, 1))
 }
 
-// report is the run line's processor figures, empty when unknown.
-func (c cpuSpan) report(jobs int) string {
+// cpuReport is the run line's processor figures of used, empty when
+// unknown.
+func cpuReport(used proccpu.Reading, jobs int) string {
 	s := ""
-	if c.serverSeen {
-		s += fmt.Sprintf("; server processor %.1f µs/job", perJob(c.server, jobs))
+	if used.ServerSeen {
+		s += fmt.Sprintf("; server processor %.1f µs/job", perJob(used.Server, jobs))
 	}
-	if c.ok {
-		s += fmt.Sprintf("; worker process %.1f µs/job", perJob(c.self, jobs))
+	if used.SelfSeen {
+		s += fmt.Sprintf("; worker process %.1f µs/job", perJob(used.Self, jobs))
 	}
 	return s
 }
 
-// add records the figures per job of the run called what.
-func (c cpuSpan) add(r *results, what, system string, jobs int) {
-	if c.serverSeen {
-		r.add("server processor time, "+what+" (µs/job)", system, perJob(c.server, jobs))
+// addCPU records the figures per job of used, in the run called what.
+func addCPU(r *results, used proccpu.Reading, what, system string, jobs int) {
+	if used.ServerSeen {
+		r.add("server processor time, "+what+" (µs/job)", system, perJob(used.Server, jobs))
 	}
-	if c.ok {
-		r.add("worker process processor time, "+what+" (µs/job)", system, perJob(c.self, jobs))
+	if used.SelfSeen {
+		r.add("worker process processor time, "+what+" (µs/job)", system, perJob(used.Self, jobs))
 	}
 }

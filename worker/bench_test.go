@@ -91,8 +91,7 @@ func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 		}
 	}
 	b.ResetTimer()
-	cpuBefore, cpuSeen := proccpu.Server()
-	ownBefore, _ := proccpu.Self()
+	cpuBefore := proccpu.Read()
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -127,8 +126,7 @@ func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 	for completed(b, st) < jobs { // the last results are recorded by the next tick
 		time.Sleep(10 * time.Millisecond)
 	}
-	cpuAfter, _ := proccpu.Server()
-	ownAfter, _ := proccpu.Self()
+	used := proccpu.Read().Since(cpuBefore)
 	b.StopTimer()
 	cancel()
 	wg.Wait()
@@ -140,9 +138,9 @@ func runThroughput(b *testing.B, workers, jobs, limit int) throughput {
 	}
 	first, last := span(b, st)
 	rate := float64(jobs) / last.Sub(first).Seconds()
-	run := throughput{jobs: jobs, rate: rate, workerCPU: ownAfter - ownBefore}
-	if cpuSeen {
-		run.serverCPU = cpuAfter - cpuBefore
+	run := throughput{jobs: jobs, rate: rate, workerCPU: used.Self}
+	if used.ServerSeen {
+		run.serverCPU = used.Server
 	}
 	b.Logf("%d workers x 100 concurrent, limit %d: %d no-op jobs in %v = %.0f jobs/s (first reserve to last completion, database time); server processor time %v, this process's %v",
 		workers, limit, jobs, last.Sub(first).Round(time.Millisecond), rate, run.serverCPU, run.workerCPU.Round(time.Millisecond))

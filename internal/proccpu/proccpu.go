@@ -75,3 +75,25 @@ func Self() (time.Duration, bool) {
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano()), true
 }
+
+// Reading is the processor time used so far by the server (Server, when
+// ServerSeen) and by this process (Self, when SelfSeen).
+type Reading struct {
+	Server, Self         time.Duration
+	ServerSeen, SelfSeen bool
+}
+
+// Read reads both.
+func Read() Reading {
+	var r Reading
+	r.Server, r.ServerSeen = Server()
+	r.Self, r.SelfSeen = Self()
+	return r
+}
+
+// Since is what was used from earlier to r; a figure either reading lacks
+// is not seen.
+func (r Reading) Since(earlier Reading) Reading {
+	return Reading{Server: r.Server - earlier.Server, Self: r.Self - earlier.Self,
+		ServerSeen: r.ServerSeen && earlier.ServerSeen, SelfSeen: r.SelfSeen && earlier.SelfSeen}
+}

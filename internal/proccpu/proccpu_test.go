@@ -49,3 +49,12 @@ func spin() {
 		sink += i
 	}
 }
+
+func TestSinceKeepsWhatBothReadingsSaw(t *testing.T) {
+	earlier := Reading{Server: 2 * time.Second, Self: time.Second, ServerSeen: true, SelfSeen: true}
+	later := Reading{Server: 5 * time.Second, Self: 3 * time.Second, SelfSeen: true}
+	want := Reading{Server: 3 * time.Second, Self: 2 * time.Second, SelfSeen: true}
+	if got := later.Since(earlier); got != want {
+		t.Errorf("Since = %+v, want %+v", got, want)
+	}
+}

@@ -22,14 +22,10 @@ func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	total := 0
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) error {
 		var n int64
 		var ignored bool
-		_, err = pgx.ForEachRow(rows, []any{&n, &ignored}, func() error {
+		_, err := pgx.ForEachRow(rows, []any{&n, &ignored}, func() error {
 			total += int(n)
 			return nil
 		})

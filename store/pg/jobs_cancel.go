@@ -69,11 +69,8 @@ func (t *tx) CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, e
 		return nil, nil
 	}
 	var out []ulid.ULID
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { // as in the job pass, which shares the statement
-		rows, err := br.Query()
-		if err == nil {
-			out, err = readCancelled(rows)
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) { // as in the job pass, which shares the statement
+		out, err = readCancelled(rows)
 		return err
 	}, t.s.sql(cancelledSQL), idArgs(ids))
 	if err != nil {

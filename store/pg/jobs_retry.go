@@ -54,11 +54,8 @@ func (t *tx) insertNext(ctx context.Context, id, newID ulid.ULID, delay time.Dur
 		newStatus = store.Available
 	}
 	var job store.Job
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err == nil {
-			job, err = pgx.CollectExactlyOneRow(rows, scanJob)
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
+		job, err = pgx.CollectExactlyOneRow(rows, scanJob)
 		return err
 	}, t.s.sql(insertNextSQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay),
 		int32(attemptStep), int32(snoozeStep))
@@ -142,13 +139,9 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 	}
 	var ids []pgtype.UUID
 	var reasons []string
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) error {
 		var id, by pgtype.UUID
-		_, err = pgx.ForEachRow(rows, []any{&id, &by}, func() error {
+		_, err := pgx.ForEachRow(rows, []any{&id, &by}, func() error {
 			ids = append(ids, id)
 			reasons = append(reasons, store.LostReason(toULID(by)))
 			return nil
@@ -162,11 +155,8 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 		return nil, nil
 	}
 	var jobs []store.Job
-	err = t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err == nil {
-			jobs, err = collectJobs(rows, len(ids))
-		}
+	err = t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
+		jobs, err = collectJobs(rows, len(ids))
 		return err
 	}, t.s.sql(markLostSQL), t.nowArg(), ids, reasons)
 	if err != nil {

@@ -27,11 +27,8 @@ func (t *tx) RunningJobs(ctx context.Context, worker ulid.ULID) ([]store.Job, er
 		return nil, err
 	}
 	var jobs []store.Job
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err == nil {
-			jobs, err = collectJobs(rows, 0)
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
+		jobs, err = collectJobs(rows, 0)
 		return err
 	}, t.s.sql(runningJobsSQL), idArg(worker))
 	if err != nil {
@@ -59,11 +56,8 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 	}
 	sql, args := completeStatement(c, t.nowArg())
 	var fenced []ulid.ULID
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { // as in the job pass, which shares the statement
-		rows, err := br.Query()
-		if err == nil {
-			fenced, err = readFenced(rows, c.IDs)
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) { // as in the job pass, which shares the statement
+		fenced, err = readFenced(rows, c.IDs)
 		return err
 	}, t.s.sql(completeUnchecked(sql)), args...)
 	if err != nil {

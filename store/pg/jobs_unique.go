@@ -119,11 +119,8 @@ func repeatedID(jobs []store.NewJob) error {
 // skipped of the batch.
 func (t *tx) holders(ctx context.Context, skipped []int, keys []string) ([]store.Duplicate, error) {
 	var found []store.Job
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { // see idTakenSQL
-		rows, err := br.Query()
-		if err == nil {
-			found, err = collectJobs(rows, len(keys))
-		}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) { // see idTakenSQL
+		found, err = collectJobs(rows, len(keys))
 		return err
 	}, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
 		WHERE unique_key = ANY ($1::text[]) AND `+holdsKey("")), keys)

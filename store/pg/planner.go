@@ -33,8 +33,9 @@ import (
 //
 // A prepared statement's generic plan, once PostgreSQL has settled on it,
 // serves its later executions whatever their settings, so a statement
-// guarded anywhere must be guarded everywhere it runs: the job pass guards all its statements, and
-// the Tx methods that share them do the same (see RunJobPass).
+// guarded anywhere must be guarded everywhere it runs: the job pass
+// guards all its statements on jobs, and the Tx methods that share them
+// do the same (see RunJobPass).
 const indexScansOnlySQL = `SELECT
 	set_config('tickwork.enable_seqscan', current_setting('enable_seqscan'), true),
 	set_config('tickwork.enable_bitmapscan', current_setting('enable_bitmapscan'), true),
@@ -86,4 +87,15 @@ func (t *tx) indexScansOnly(ctx context.Context, read func(pgx.BatchResults) err
 		err = cerr
 	}
 	return err
+}
+
+// queryIndexScansOnly is indexScansOnly for a query whose rows read reads.
+func (t *tx) queryIndexScansOnly(ctx context.Context, read func(pgx.Rows) error, query string, args ...any) error {
+	return t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		return read(rows)
+	}, query, args...)
 }
