@@ -44,6 +44,7 @@ var Names = []string{
 	PGDutiesUnserialized,
 	PGCompleteUnchecked,
 	PGLimitCountUnlocked,
+	PGHintsKept,
 }
 
 // The planted bugs.
@@ -136,6 +137,10 @@ const (
 	// running jobs does so without the queue's limit lock, so two may
 	// count the same free places and both fill them.
 	PGLimitCountUnlocked = "pg-limit-count-unlocked"
+	// PGHintsKept: a reservation's hint of where to start reading its
+	// queue (store/pg/hints.go) is never forgotten nor ignored, so a job
+	// made available below it waits until the hint passes it.
+	PGHintsKept = "pg-hints-kept"
 )
 
 // PG reports whether name is a planted bug of store/pg's SQL, which only

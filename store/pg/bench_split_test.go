@@ -140,12 +140,12 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID, limited bool) (res
 	if limited {
 		// No completions before it: the reservation counts the running jobs
 		// under the limit lock, a pass's costliest way.
-		claim := explainAnalyze(b, tx, pg.LimitLockSQL(s), 1, []string{"bench"}, splitBatch)
-		reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+		claim := explainAnalyze(b, tx, pg.LimitLockSQL(s), 1, []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"})
+		reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"})
 		reserve.planning += claim.planning
 		reserve.execution += claim.execution
 	} else { // the reservation an unlimited queue gets (reserve_plain.go)
-		reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch)
+		reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"})
 	}
 	var ids []string
 	rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+

@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"time"
 
@@ -124,3 +125,18 @@ func CheckAdvanceSQL(s *Store) string { return s.sql(checkAdvanceSQL) }
 
 // SQL fills in the store's schema in query.
 func SQL(s *Store, query string) string { return s.sql(query) }
+
+// FullScanEvery is how often a reservation ignores the hints.
+const FullScanEvery = fullScanEvery
+
+// HintArgs returns, as SQL literals, the hint arguments ($5, $6, $7) a
+// reservation of queue would start from now, without counting it as one.
+func HintArgs(s *Store, queue string) string {
+	s.hints.mu.Lock()
+	defer s.hints.mu.Unlock()
+	k, ok := s.hints.from[queue]
+	if !ok {
+		return "'{-1}', '{-infinity}', '{00000000-0000-0000-0000-000000000000}'"
+	}
+	return fmt.Sprintf("'{%d}', '{%q}', '{%s}'", k.priority, k.scheduledAt.Format(time.RFC3339Nano), idArg(k.id).String())
+}

@@ -56,11 +56,13 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	if len(p.Executing) > 0 {
 		b.Queue(s.sql(cancelledSQL), idArgs(p.Executing))
 	}
+	var epoch uint64
 	if reserving {
-		s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, full, false) // the pass's last statement
+		epoch = s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, full, false) // the pass's last statement
 	}
-	res, err := s.readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving, full)
+	res, err := s.readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving, full, epoch)
 	if err != nil {
+		s.hints.forget() // its reservation may be rolled back
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))
 	}
 	return res, nil
@@ -68,7 +70,7 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 
 // readJobPass reads the answers to RunJobPass's batch in order and closes
 // it; the close reports the commit.
-func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, reserving, full bool) (res store.JobPassResult, err error) {
+func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, reserving, full bool, epoch uint64) (res store.JobPassResult, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
@@ -111,7 +113,7 @@ func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, res
 		}
 	}
 	if reserving {
-		res.Reserved, err = s.readReserved(br, p.Limit, full, false)
+		res.Reserved, err = s.readReserved(br, p.Limit, full, false, epoch)
 	}
 	return res, err
 }

@@ -34,6 +34,9 @@ func (t *tx) PromoteScheduledJobs(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, t.fail(err, "promote scheduled jobs")
 	}
+	if total > 0 { // due rows sort before most of the backlog
+		t.madeAvailable()
+	}
 	return total, nil
 }
 

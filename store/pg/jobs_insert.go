@@ -41,6 +41,9 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 	if len(jobs) == 0 {
 		return nil, nil
 	}
+	if t.s.hints.below(jobs) {
+		t.madeAvailable()
+	}
 	var dups []store.Duplicate
 	var err error
 	switch {

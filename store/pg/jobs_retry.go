@@ -60,6 +60,7 @@ func (t *tx) insertNext(ctx context.Context, id, newID ulid.ULID, delay time.Dur
 	}, t.s.sql(insertNextSQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay),
 		int32(attemptStep), int32(snoozeStep))
 	if err == nil && job.Status == store.Available {
+		t.madeAvailable() // scheduled at now: it may sort below a reservation hint
 		err = t.notifyAvailable(ctx, t.db, []string{job.Queue})
 	}
 	if err != nil {

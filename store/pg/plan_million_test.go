@@ -22,6 +22,12 @@ const (
 	oldWorker  = "'00000000-0000-0000-0000-00000000000c'"
 	waiting    = 1_000_000 // available jobs of queue q
 	history    = 1_000_000 // finished jobs, half past the default job retention
+	// fromStart are a reservation's hint arguments ($5, $6, $7) for queue
+	// q with no hint: it reads q's range from its start.
+	fromStart = "'{-1}', '{-infinity}', '{00000000-0000-0000-0000-000000000000}'"
+	// reserveArgs are the arguments of a reservation of 100 jobs of q for
+	// the live worker, from the start of q's range.
+	reserveArgs = "NULL, " + liveWorker + ", '{q}', 100, " + fromStart
 )
 
 // millionRows returns a store whose jobs table holds a backlog of a million
@@ -112,7 +118,7 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 				}
 			}
 			o := planOptions{mode: mode, guarded: true, analyze: true}
-			plan := explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+			plan := explainPlan(t, s, o, pg.ReserveSQL(s), reserveArgs)
 			if read := entriesRead(plan, "jobs_available_idx"); read > 200 {
 				t.Errorf("reserving 100 of %d waiting jobs, %s, %s: read %.0f index entries\n%s", waiting, stats, mode, read, plan)
 			}
@@ -122,7 +128,7 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 			o.setup = []string{pg.SQL(s, `INSERT INTO {schema}.queues (name, max_running) VALUES ('q', 1000)`)}
 			for _, room := range []string{"-1", "100"} {
 				o.setup = append(o.setup[:1], `SELECT set_config('tickwork.limit_room', '{"q": `+room+`}', true)`)
-				plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+				plan = explainPlan(t, s, o, pg.ReserveSQL(s), reserveArgs)
 				read, running := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "jobs_running_idx")
 				if read > 200 || (room == "-1") != (running > 0) || running > 400 {
 					t.Errorf("reserving 100 of a limited queue (room %s), %s, %s: read %.0f available and %.0f running entries\n%s",
@@ -139,7 +145,7 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 				pg.SQL(s, `INSERT INTO {schema}.queue_rate_slots (queue, slot, last_start)
 					SELECT 'q', g, CASE WHEN g <= 900 THEN now() ELSE '-infinity' END FROM generate_series(1, 1000) AS g`),
 			}
-			plan = explainPlan(t, s, o, pg.ReserveSQL(s), "NULL, "+liveWorker+", '{q}', 100")
+			plan = explainPlan(t, s, o, pg.ReserveSQL(s), reserveArgs)
 			read, slots := entriesRead(plan, "jobs_available_idx"), entriesRead(plan, "queue_rate_slots_free_idx")
 			if read > 200 || slots == 0 || slots > 200 {
 				t.Errorf("reserving 100 of a rate-limited queue, %s, %s: read %.0f available entries and %.0f slots\n%s", stats, mode, read, slots, plan)
@@ -180,7 +186,7 @@ func notSortedBeforeLimit(plan planNode, index string) []string {
 var planCases = []planCase{
 	{
 		name: "reserve", sql: pg.ReserveSQL, guarded: true,
-		args: "NULL, " + liveWorker + ", '{q}', 100",
+		args: reserveArgs,
 		check: func(p planNode) []string {
 			bad := countingRunning(boundedJobScans(p, "jobs_available_idx", "jobs_pkey", "jobs_running_idx"))
 			return append(bad, notSortedBeforeLimit(p, "jobs_available_idx")...)
@@ -188,7 +194,7 @@ var planCases = []planCase{
 	},
 	{
 		name: "reserve without slots", sql: pg.PlainReserveSQL, guarded: true,
-		args: "NULL, " + liveWorker + ", '{q}', 100",
+		args: reserveArgs,
 		check: func(p planNode) []string {
 			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_available_idx")...)
 		},

@@ -23,6 +23,8 @@ type planNode struct {
 	ActualRows float64    `json:"Actual Rows"`
 	Loops      float64    `json:"Actual Loops"`
 	Removed    float64    `json:"Rows Removed by Filter"`
+	Hit        float64    `json:"Shared Hit Blocks"` // with analyze: buffers the node and those below it read
+	Read       float64    `json:"Shared Read Blocks"`
 	Plans      []planNode `json:"Plans"`
 }
 
@@ -62,7 +64,7 @@ func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) p
 	}
 	explain := "EXPLAIN (FORMAT JSON) "
 	if o.analyze {
-		explain = "EXPLAIN (ANALYZE, FORMAT JSON) "
+		explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
 	}
 	var out []struct {
 		Plan planNode `json:"Plan"`

@@ -26,16 +26,17 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 	t.s.queueLive(b, t.nowArg(), worker)
 	reserving := limit > 0 && len(queues) > 0
 	full := reserving && t.s.controlled.Load()
+	var epoch uint64
 	if reserving {
 		b.Queue(indexScansOnlySQL)
-		t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit, full, true)
+		epoch = t.s.queueReserveRows(b, t.nowArg(), worker, queues, limit, full, true)
 	}
 	br := t.db.SendBatch(ctx, b)
 	_, live, err := readLive(br)
 	var jobs []store.Job
 	if err == nil && reserving {
 		if _, err = br.Exec(); err == nil { // indexScansOnlySQL
-			jobs, err = t.s.readReserved(br, limit, full, true)
+			jobs, err = t.s.readReserved(br, limit, full, true, epoch)
 		}
 	}
 	if cerr := br.Close(); err == nil {
@@ -74,19 +75,22 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // same. restore says whether statements follow in the transaction, which
 // must plan as the caller's settings say: a batch that ends its transaction with the reservation
 // (the job pass) needs no restoring, the settings end with it, and is
-// spared a statement.
-func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, full, restore bool) {
+// spared a statement. It returns the epoch of the queues' hints
+// (hints.go) it read, which readReserved must be given.
+func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, full, restore bool) (epoch uint64) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	from, epoch := s.hints.start(queues)
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	if full {
 		b.Queue(s.sql(limitLockStatement()), s.limitKey, queues, limit)
-		b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit)
+		b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	} else {
-		b.Queue(s.sql(plainReserveStatement()), now, idArg(worker), queues, limit)
+		b.Queue(s.sql(plainReserveStatement()), now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	}
 	if restore {
 		b.Queue(restorePlannerSQL)
 	}
+	return epoch
 }
 
 // lockQueuesSQL takes the advisory lock of each queue of $2 (see
@@ -101,9 +105,10 @@ const lockQueuesSQL = `
 		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.max_running IS NOT NULL OR ctl.rate_starts IS NOT NULL)
 	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
 
-// readReserved reads the answers of queueReserveRows's statements (full:
-// what it returned; restore: what it was given) and the reserved rows.
-func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool) ([]store.Job, error) {
+// readReserved reads the answers of queueReserveRows's statements (full
+// and restore: what it was given; epoch: what it returned) and the
+// reserved rows.
+func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool, epoch uint64) ([]store.Job, error) {
 	var locked int64
 	var controlled bool
 	if err := br.QueryRow().Scan(&locked, &controlled); err != nil { // lockQueuesSQL
@@ -119,6 +124,9 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool)
 	rows, err := br.Query()
 	if err == nil {
 		jobs, err = collectJobs(rows, limit)
+	}
+	if err == nil {
+		s.hints.learn(epoch, limit, jobs)
 	}
 	if err == nil && restore {
 		_, err = br.Exec() // restorePlannerSQL
@@ -146,7 +154,8 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool)
 // backlog of a million rows as with ten. A queue's row is read by primary
 // key.
 //
-// The queue is matched with >= and <= rather than = on purpose: with an
+// The queue is matched with a range (>= in the row comparison that starts
+// the scan at the queue's hint, and <=) rather than = on purpose: with an
 // equality the planner treats ORDER BY queue, priority, … as ORDER BY
 // priority, …, and with statistics that still count finished rows as
 // available (a queue table changes faster than ANALYZE runs) it may then
@@ -191,7 +200,8 @@ const reserveSQL = `
 		UPDATE {schema}.queues AS ctl SET limit_overrun = false FROM limited AS l
 		WHERE ctl.name = l.queue AND l.limit_overrun AND l.running <= l.max_running),
 	picked AS MATERIALIZED (
-		SELECT q.queue, c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
+		SELECT q.queue, c.id, c.priority, c.scheduled_at
+		FROM unnest($3::text[], $5::smallint[], $6::timestamptz[], $7::uuid[]) AS q(queue, from_priority, from_at, from_id)
 		CROSS JOIN LATERAL (SELECT coalesce((
 			SELECT CASE
 				WHEN ctl.paused_at IS NOT NULL THEN 0

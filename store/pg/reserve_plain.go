@@ -21,7 +21,8 @@ import "github.com/tickwork/tickwork/internal/mutant"
 // paused, limited or rate-limited queue gives it no room.
 const plainReserveSQL = `
 	WITH picked AS MATERIALIZED (
-		SELECT q.queue, c.id, c.priority, c.scheduled_at FROM unnest($3::text[]) AS q(queue)
+		SELECT q.queue, c.id, c.priority, c.scheduled_at
+		FROM unnest($3::text[], $5::smallint[], $6::timestamptz[], $7::uuid[]) AS q(queue, from_priority, from_at, from_id)
 		CROSS JOIN LATERAL (SELECT coalesce((
 			SELECT CASE WHEN ctl.paused_at IS NULL AND ctl.max_running IS NULL AND ctl.rate_starts IS NULL
 				THEN $4 ELSE 0 END
@@ -30,12 +31,15 @@ const plainReserveSQL = `
 ` + markReserved
 
 // pickJobs ends the picked CTE of both reservations: for each queue q with
-// room r.room, its first available rows in reservation order that no other
-// transaction holds, and the first $4 of them all.
+// room r.room, its first available rows in reservation order from q's
+// hint on (hints.go) that no other transaction holds, and the first $4 of
+// them all. The hint bounds the index scan's start: a row comparison on
+// the index's leading columns is an index condition.
 const pickJobs = `
 		CROSS JOIN LATERAL (
 			SELECT id, priority, scheduled_at FROM {schema}.jobs
-			WHERE status = 'available' AND queue >= q.queue AND queue <= q.queue
+			WHERE status = 'available'
+			  AND (queue, priority, scheduled_at, id) >= (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND ` + workerLive + `
 			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)

@@ -25,15 +25,7 @@ func TestLimitSetByAnotherProcessHolds(t *testing.T) {
 	for range 10 {
 		insert(t, s, store.NewJob{ID: newULID(t), Queue: "q", Payload: []byte(`1`)})
 	}
-	reserve := func(n int) []store.Job {
-		t.Helper()
-		var got []store.Job
-		quickly(t, s, "reserve", func(ctx context.Context, tx store.Tx) (err error) {
-			got, err = tx.Reserve(ctx, w, []string{"q"}, n)
-			return err
-		})
-		return got
-	}
+	reserve := func(n int) []store.Job { t.Helper(); return reserveQ(t, s, w, n) }
 	if got := reserve(2); len(got) != 2 {
 		t.Fatalf("reserved %d jobs of an unlimited queue, want 2", len(got))
 	}

@@ -19,6 +19,7 @@ func (s *Store) DeleteAllRows(ctx context.Context) error {
 	if _, err := s.pool.Exec(ctx, q); err != nil {
 		return fmt.Errorf("empty schema %s: %w", s.schema, err)
 	}
+	s.hints.reset() // the next scenario starts as on a new Store
 	return nil
 }
 

@@ -76,6 +76,7 @@ type Store struct {
 	queueKey    int32           // with hashtext(queue), the key of a queue's advisory lock
 	limitKey    int32           // with hashtext(queue), the key of a limited queue's limit lock (limit.go)
 	controlled  atomic.Bool     // the next reservation sends reserveSQL (reserve_plain.go)
+	hints       reserveHints    // where reservations start reading jobs_available_idx (hints.go)
 }
 
 var _ store.Store = (*Store)(nil)

@@ -24,6 +24,9 @@ type tx struct {
 	arg  pgtype.Timestamptz // nowArg's value, fixed when the transaction starts
 	now  time.Time          // the store's now, once read; zero before
 	done atomic.Bool
+	// forgetAtCommit: the transaction wrote rows that may sort below a
+	// reservation hint (madeAvailable).
+	forgetAtCommit bool
 }
 
 // check is called first by every method, so that a Tx kept past its InTx
@@ -77,6 +80,7 @@ func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (er
 			// The error that matters is fn's; a failed rollback leaves a
 			// broken connection that pgx and the pool discard.
 			_ = db.Rollback(ctx)
+			s.hints.forget() // rows it reserved are available again
 		}
 	}()
 	err = fn(t)
@@ -86,7 +90,10 @@ func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (er
 		return err
 	}
 	if err := db.Commit(ctx); err != nil {
-		return fmt.Errorf("commit transaction: %w", s.classify(err))
+		return fmt.Errorf("commit transaction: %w", s.classify(err)) // the rollback above forgets the hints
+	}
+	if t.forgetAtCommit {
+		s.hints.forget()
 	}
 	return nil
 }

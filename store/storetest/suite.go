@@ -21,6 +21,7 @@ var suites = []struct {
 	{"Unique", uniqueCases},
 	{"Reserve", reserveCases},
 	{"Priority", priorityCases},
+	{"Backlog", backlogCases},
 	{"Queues", queueCases},
 	{"Rates", rateCases},
 	{"Results", resultCases},
