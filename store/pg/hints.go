@@ -21,12 +21,17 @@ import (
 // lanes every job pass of each lane does.
 //
 // A Store therefore remembers, for each queue, the reservation key
-// (priority, scheduled_at, id) of the first job its last reservation
+// (priority, scheduled_at, id) of the last job its last reservation
 // picked there, and the next reservation reads the queue's range from
-// that key on. Every row the earlier one stepped over was reserved,
-// locked by another transaction, or not yet visible to it; a row below
-// the key can become available later only by an insert, a promotion, a
-// retry or snooze without delay, or a rollback. The hints are therefore
+// just after that key. Every row the earlier one read up to there it
+// reserved, or stepped over: reserved before, locked by another
+// transaction (another lane's reservation in flight, most often), or not
+// yet visible to it. A row before the key can become available later
+// only by an insert, a promotion, a retry or snooze without delay, or a
+// rollback. (Starting at the first job it picked instead would have
+// every reservation read again the rows of the one before and of the
+// other lanes' in flight, locking each one it could not skip as dead.)
+// The hints are therefore
 //
 //   - forgotten when this Store does one of those that may put a row
 //     below one, or rolls back a transaction (so that a single Store, the
@@ -49,7 +54,7 @@ type reserveHints struct {
 	mu    sync.Mutex
 	epoch uint64            // bumped by forget: a reservation that began before learns nothing
 	since int               // reservations since the last one that read from the start
-	from  map[string]jobKey // queue → where the next reservation starts reading
+	from  map[string]jobKey // queue → the next reservation reads after this key
 }
 
 // fullScanEvery is how often a reservation ignores the hints (see
@@ -78,15 +83,16 @@ func (k jobKey) before(o jobKey) bool {
 }
 
 // hintArgs are the reservation's $5, $6 and $7: for each of its queues,
-// in the order of $3, the key it starts reading at.
+// in the order of $3, the key it starts reading after.
 type hintArgs struct {
 	priorities []int16
 	times      []pgtype.Timestamptz
 	ids        []pgtype.UUID
 }
 
-// start returns where a reservation of queues (sorted, each once) starts
-// reading each, and the epoch it must learn with.
+// start returns the keys after which a reservation of queues (sorted,
+// each once) reads each, and the epoch it must learn with. A queue
+// without a hint is read from before any job's key.
 func (h *reserveHints) start(queues []string) (hintArgs, uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -111,7 +117,7 @@ func (h *reserveHints) start(queues []string) (hintArgs, uint64) {
 }
 
 // learn records, after a reservation that began at epoch and asked for
-// limit jobs, where it began picking in each queue: the first job it
+// limit jobs, where it stopped picking in each queue: the last job it
 // reserved there. A reservation that took fewer than limit, or that
 // began before the last forget, leaves no hint.
 func (h *reserveHints) learn(epoch uint64, limit int, jobs []store.Job) {
@@ -127,16 +133,16 @@ func (h *reserveHints) learn(epoch uint64, limit int, jobs []store.Job) {
 	if h.from == nil {
 		h.from = map[string]jobKey{}
 	}
-	first := map[string]jobKey{}
+	last := map[string]jobKey{}
 	for _, j := range jobs {
-		if k, ok := first[j.Queue]; !ok || keyOf(j).before(k) {
-			first[j.Queue] = keyOf(j)
+		if k, ok := last[j.Queue]; !ok || k.before(keyOf(j)) {
+			last[j.Queue] = keyOf(j)
 		}
 	}
 	if !mutant.On(mutant.PGHintsKept) {
 		clear(h.from)
 	}
-	for q, k := range first {
+	for q, k := range last {
 		h.from[q] = k
 	}
 }

@@ -22,10 +22,10 @@ func fromStartOf(args hintArgs, i int) bool {
 	return args.priorities[i] == store.MinPriority-1 && args.times[i].InfinityModifier < 0 && args.ids[i].Bytes == [16]byte{}
 }
 
-// TestHintsStartWhereTheLastFullReservationBegan: a reservation that took
-// all it asked for leaves, for each queue, the first job it took there
-// (in reservation order, not id order); the next starts there.
-func TestHintsStartWhereTheLastFullReservationBegan(t *testing.T) {
+// TestHintsStartWhereTheLastFullReservationEnded: a reservation that took
+// all it asked for leaves, for each queue, the last job it took there
+// (in reservation order, not id order); the next reads after it.
+func TestHintsStartWhereTheLastFullReservationEnded(t *testing.T) {
 	var h reserveHints
 	t0 := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	queues := []string{"a", "b"}
@@ -33,11 +33,11 @@ func TestHintsStartWhereTheLastFullReservationBegan(t *testing.T) {
 	if !fromStartOf(args, 0) || !fromStartOf(args, 1) {
 		t.Fatalf("a Store with no hint starts at %+v", args)
 	}
-	urgent := hintJob("a", 0, t0.Add(time.Second), 9) // later id, earlier in reservation order
-	h.learn(epoch, 3, []store.Job{hintJob("a", 1, t0, 1), urgent, hintJob("a", 1, t0, 2)})
+	late := hintJob("a", 1, t0, 2) // an earlier id than the urgent job's, later in reservation order
+	h.learn(epoch, 3, []store.Job{hintJob("a", 1, t0, 1), hintJob("a", 0, t0.Add(time.Second), 9), late})
 	args, _ = h.start(queues)
-	if args.priorities[0] != 0 || !args.times[0].Time.Equal(urgent.ScheduledAt) || args.ids[0].Bytes != urgent.ID {
-		t.Errorf("queue a starts at %d %v %x, want the urgent job's key", args.priorities[0], args.times[0].Time, args.ids[0].Bytes)
+	if args.priorities[0] != 1 || !args.times[0].Time.Equal(late.ScheduledAt) || args.ids[0].Bytes != late.ID {
+		t.Errorf("queue a is read after %d %v %x, want the last job's key", args.priorities[0], args.times[0].Time, args.ids[0].Bytes)
 	}
 	if !fromStartOf(args, 1) {
 		t.Errorf("queue b, of which nothing was reserved, has a hint")

@@ -154,8 +154,8 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool,
 // backlog of a million rows as with ten. A queue's row is read by primary
 // key.
 //
-// The queue is matched with a range (>= in the row comparison that starts
-// the scan at the queue's hint, and <=) rather than = on purpose: with an
+// The queue is matched with a range (> in the row comparison that starts
+// the scan after the queue's hint, and <=) rather than = on purpose: with an
 // equality the planner treats ORDER BY queue, priority, … as ORDER BY
 // priority, …, and with statistics that still count finished rows as
 // available (a queue table changes faster than ANALYZE runs) it may then

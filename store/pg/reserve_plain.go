@@ -31,15 +31,15 @@ const plainReserveSQL = `
 ` + markReserved
 
 // pickJobs ends the picked CTE of both reservations: for each queue q with
-// room r.room, its first available rows in reservation order from q's
-// hint on (hints.go) that no other transaction holds, and the first $4 of
+// room r.room, its first available rows in reservation order after q's
+// hint (hints.go) that no other transaction holds, and the first $4 of
 // them all. The hint bounds the index scan's start: a row comparison on
 // the index's leading columns is an index condition.
 const pickJobs = `
 		CROSS JOIN LATERAL (
 			SELECT id, priority, scheduled_at FROM {schema}.jobs
 			WHERE status = 'available'
-			  AND (queue, priority, scheduled_at, id) >= (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
+			  AND (queue, priority, scheduled_at, id) > (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND ` + workerLive + `
 			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
