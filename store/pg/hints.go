@@ -133,17 +133,13 @@ func (h *reserveHints) learn(epoch uint64, limit int, jobs []store.Job) {
 	if h.from == nil {
 		h.from = map[string]jobKey{}
 	}
-	last := map[string]jobKey{}
-	for _, j := range jobs {
-		if k, ok := last[j.Queue]; !ok || k.before(keyOf(j)) {
-			last[j.Queue] = keyOf(j)
-		}
-	}
 	if !mutant.On(mutant.PGHintsKept) {
 		clear(h.from)
 	}
-	for q, k := range last {
-		h.from[q] = k
+	for _, j := range jobs {
+		if k, ok := h.from[j.Queue]; !ok || k.before(keyOf(j)) {
+			h.from[j.Queue] = keyOf(j)
+		}
 	}
 }
 
