@@ -123,6 +123,12 @@ func benchServerTime(b *testing.B, s *pg.Store, limited bool) {
 	b.ReportMetric(float64(planning.Microseconds())/float64(n), "planning-µs/pass")
 }
 
+// benchReserveArgs are the arguments of a reservation of splitBatch jobs of
+// the queue bench for worker, read from the queue's start (no hint).
+func benchReserveArgs(worker ulid.ULID) []any {
+	return []any{nil, idText(worker), []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"}}
+}
+
 // explainPass reserves and completes splitBatch jobs of worker under
 // EXPLAIN ANALYZE in one transaction, and returns the times of each
 // statement. (Rolling back instead would leave a dead version of the
@@ -140,12 +146,12 @@ func explainPass(b *testing.B, s *pg.Store, worker ulid.ULID, limited bool) (res
 	if limited {
 		// No completions before it: the reservation counts the running jobs
 		// under the limit lock, a pass's costliest way.
-		claim := explainAnalyze(b, tx, pg.LimitLockSQL(s), 1, []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"})
-		reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"})
+		claim := explainAnalyze(b, tx, pg.LimitLockSQL(s), 1, []string{"bench"}, splitBatch)
+		reserve = explainAnalyze(b, tx, pg.ReserveSQL(s), benchReserveArgs(worker)...)
 		reserve.planning += claim.planning
 		reserve.execution += claim.execution
 	} else { // the reservation an unlimited queue gets (reserve_plain.go)
-		reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), nil, idText(worker), []string{"bench"}, splitBatch, []int16{-1}, []string{"-infinity"}, []string{"00000000-0000-0000-0000-000000000000"})
+		reserve = explainAnalyze(b, tx, pg.PlainReserveSQL(s), benchReserveArgs(worker)...)
 	}
 	var ids []string
 	rows, err := tx.Query(ctx, "SELECT id::text FROM "+pgx.Identifier{s.Schema(), "jobs"}.Sanitize()+

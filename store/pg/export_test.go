@@ -129,14 +129,18 @@ func SQL(s *Store, query string) string { return s.sql(query) }
 // FullScanEvery is how often a reservation ignores the hints.
 const FullScanEvery = fullScanEvery
 
+// FromStartSQL are, as SQL literals, a reservation's hint arguments ($5,
+// $6, $7) for one queue with no hint: it reads the queue from its start.
+const FromStartSQL = "'{-1}', '{-infinity}', '{00000000-0000-0000-0000-000000000000}'"
+
 // HintArgs returns, as SQL literals, the hint arguments ($5, $6, $7) a
-// reservation of queue would start from now, without counting it as one.
+// reservation of queue would start after now, without counting it as one.
 func HintArgs(s *Store, queue string) string {
 	s.hints.mu.Lock()
 	defer s.hints.mu.Unlock()
 	k, ok := s.hints.from[queue]
 	if !ok {
-		return "'{-1}', '{-infinity}', '{00000000-0000-0000-0000-000000000000}'"
+		return FromStartSQL
 	}
 	return fmt.Sprintf("'{%d}', '{%q}', '{%s}'", k.priority, k.scheduledAt.Format(time.RFC3339Nano), idArg(k.id).String())
 }

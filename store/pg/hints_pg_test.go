@@ -34,9 +34,9 @@ func reserveQ(t *testing.T, s *pg.Store, worker ulid.ULID, limit int) []store.Jo
 }
 
 // TestReservationStartsAtItsHint: after a backlog's reservations, the
-// next one reads jobs_available_idx from where the last began, not past
-// the entries of the 30,000 jobs reserved before it, which a reservation
-// from the start of the queue's range reads.
+// next one reads jobs_available_idx after the last job the one before
+// took, not past the entries of the 30,000 jobs reserved before it, which
+// a reservation from the start of the queue's range reads.
 func TestReservationStartsAtItsHint(t *testing.T) {
 	s := pgtest.Open(t, nil)
 	insert(t, s, queueJobs(t, 31_000, 0)...)
@@ -60,7 +60,7 @@ func TestReservationStartsAtItsHint(t *testing.T) {
 		}
 		return read
 	}
-	fromHint, fromStart := buffers(pg.HintArgs(s, "q")), buffers(fromStart)
+	fromHint, fromStart := buffers(pg.HintArgs(s, "q")), buffers(pg.FromStartSQL)
 	t.Logf("buffers read to reserve 100 after 30,000: %.0f from the hint, %.0f from the start", fromHint, fromStart)
 	if fromStart < 4*fromHint {
 		t.Fatalf("reading from the hint took %.0f buffers, from the start %.0f: want at most a quarter", fromHint, fromStart)

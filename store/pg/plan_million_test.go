@@ -22,12 +22,9 @@ const (
 	oldWorker  = "'00000000-0000-0000-0000-00000000000c'"
 	waiting    = 1_000_000 // available jobs of queue q
 	history    = 1_000_000 // finished jobs, half past the default job retention
-	// fromStart are a reservation's hint arguments ($5, $6, $7) for queue
-	// q with no hint: it reads q's range from its start.
-	fromStart = "'{-1}', '{-infinity}', '{00000000-0000-0000-0000-000000000000}'"
 	// reserveArgs are the arguments of a reservation of 100 jobs of q for
 	// the live worker, from the start of q's range.
-	reserveArgs = "NULL, " + liveWorker + ", '{q}', 100, " + fromStart
+	reserveArgs = "NULL, " + liveWorker + ", '{q}', 100, " + pg.FromStartSQL
 )
 
 // millionRows returns a store whose jobs table holds a backlog of a million

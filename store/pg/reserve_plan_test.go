@@ -51,7 +51,7 @@ func staleStatistics(t *testing.T) (*pg.Store, ulid.ULID, []ulid.ULID) {
 func TestReservePlanIgnoresStaleStatistics(t *testing.T) {
 	s, _, _ := staleStatistics(t)
 	for _, sql := range []string{pg.ReserveSQL(s), pg.PlainReserveSQL(s)} {
-		plan := explain(t, s, "force_generic_plan", sql, "NULL, '00000000-0000-0000-0000-000000000000', '{q}', 5, "+fromStart)
+		plan := explain(t, s, "force_generic_plan", sql, "NULL, '00000000-0000-0000-0000-000000000000', '{q}', 5, "+pg.FromStartSQL)
 		if !strings.Contains(plan, "jobs_available_idx") {
 			t.Fatalf("the reserving statement does not use jobs_available_idx:\n%s", plan)
 		}
