@@ -28,7 +28,7 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 		}
 	}
 
-	ctx, span := w.tracer.Start(ctx, h.spanName(), jobSpanOptions...)
+	ctx, span := w.startSpan(ctx, h)
 	defer span.End()
 	if span.IsRecording() { // decoding the metadata is wasted on a span nobody keeps
 		span.SetAttributes(attribute.String("job.id", job.ID.String()), attribute.String("queue", job.Queue), attribute.Int("job.attempt", job.Attempt))

@@ -31,7 +31,8 @@ type Options struct {
 	// Logger receives the worker's logs (default slog.Default()).
 	Logger *slog.Logger
 	// MeterProvider and TracerProvider default to the global OpenTelemetry
-	// providers.
+	// providers. With the global tracer provider, jobs get spans once a
+	// provider is registered there, even one registered after New.
 	MeterProvider  metric.MeterProvider
 	TracerProvider trace.TracerProvider
 	// Observer, if set, also receives every core event, on the loop's
@@ -54,15 +55,16 @@ type Options struct {
 // runs handlers in goroutines. Register handlers with Handle, then call Run
 // once.
 type Worker struct {
-	st     store.Store
-	cfg    Config
-	clock  clockrng.Clock
-	rand   *clockrng.Rand
-	log    *slog.Logger
-	tracer trace.Tracer
-	inst   *instruments
-	obs    engine.Observer
-	lanes  int // Options.Lanes, at least 1
+	st           store.Store
+	cfg          Config
+	clock        clockrng.Clock
+	rand         *clockrng.Rand
+	log          *slog.Logger
+	tracer       trace.Tracer
+	inst         *instruments
+	obs          engine.Observer
+	lanes        int  // Options.Lanes, at least 1
+	globalTracer bool // tracer is the global provider's (startSpan)
 
 	middleware []Middleware // Options.Middleware, wrapped around each handler at Handle
 
@@ -104,7 +106,7 @@ func New(st store.Store, opts Options) (*Worker, error) {
 		mp = otel.GetMeterProvider()
 	}
 	if tp == nil {
-		tp = otel.GetTracerProvider()
+		tp, w.globalTracer = otel.GetTracerProvider(), true
 	}
 	w.tracer = tp.Tracer(instrumentationName)
 	if w.inst, err = newInstruments(mp.Meter(instrumentationName)); err != nil {
