@@ -41,6 +41,7 @@ type historyLog struct {
 	worker    ulid.ULID
 	terms     map[ulid.ULID]time.Time // elected_at of each of our worker ids' lease term
 	pending   []props.Event           // translated events waiting for a store time
+	latest    time.Time               // the latest store time of an event so far
 	err       error                   // the first write error
 }
 
@@ -89,17 +90,30 @@ func (h *historyLog) Observe(e engine.Event) {
 }
 
 // before writes what precedes an event at store time t: the opening
-// Restarted, and the events waiting for a store time, stamped t.
+// Restarted, and the events waiting for a store time, stamped t or the
+// latest store time seen before it, whichever is later. An event can
+// carry an earlier store time than one already seen: a job recovered
+// after a reservation whose commit the worker did not see is reported
+// started at that reservation's time. A handler's end waiting for a
+// stamp happened after everything already logged, its own start
+// included; stamped with such an earlier time it would come before its
+// start in the history, and the checker would lose its decision
+// (property 4, "handler decision: none", seen once in the live chaos run).
 func (h *historyLog) before(t time.Time) {
 	if !h.restarted {
 		h.restarted = true
 		h.write(props.Event{Kind: props.Restarted, Time: t})
 	}
+	stamp := t
+	if h.latest.After(stamp) {
+		stamp = h.latest
+	}
 	for _, ev := range h.pending {
-		ev.Time = t
+		ev.Time = stamp
 		h.write(ev)
 	}
 	h.pending = h.pending[:0]
+	h.latest = stamp
 }
 
 // leaderTerm writes the lease row an acquire or renewal left, or its

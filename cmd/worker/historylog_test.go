@@ -162,3 +162,35 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A handler's end that waits for a store time is not stamped with an
+// earlier one than the log has seen: a job recovered after a reservation
+// whose commit went unseen is reported started at that reservation's
+// time, which may come before the ended job's own start.
+func TestHistoryLogNeverStampsAnEndBeforeWhatItFollows(t *testing.T) {
+	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	w := ulid.MustParse("01J0000000000000000000000A")
+	j1, j2 := ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002")
+
+	var buf bytes.Buffer
+	h := newHistoryLog(&buf, "p1")
+	for _, e := range []engine.Event{
+		{Kind: engine.EventRegistered, Worker: w, StoreTime: at(1)},
+		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(5), Job: store.Job{ID: j1, Queue: "q"}},
+		{Kind: engine.EventJobFinished, Worker: w, Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Fail, Reason: "HTTP 400"},
+		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(3), Job: store.Job{ID: j2, Queue: "q"}, Reason: "recovered after a reservation whose commit was not seen"},
+		{Kind: engine.EventResultRecorded, Worker: w, StoreTime: at(6), Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Fail, Reason: "HTTP 400"},
+	} {
+		h.Observe(e)
+	}
+	var ended *props.Event
+	for _, e := range decodeHistoryLines(t, buf.String()) {
+		if e.Kind == props.ExecEnded {
+			ended = &e
+		}
+	}
+	if ended == nil || !ended.Time.Equal(at(5)) {
+		t.Fatalf("the end of %s: %+v, want it stamped %v (its start), not the recovered job's earlier start\n%s", j1, ended, at(5), buf.String())
+	}
+}
