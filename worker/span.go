@@ -35,7 +35,7 @@ var unregisteredGlobal = func() reflect.Type {
 // own (jobSpanOptions). With the global provider and none registered it
 // returns ctx as it is and a span that records nothing.
 func (w *Worker) startSpan(ctx context.Context, h *handler) (context.Context, trace.Span) {
-	if w.globalTracer && unregisteredGlobal != nil && reflect.TypeOf(otel.GetTracerProvider()) == unregisteredGlobal {
+	if w.globalTracer && reflect.TypeOf(otel.GetTracerProvider()) == unregisteredGlobal {
 		return ctx, noop.Span{}
 	}
 	return w.tracer.Start(ctx, h.spanName(), jobSpanOptions...)

@@ -64,7 +64,7 @@ type Worker struct {
 	inst         *instruments
 	obs          engine.Observer
 	lanes        int  // Options.Lanes, at least 1
-	globalTracer bool // tracer is the global provider's (startSpan)
+	globalTracer bool // tracer is the global provider's, whose stand-in startSpan recognizes
 
 	middleware []Middleware // Options.Middleware, wrapped around each handler at Handle
 
@@ -106,7 +106,7 @@ func New(st store.Store, opts Options) (*Worker, error) {
 		mp = otel.GetMeterProvider()
 	}
 	if tp == nil {
-		tp, w.globalTracer = otel.GetTracerProvider(), true
+		tp, w.globalTracer = otel.GetTracerProvider(), unregisteredGlobal != nil
 	}
 	w.tracer = tp.Tracer(instrumentationName)
 	if w.inst, err = newInstruments(mp.Meter(instrumentationName)); err != nil {
