@@ -200,7 +200,7 @@ const reserveSQL = `
 		UPDATE {schema}.queues AS ctl SET limit_overrun = false FROM limited AS l
 		WHERE ctl.name = l.queue AND l.limit_overrun AND l.running <= l.max_running),
 	picked AS MATERIALIZED (
-		SELECT q.queue, c.id, c.priority, c.scheduled_at
+		SELECT q.queue, c.id, c.priority, c.scheduled_at, c.row_tid
 		FROM unnest($3::text[], $5::smallint[], $6::timestamptz[], $7::uuid[]) AS q(queue, from_priority, from_at, from_id)
 		CROSS JOIN LATERAL (SELECT coalesce((
 			SELECT CASE

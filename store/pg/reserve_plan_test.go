@@ -55,6 +55,9 @@ func TestReservePlanIgnoresStaleStatistics(t *testing.T) {
 		if !strings.Contains(plan, "jobs_available_idx") {
 			t.Fatalf("the reserving statement does not use jobs_available_idx:\n%s", plan)
 		}
+		if !strings.Contains(plan, "Tid Scan on jobs") {
+			t.Fatalf("the reserving statement does not update the rows it locked by their tuple ids:\n%s", plan)
+		}
 	}
 }
 
