@@ -94,6 +94,6 @@ func (p *Policy) ReportJobsCancelled(a Action) {
 		}
 		c.stopped[id] = true
 		job := c.executing[id]
-		c.emit(Event{Kind: EventJobCancelled, Worker: job.StartedBy, Job: job, Reason: a.Reason})
+		c.emit(Event{Kind: EventJobCancelled, Worker: job.StartedBy, Job: *job, Reason: a.Reason})
 	}
 }

@@ -13,7 +13,7 @@ func TestInvariantsPanic(t *testing.T) {
 	c, _ := e.core(testConfig(), 1)
 	e.enqueue("q", 1)
 	job := e.tick(c)[0]
-	c.pending = append(c.pending, pendingResult{Result: Result{JobID: job.ID}, job: job})
+	c.pending = append(c.pending, pendingResult{Result: Result{JobID: job.ID}, job: &job})
 	testpanic.Want(t, "both executing and waiting", func() { c.checkInvariants("Tick") })
 
 	c2, _ := e.core(testConfig(), 2)

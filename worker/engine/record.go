@@ -74,7 +74,7 @@ func (c *Core) noteCompletions(now time.Time, fenced []ulid.ULID) {
 		if r.Decision != Succeed {
 			continue
 		}
-		e := Event{Worker: r.job.StartedBy, StoreTime: now, Job: r.job, Decision: Succeed}
+		e := Event{Worker: r.job.StartedBy, StoreTime: now, Job: *r.job, Decision: Succeed}
 		if slices.Contains(fenced, r.JobID) {
 			e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
 		} else {
@@ -96,7 +96,7 @@ func (c *Core) recordFailures(ctx context.Context, tx store.Tx, now time.Time) e
 		case Snooze:
 			err = c.snoozeJob(ctx, tx, now, r)
 		default:
-			err = c.failJob(ctx, tx, now, r.job, r.Decision, r.Reason, fencedNote(r.tries), r.cause())
+			err = c.failJob(ctx, tx, now, *r.job, r.Decision, r.Reason, fencedNote(r.tries), r.cause())
 		}
 		if err != nil {
 			return err

@@ -45,7 +45,7 @@ func (c *Core) releasable(ids []ulid.ULID) []store.Job {
 	var jobs []store.Job
 	for _, id := range ids {
 		if j, ok := c.executing[id]; ok {
-			jobs = append(jobs, j)
+			jobs = append(jobs, *j)
 		}
 	}
 	slices.SortFunc(jobs, func(a, b store.Job) int { return a.ID.Compare(b.ID) })

@@ -15,7 +15,7 @@ import (
 // snoozed MaxSnoozes times fails for good instead, so that a handler that
 // always snoozes cannot keep its job alive forever.
 func (c *Core) snoozeJob(ctx context.Context, tx store.Tx, now time.Time, r pendingResult) error {
-	job, worker := r.job, r.job.StartedBy
+	job, worker := *r.job, r.job.StartedBy
 	if job.Snoozes >= c.cfg.MaxSnoozes {
 		reason := fmt.Sprintf("asked to snooze again after %d snoozes, the most MaxSnoozes allows", job.Snoozes)
 		return c.failJob(ctx, tx, now, job, Fail, reason, fencedNote(r.tries), nil)

@@ -55,7 +55,7 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 		if err = c.reregister(ctx, err); err == nil {
 			var more []store.Job
 			more, err = c.jobPass(ctx)
-			start = append(start, more...)
+			start = slices.Concat(start, more) // start's array is executing's (handOut)
 			slices.SortFunc(start, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
 		}
 	}
@@ -306,13 +306,17 @@ func (c *Core) hand(recovered, reserved []store.Job) []store.Job {
 	return start
 }
 
-// handOut counts jobs as executing under the id that reserved them.
+// handOut counts jobs as executing under the id that reserved them. It
+// keeps pointers into jobs, which the store gave the core: nothing may
+// write to its elements or reorder them afterwards (a merged start list is
+// a new slice; see Tick).
 func (c *Core) handOut(jobs []store.Job, reason string) {
-	for _, j := range jobs {
+	for i := range jobs {
+		j := &jobs[i]
 		if j.StartedBy.IsZero() || j.Status != store.Running {
 			panic(fmt.Sprintf("worker: invariant broken: handed out job %s is %s under worker %s, want running under a worker", j.ID, j.Status, j.StartedBy))
 		}
 		c.executing[j.ID] = j
-		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: j, Reason: reason})
+		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: *j, Reason: reason})
 	}
 }
