@@ -74,11 +74,16 @@ func (s *Store) indexAvailable(id ulid.ULID, before, after *store.Job) {
 		h = &entryHeap{}
 		s.available[after.Queue] = h
 	}
-	pri := after.Priority
+	h.push(availableEntry(id, after))
+}
+
+// availableEntry is a row's entry in its queue's available heap.
+func availableEntry(id ulid.ULID, j *store.Job) entry {
+	pri := j.Priority
 	if mutant.On(mutant.PriorityInverted) {
 		pri = -pri
 	}
-	h.push(entry{pri: pri, at: after.ScheduledAt, id: id})
+	return entry{pri: pri, at: j.ScheduledAt, id: id}
 }
 
 func (s *Store) indexScheduled(id ulid.ULID, before, after *store.Job) {
@@ -154,11 +159,16 @@ func (s *Store) indexAttempts(id ulid.ULID, before, after *store.Job) {
 }
 
 // validAvailable reports whether an entry of queue's heap still names an
-// available row of that queue (an id can come back on another queue after
-// retention deleted its row).
+// available row of that queue, in that row's place. An id can come back
+// after retention deleted its row, on another queue or at another time:
+// the deleted row's entry must not place the new one.
 func (s *Store) validAvailable(e entry, queue string) bool {
 	j := s.jobs[e.id]
-	return status(j) == store.Available && j.Queue == queue
+	if status(j) != store.Available || j.Queue != queue {
+		return false
+	}
+	own := availableEntry(e.id, j)
+	return e.pri == own.pri && e.at.Equal(own.at)
 }
 
 // validScheduled reports whether a heap entry still names a scheduled row

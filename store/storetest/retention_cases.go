@@ -19,6 +19,27 @@ func (h *harness) deleteOldJobs(age time.Duration) int {
 }
 
 var retentionCases = []testCase{
+	{"IDInsertedAgainTakesItsNewPlace", func(h *harness) {
+		// A deleted row's id inserted again is a new row: it waits in the
+		// place of its own scheduled_at, not its predecessor's. (The
+		// in-memory store kept the deleted row's heap entry and reserved
+		// the new row in the old place: found by the differential test.)
+		w := h.worker()
+		old := h.insert("q", time.Time{})
+		if _, err := h.cancel(old); err != nil {
+			h.t.Fatal(err)
+		}
+		h.clock.Advance(time.Hour)
+		if n := h.deleteOldJobs(time.Minute); n != 1 {
+			h.t.Fatalf("deleted %d rows, want the cancelled one", n)
+		}
+		mid := h.insert("q", time.Time{})
+		h.clock.Advance(time.Second)
+		h.insertUnique(store.NewJob{ID: old, Queue: "q", Payload: payload(1)})
+		if got := ids(h.reserve(w, 1, "q")); !slices.Equal(got, []ulid.ULID{mid}) {
+			h.t.Fatalf("reserved %v, want %s, available a second before the id %s was inserted again", got, mid, old)
+		}
+	}},
 	{"AtMostLimitEarliestEndFirst", func(h *harness) {
 		w := h.worker()
 		for range 4 {
