@@ -122,10 +122,11 @@ func (t *tx) SnoozeJob(ctx context.Context, worker, id, newID ulid.ULID, delay t
 }
 
 // lockSnoozedSQL locks job $1 and reads whether it runs under worker $2 (a
-// row whose worker was deleted runs under none, the zero id included) and
-// whether the new id $3 is taken.
+// row whose worker was deleted runs under none, the zero id included: its
+// NULL started_by makes the comparison NULL, read as false) and whether the
+// new id $3 is taken.
 const lockSnoozedSQL = `
-	SELECT status = 'running' AND started_by = $2, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $3)
+	SELECT coalesce(status = 'running' AND started_by = $2, false), EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $3)
 	FROM {schema}.jobs WHERE id = $1 FOR UPDATE`
 
 // snoozeSQL ends job $2's run with a snooze at now ($1).

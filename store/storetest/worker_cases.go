@@ -152,6 +152,11 @@ var workerCases = []testCase{
 		}
 		err := h.st.InTx(h.ctx, func(tx store.Tx) error { return tx.FailJob(h.ctx, zero, orphan, "as nobody") })
 		h.wantErr(err, store.ErrFenced, "FailJob as the zero worker")
+		err = h.st.InTx(h.ctx, func(tx store.Tx) error {
+			_, err := tx.SnoozeJob(h.ctx, zero, orphan, h.newID(), time.Second)
+			return err
+		})
+		h.wantErr(err, store.ErrFenced, "SnoozeJob as the zero worker")
 		if j := h.job(orphan); j.Status != store.Running {
 			h.t.Fatalf("the orphaned row changed: %s", store.FormatJob(j))
 		}
