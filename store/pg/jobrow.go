@@ -2,6 +2,7 @@ package pg
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -92,3 +93,12 @@ func collectJobs(rows pgx.Rows, expect int) ([]store.Job, error) {
 
 // maxExpect bounds the rows collectJobs makes room for up front.
 const maxExpect = 1000
+
+// sortByID puts jobs in id order; jobs already in it, the usual case of a
+// reservation, are only read.
+func sortByID(jobs []store.Job) {
+	byID := func(a, b store.Job) int { return a.ID.Compare(b.ID) }
+	if !slices.IsSortedFunc(jobs, byID) {
+		slices.SortFunc(jobs, byID)
+	}
+}

@@ -126,6 +126,7 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool,
 		jobs, err = collectJobs(rows, limit)
 	}
 	if err == nil {
+		sortByID(jobs) // markReserved returns them in the order of their tuples
 		s.hints.learn(epoch, limit, jobs)
 	}
 	if err == nil && restore {
@@ -215,5 +216,5 @@ const reserveSQL = `
 		UPDATE {schema}.queue_rate_slots AS s SET last_start = coalesce($1::timestamptz, now())
 		FROM (SELECT queue, slot, row_number() OVER (PARTITION BY queue ORDER BY slot) AS k FROM claimed) AS c
 		WHERE s.queue = c.queue AND s.slot = c.slot
-		  AND c.k <= (SELECT count(*) FROM picked WHERE picked.queue = c.queue)),
+		  AND c.k <= (SELECT count(*) FROM picked WHERE picked.queue = c.queue))
 ` + markReserved
