@@ -56,13 +56,13 @@ func TestCompareTiny(t *testing.T) {
 			t.Errorf("%s completed %d jobs, want the 300 asked for, at most the 600 inserted", m[1], n)
 		}
 	}
-	ratios := regexp.MustCompile(`(?m)^(throughput|bulk enqueue|enqueue-to-start).*\s(\d+\.\d+)x$`).FindAllString(text, -1)
+	ratios := regexp.MustCompile(`(?m)^(throughput|bulk enqueue|enqueue-to-start).*\s(\d+\.\d+)x\s+(\d+\.\d+)x$`).FindAllString(text, -1)
 	if len(ratios) != 5 {
-		t.Errorf("want 5 figures with a ratio (2 throughput, bulk enqueue, p50, p99), found %d", len(ratios))
+		t.Errorf("want 5 figures with both ratios (2 throughput, bulk enqueue, p50, p99), found %d", len(ratios))
 	}
 	// This process's processor time is known on every system the bench
 	// runs on; the server's only where its processes are visible.
-	perJob := regexp.MustCompile(`(?m)^worker process processor time, \d+ in flight, 300 waiting \(µs/job\)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+\d+\.\d+x$`).FindAllStringSubmatch(text, -1)
+	perJob := regexp.MustCompile(`(?m)^worker process processor time, \d+ in flight, 300 waiting \(µs/job\)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+\d+\.\d+x\s+\d+\.\d+x$`).FindAllStringSubmatch(text, -1)
 	if len(perJob) != 2 {
 		t.Errorf("want the worker process's processor time per job for both concurrencies, found %d rows", len(perJob))
 	}
