@@ -65,8 +65,7 @@ const pickJobs = `
 const markReserved = `
 	UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
 	WHERE ctid = ANY (ARRAY(SELECT row_tid FROM picked))
-	RETURNING ` + jobColumns + `
-`
+	RETURNING ` + jobColumns
 
 // plainReserveStatement is plainReserveSQL, with pg-no-skip-locked planted
 // as in reserveStatement.
