@@ -39,7 +39,8 @@ bench:
 # bench-river: tickwork beside River (bench/, a module of its own) on the
 # database at DATABASE_URL: throughput at 100 and 1,000 jobs in flight with
 # 100,000 and 1,000,000 jobs waiting, bulk enqueue, enqueue-to-start on an
-# idle worker; durable commits. Takes several minutes (see bench/README.md).
+# idle worker; durable commits; three alternating rounds of each figure,
+# their medians and round ratios. Takes several minutes (see bench/README.md).
 bench-river:
 	cd bench && $(GO) run . compare
 

@@ -38,7 +38,7 @@ func TestCompareTiny(t *testing.T) {
 	const prefix = "benchtest_"
 	var out, errOut bytes.Buffer
 	args := []string{"compare", "-database-url", url, "-schema-prefix", prefix,
-		"-waiting", "300", "-inflight", "10,100", "-process", "300", "-batch", "128", "-latency-samples", "5"}
+		"-waiting", "300", "-inflight", "10,100", "-process", "300", "-batch", "128", "-latency-samples", "5", "-rounds", "1"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("bench compare exited %d: %s\n%s", code, errOut.String(), out.String())
 	}

@@ -34,7 +34,7 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	inflight := fs.String("inflight", "100,1000", "comma-separated concurrencies: jobs in flight in the one worker process")
 	fs.IntVar(&f.process, "process", 100_000, "jobs each throughput run processes, inserted before the run beyond the -waiting backlog: the figure is the rate while at least -waiting jobs wait")
 	fs.IntVar(&f.batch, "batch", 10_000, "jobs per bulk-enqueue call (one COPY each)")
-	fs.IntVar(&f.rounds, "rounds", 1, "runs of each system per figure; the order alternates")
+	fs.IntVar(&f.rounds, "rounds", 3, "runs of each system per figure, the order alternating; the summary gives medians, so a single slow spell of a shared machine does not decide a figure")
 	fs.IntVar(&f.samples, "latency-samples", 200, "single enqueues timed on an idle worker; 0 skips the latency figure")
 	fs.IntVar(&f.lanes, "lanes", 0, "tickwork's lanes (worker.Options.Lanes) in the throughput runs; 0 is the rule of thumb, throughputLanes")
 	fs.DurationVar(&f.riverCooldown, "river-fetch-cooldown", time.Millisecond, "River's FetchCooldown (River's default is 100 ms, which caps it at 10 fetches a second)")
