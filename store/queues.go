@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 )
@@ -63,19 +62,6 @@ type Queues interface {
 // MaxQueueLimit is the largest limit SetQueueLimit accepts.
 const MaxQueueLimit = 1 << 30
 
-// ValidateQueueLimit returns an error wrapping ErrInvalid unless name is a
-// valid queue name and limit lies between 0 and MaxQueueLimit, the same in
-// every store.
-func ValidateQueueLimit(name string, limit int) error {
-	if err := CheckName("queue", name); err != nil {
-		return fmt.Errorf("set the limit of a queue: %w", err)
-	}
-	if limit < 0 || limit > MaxQueueLimit {
-		return fmt.Errorf("set the limit of queue %q to %d: must be 0 (none) to %d: %w", name, limit, MaxQueueLimit, ErrInvalid)
-	}
-	return nil
-}
-
 // MaxQueueRate is the largest number of starts per period SetQueueRate
 // accepts: a rate keeps one slot per start (store/pg: a row).
 const MaxQueueRate = 100_000
@@ -85,22 +71,6 @@ const (
 	MinRatePeriod = time.Millisecond
 	MaxRatePeriod = 7 * 24 * time.Hour
 )
-
-// ValidateQueueRate returns an error wrapping ErrInvalid unless name is a
-// valid queue name, n lies between 0 and MaxQueueRate and, for n > 0,
-// period between MinRatePeriod and MaxRatePeriod, the same in every store.
-func ValidateQueueRate(name string, n int, period time.Duration) error {
-	if err := CheckName("queue", name); err != nil {
-		return fmt.Errorf("set the rate of a queue: %w", err)
-	}
-	if n < 0 || n > MaxQueueRate {
-		return fmt.Errorf("set the rate of queue %q to %d per %s: the count must be 0 (none) to %d: %w", name, n, period, MaxQueueRate, ErrInvalid)
-	}
-	if n > 0 && (period < MinRatePeriod || period > MaxRatePeriod) {
-		return fmt.Errorf("set the rate of queue %q to %d per %s: the period must be %s to %s: %w", name, n, period, MinRatePeriod, MaxRatePeriod, ErrInvalid)
-	}
-	return nil
-}
 
 // QueueChange is one write of a queues row (nil for absent).
 type QueueChange struct{ Before, After *Queue }
@@ -135,50 +105,3 @@ func room(q *Queue) int {
 
 // Controlled reports whether q needs a row: it is paused or limited.
 func (q Queue) Controlled() bool { return !q.PausedAt.IsZero() || q.Limit > 0 || q.Rate > 0 }
-
-// EditQueue returns the row a queue has after edit is applied to a copy of
-// before (an empty row named name when nil), so that every store decides
-// alike: nil when the row no longer controls anything, and changed false
-// when nothing is to be written.
-func EditQueue(before *Queue, name string, edit func(*Queue)) (after *Queue, changed bool) {
-	after = &Queue{Name: name}
-	if before != nil {
-		*after = *before
-	}
-	edit(after)
-	switch {
-	case !after.Controlled():
-		return nil, before != nil
-	case before != nil && *before == *after:
-		return before, false
-	}
-	return after, true
-}
-
-// PauseEdit, ResumeEdit, LimitEdit and RateEdit are the edits of
-// PauseQueue, ResumeQueue, SetQueueLimit and SetQueueRate at store time
-// now.
-func PauseEdit(now time.Time) func(*Queue) {
-	return func(q *Queue) {
-		if q.PausedAt.IsZero() {
-			q.PausedAt = now
-		}
-	}
-}
-
-// ResumeEdit: see PauseEdit.
-func ResumeEdit(q *Queue) { q.PausedAt = time.Time{} }
-
-// LimitEdit: see PauseEdit.
-func LimitEdit(limit int) func(*Queue) { return func(q *Queue) { q.Limit = limit } }
-
-// RateEdit: see PauseEdit. The period is kept to the microsecond, as store
-// times are; no rate has a zero period.
-func RateEdit(n int, period time.Duration) func(*Queue) {
-	return func(q *Queue) {
-		q.Rate, q.RatePeriod = n, period.Truncate(time.Microsecond)
-		if n == 0 {
-			q.RatePeriod = 0
-		}
-	}
-}

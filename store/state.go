@@ -23,9 +23,9 @@ type State struct {
 	Vacuum    *Vacuum // the vacuums row; nil: no vacuum recorded
 }
 
-// ReadState reads every row through tx: all jobs page by page, the
+// readState reads every row through tx: all jobs page by page, the
 // workers, the lease and the schedules.
-func ReadState(ctx context.Context, tx Tx) (State, error) {
+func readState(ctx context.Context, tx Tx) (State, error) {
 	var s State
 	var after ulid.ULID
 	for {
@@ -74,7 +74,7 @@ func ReadState(ctx context.Context, tx Tx) (State, error) {
 // the rows it returns were all there at the same moment.
 func Snapshot(ctx context.Context, st Store) (State, error) {
 	var s State
-	err := st.InTx(ctx, func(tx Tx) (err error) { s, err = ReadState(ctx, tx); return err })
+	err := st.InTx(ctx, func(tx Tx) (err error) { s, err = readState(ctx, tx); return err })
 	return s, err
 }
 

@@ -105,9 +105,10 @@ type Jobs interface {
 	// were fenced off (not changed), in the order given. ErrInvalid for an
 	// output that ValidateOutput refuses (nothing is changed).
 	CompleteJobs(ctx context.Context, c Completion) (fenced []ulid.ULID, err error)
-	// FailJob marks a job failed with reason (as CleanReason keeps it) if
-	// it is still running under worker; ErrFenced (nothing changed)
-	// otherwise.
+	// FailJob marks a job failed with reason if it is still running under
+	// worker; ErrFenced (nothing changed) otherwise. The reason is kept with
+	// every invalid UTF-8 sequence and every NUL replaced by U+FFFD, so that
+	// any handler error text can be recorded.
 	FailJob(ctx context.Context, worker, id ulid.ULID, reason string) error
 	// ScheduleRetry inserts the next attempt of a failed or lost job that
 	// has none: same queue, payload, metadata, schedule name, unique key

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -46,12 +45,4 @@ type Vacuumer interface {
 	// it does not block reads or writes of jobs (PostgreSQL's VACUUM takes
 	// a SHARE UPDATE EXCLUSIVE lock). ctx cancels it.
 	VacuumJobs(ctx context.Context) error
-}
-
-// ValidateDeadRows refuses a negative dead-row count.
-func ValidateDeadRows(n int64) error {
-	if n < 0 {
-		return fmt.Errorf("record vacuum: dead rows %d must not be negative: %w", n, ErrInvalid)
-	}
-	return nil
 }

@@ -65,18 +65,6 @@ func QuoteCut(s string) string {
 	return fmt.Sprintf("%q… (%d bytes)", s[:quoteLimit], len(s))
 }
 
-// ValidateScheduleNames returns an error wrapping ErrInvalid for the first
-// name that is not ValidName, so that both stores' EnsureSchedules reject
-// the same input with the same error before writing anything.
-func ValidateScheduleNames(names []string) error {
-	for _, name := range names {
-		if err := CheckName("schedule", name); err != nil {
-			return fmt.Errorf("ensure schedules: %w", err)
-		}
-	}
-	return nil
-}
-
 // ValidateNewJob checks a job before any store writes it, so that both
 // stores reject exactly the same input with the same error. Values
 // PostgreSQL would refuse with a raw SQLSTATE (a NUL in a name, a time

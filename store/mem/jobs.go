@@ -12,6 +12,7 @@ import (
 
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // emptyObject is the metadata stored for a nil Metadata.
@@ -99,7 +100,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		j.Metadata = bytes.Clone(nj.Metadata)
 	}
 	if !nj.ScheduledAt.IsZero() {
-		j.ScheduledAt = store.Truncate(nj.ScheduledAt)
+		j.ScheduledAt = rules.Truncate(nj.ScheduledAt)
 		if j.ScheduledAt.After(t.now) {
 			j.Status = store.Scheduled
 		}
@@ -303,7 +304,7 @@ func (t *tx) FailJob(_ context.Context, worker, id ulid.ULID, reason string) err
 	after := *j
 	after.Status = store.Failed
 	after.FailedAt = t.now
-	after.FailedReason = store.CleanReason(reason)
+	after.FailedReason = rules.CleanReason(reason)
 	t.setJob(j, &after)
 	return nil
 }

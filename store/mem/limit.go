@@ -3,17 +3,17 @@ package mem
 import (
 	"context"
 
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // SetQueueLimit sets the queue's limit (0: none). Reserve counts the
 // queue's running jobs against it (openQueues), so a limit set below what
 // runs admits nothing until fewer than the limit run.
 func (t *tx) SetQueueLimit(_ context.Context, name string, limit int) error {
-	if err := store.ValidateQueueLimit(name, limit); err != nil {
+	if err := rules.ValidateQueueLimit(name, limit); err != nil {
 		return err
 	}
-	return t.editQueue("limit", name, store.LimitEdit(limit))
+	return t.editQueue("limit", name, rules.LimitEdit(limit))
 }
 
 // runningInQueue counts the queue's running rows.

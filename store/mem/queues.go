@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 func (t *tx) PauseQueue(_ context.Context, name string) error {
-	return t.editQueue("pause", name, store.PauseEdit(t.now))
+	return t.editQueue("pause", name, rules.PauseEdit(t.now))
 }
 
 func (t *tx) ResumeQueue(_ context.Context, name string) error {
-	return t.editQueue("resume", name, store.ResumeEdit)
+	return t.editQueue("resume", name, rules.ResumeEdit)
 }
 
-// editQueue writes the queue's row as store.EditQueue decides.
+// editQueue writes the queue's row as rules.EditQueue decides.
 func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {
 		return err
@@ -26,7 +27,7 @@ func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 		return fmt.Errorf("%s queue: %w", what, err)
 	}
 	before := t.s.queues[name]
-	after, changed := store.EditQueue(before, name, edit)
+	after, changed := rules.EditQueue(before, name, edit)
 	if !changed {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // slotsBefore is a queue's rate slots before a transaction first wrote
@@ -19,14 +20,14 @@ type slotsBefore struct {
 }
 
 func (t *tx) SetQueueRate(_ context.Context, name string, n int, period time.Duration) error {
-	if err := store.ValidateQueueRate(name, n, period); err != nil {
+	if err := rules.ValidateQueueRate(name, n, period); err != nil {
 		return err
 	}
-	if err := t.editQueue("rate", name, store.RateEdit(n, period)); err != nil {
+	if err := t.editQueue("rate", name, rules.RateEdit(n, period)); err != nil {
 		return err
 	}
 	if len(t.s.rateSlots[name]) != n {
-		t.setSlots(name, store.ResizeRateSlots(t.s.rateSlots[name], n))
+		t.setSlots(name, rules.ResizeRateSlots(t.s.rateSlots[name], n))
 	}
 	return nil
 }
@@ -65,7 +66,7 @@ func (s *Store) freeSlots(q *store.Queue, worker ulid.ULID, now time.Time) int {
 	}
 	n := 0
 	for _, l := range last {
-		if store.SlotFree(l, now, q.RatePeriod) {
+		if rules.SlotFree(l, now, q.RatePeriod) {
 			n++
 		}
 	}
@@ -85,7 +86,7 @@ func (t *tx) takeSlot(name string, worker ulid.ULID) {
 	if last == nil {
 		last = make([]time.Time, q.Rate)
 	}
-	i := slices.IndexFunc(last, func(l time.Time) bool { return store.SlotFree(l, t.now, q.RatePeriod) })
+	i := slices.IndexFunc(last, func(l time.Time) bool { return rules.SlotFree(l, t.now, q.RatePeriod) })
 	last[i] = t.now
 	t.setSlots(key, last)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
@@ -109,7 +110,7 @@ func (t *tx) RescueLostJobs(context.Context) ([]store.Job, error) {
 		after := *j
 		after.Status = store.Lost
 		after.FailedAt = t.now
-		after.FailedReason = store.LostReason(j.StartedBy)
+		after.FailedReason = rules.LostReason(j.StartedBy)
 		t.setJob(j, &after)
 		out = append(out, export(&after))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 func (s *Store) writeSchedule(name string, sc *store.Schedule) {
@@ -27,7 +28,7 @@ func (t *tx) EnsureSchedules(_ context.Context, names []string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	if err := store.ValidateScheduleNames(names); err != nil {
+	if err := rules.ValidateScheduleNames(names); err != nil {
 		return err
 	}
 	for _, name := range names {
@@ -63,7 +64,7 @@ func (t *tx) AdvanceSchedule(_ context.Context, name string, at time.Time, job u
 	if _, ok := t.s.jobs[job]; !ok && job != (ulid.ULID{}) {
 		return fmt.Errorf("advance schedule %q to job %s: no such job: %w", name, job, store.ErrNotFound)
 	}
-	t.setSchedule(sc, &store.Schedule{Name: name, LastScheduledAt: store.Truncate(at), LastScheduledJobID: job})
+	t.setSchedule(sc, &store.Schedule{Name: name, LastScheduledAt: rules.Truncate(at), LastScheduledJobID: job})
 	return nil
 }
 

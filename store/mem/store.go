@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // ErrTxDone is returned by every method of a Tx used after the InTx call
@@ -87,7 +88,7 @@ func (s *Store) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := &tx{s: s, now: store.Truncate(s.now())}
+	t := &tx{s: s, now: rules.Truncate(s.now())}
 	committed := false
 	defer func() {
 		t.done.Store(true)

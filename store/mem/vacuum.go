@@ -7,6 +7,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // The in-memory store models dead rows as PostgreSQL leaves them, in a way
@@ -38,7 +39,7 @@ func (t *tx) RecordVacuum(_ context.Context, deadRows int64) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	if err := store.ValidateDeadRows(deadRows); err != nil {
+	if err := rules.ValidateDeadRows(deadRows); err != nil {
 		return err
 	}
 	if !t.vacuumWritten {

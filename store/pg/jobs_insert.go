@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // copyThreshold is the batch size above which InsertJobs uses COPY. Below
@@ -252,7 +253,7 @@ func placement(at, now time.Time) (time.Time, store.Status) {
 	if at.IsZero() {
 		return now, store.Available
 	}
-	at = store.Truncate(at)
+	at = rules.Truncate(at)
 	if at.After(now) {
 		return at, store.Scheduled
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // ScheduleRetry locks the old row, checks it may be retried, then in one
@@ -134,7 +135,7 @@ const snoozeSQL = `UPDATE {schema}.jobs SET status = 'snoozed', completed_at = c
 
 // RescueLostJobs first locks the running rows of workers shut down since
 // the last rescue, and those whose worker was deleted (started_by NULL),
-// then marks them lost with a reason naming the worker (store.LostReason).
+// then marks them lost with a reason naming the worker (rules.LostReason).
 func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -145,7 +146,7 @@ func (t *tx) RescueLostJobs(ctx context.Context) ([]store.Job, error) {
 		var id, by pgtype.UUID
 		_, err := pgx.ForEachRow(rows, []any{&id, &by}, func() error {
 			ids = append(ids, id)
-			reasons = append(reasons, store.LostReason(toULID(by)))
+			reasons = append(reasons, rules.LostReason(toULID(by)))
 			return nil
 		})
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // startedByIs3 matches rows started by worker $3. A row whose worker was
@@ -140,7 +141,7 @@ func (t *tx) FailJob(ctx context.Context, worker, id ulid.ULID, reason string) e
 	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) (err error) {
 		tag, err = br.Exec()
 		return err
-	}, t.s.sql(failSQL), t.nowArg(), idArg(id), idArg(worker), store.CleanReason(reason))
+	}, t.s.sql(failSQL), t.nowArg(), idArg(id), idArg(worker), rules.CleanReason(reason))
 	if err != nil {
 		return t.fail(err, "fail job %s of worker %s", id, worker)
 	}

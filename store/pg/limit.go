@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // A limited queue's running jobs are counted, not slotted (migration
@@ -30,10 +29,10 @@ import (
 // queue's lock exclusive, so no reservation is in flight: what runs is
 // what committed.
 func (t *tx) SetQueueLimit(ctx context.Context, name string, limit int) error {
-	if err := store.ValidateQueueLimit(name, limit); err != nil {
+	if err := rules.ValidateQueueLimit(name, limit); err != nil {
 		return err
 	}
-	if err := t.editQueue(ctx, "limit", name, store.LimitEdit(limit)); err != nil {
+	if err := t.editQueue(ctx, "limit", name, rules.LimitEdit(limit)); err != nil {
 		return err
 	}
 	t.s.noteControlled()

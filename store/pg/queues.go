@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // A queue's controls are ordered with its reservations by an advisory lock
@@ -28,18 +29,18 @@ func (t *tx) PauseQueue(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return t.editQueue(ctx, "pause", name, store.PauseEdit(now))
+	return t.editQueue(ctx, "pause", name, rules.PauseEdit(now))
 }
 
 func (t *tx) ResumeQueue(ctx context.Context, name string) error {
-	return t.editQueue(ctx, "resume", name, store.ResumeEdit)
+	return t.editQueue(ctx, "resume", name, rules.ResumeEdit)
 }
 
 func (t *tx) SetQueueRate(ctx context.Context, name string, n int, period time.Duration) error {
-	if err := store.ValidateQueueRate(name, n, period); err != nil {
+	if err := rules.ValidateQueueRate(name, n, period); err != nil {
 		return err
 	}
-	if err := t.editQueue(ctx, "rate", name, store.RateEdit(n, period)); err != nil {
+	if err := t.editQueue(ctx, "rate", name, rules.RateEdit(n, period)); err != nil {
 		return err
 	}
 	t.s.noteControlled()
@@ -50,7 +51,7 @@ func (t *tx) SetQueueRate(ctx context.Context, name string, n int, period time.D
 }
 
 // editQueue locks the queue, reads its row and writes it as
-// store.EditQueue decides, notifying when the change wakes the queue.
+// rules.EditQueue decides, notifying when the change wakes the queue.
 func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {
 		return err
@@ -62,7 +63,7 @@ func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.
 	if err != nil {
 		return t.fail(err, "%s queue %q", what, name)
 	}
-	after, changed := store.EditQueue(before, name, edit)
+	after, changed := rules.EditQueue(before, name, edit)
 	if !changed {
 		return nil
 	}

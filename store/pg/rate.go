@@ -6,12 +6,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // resizeRateSlots gives queue name n rate slots, keeping the latest starts
-// of those it had (store.ResizeRateSlots). SetQueueRate calls it holding
+// of those it had (rules.ResizeRateSlots). SetQueueRate calls it holding
 // the queue's lock exclusive, so no reservation holds a slot meanwhile.
 func (t *tx) resizeRateSlots(ctx context.Context, name string, n int) error {
 	rows, err := t.db.Query(ctx, t.s.sql(`SELECT nullif(last_start, '-infinity') FROM {schema}.queue_rate_slots WHERE queue = $1`), name)
@@ -26,7 +25,7 @@ func (t *tx) resizeRateSlots(ctx context.Context, name string, n int) error {
 	if err != nil || len(last) == n {
 		return err
 	}
-	kept := store.ResizeRateSlots(last, n)
+	kept := rules.ResizeRateSlots(last, n)
 	stamps := make([]pgtype.Timestamptz, len(kept))
 	for i, l := range kept {
 		stamps[i] = timeArg(l)

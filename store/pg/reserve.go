@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // Reserve sends two statements in one round trip: the first checks that
@@ -62,7 +63,7 @@ func (s *Store) queueLive(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID
 // readLive reads queueLive's answer.
 func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 	err = br.QueryRow().Scan(&now, &live)
-	return store.Truncate(now), live, err
+	return rules.Truncate(now), live, err
 }
 
 // queueReserveRows adds the reservation, after the caller queued

@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // EnsureSchedules validates every name first (1 to store.MaxQueueNameBytes
@@ -19,7 +20,7 @@ func (t *tx) EnsureSchedules(ctx context.Context, names []string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	if err := store.ValidateScheduleNames(names); err != nil {
+	if err := rules.ValidateScheduleNames(names); err != nil {
 		return err
 	}
 	if len(names) == 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // ErrTxDone is returned by every method of a Tx used after the InTx or
@@ -112,7 +113,7 @@ func (t *tx) Now(ctx context.Context) (time.Time, error) {
 	if err := t.db.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
 		return time.Time{}, fmt.Errorf("read the database time: %w", t.s.classify(err))
 	}
-	t.now = store.Truncate(now)
+	t.now = rules.Truncate(now)
 	return t.now, nil
 }
 
@@ -126,7 +127,7 @@ func (s *Store) nowParam() pgtype.Timestamptz {
 	if s.opts.Now == nil {
 		return pgtype.Timestamptz{}
 	}
-	return pgtype.Timestamptz{Time: store.Truncate(s.opts.Now()), Valid: true}
+	return pgtype.Timestamptz{Time: rules.Truncate(s.opts.Now()), Valid: true}
 }
 
 // fail wraps a failed statement's error with the operation that ran it.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // DeadJobRows reads n_dead_tup of jobs from the statistics, which the
@@ -47,7 +48,7 @@ func (t *tx) RecordVacuum(ctx context.Context, deadRows int64) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	if err := store.ValidateDeadRows(deadRows); err != nil {
+	if err := rules.ValidateDeadRows(deadRows); err != nil {
 		return err
 	}
 	_, err := t.db.Exec(ctx, t.s.sql(`

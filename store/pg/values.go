@@ -5,13 +5,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
-
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // ULIDs are stored as uuid: the same 16 bytes, compared byte by byte, so
 // ORDER BY id is ULID order. Times are timestamptz (microseconds, see
-// store.Truncate); the store hands out UTC times and zero values for NULL.
+// rules.Truncate); the store hands out UTC times and zero values for NULL.
 
 // idArg encodes a row's own id (never NULL, even for the zero ULID).
 func idArg(id ulid.ULID) pgtype.UUID { return pgtype.UUID{Bytes: id, Valid: true} }
@@ -31,7 +30,7 @@ func idArgs(ids []ulid.ULID) []pgtype.UUID {
 
 // timeArg encodes a time; the zero time is NULL.
 func timeArg(t time.Time) pgtype.Timestamptz {
-	return pgtype.Timestamptz{Time: store.Truncate(t), Valid: !t.IsZero()}
+	return pgtype.Timestamptz{Time: rules.Truncate(t), Valid: !t.IsZero()}
 }
 
 // durationArg encodes a duration as an exact interval of microseconds,

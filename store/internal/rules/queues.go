@@ -1,0 +1,54 @@
+package rules
+
+import (
+	"time"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// EditQueue returns the row a queue has after edit is applied to a copy of
+// before (an empty row named name when nil), so that every store decides
+// alike: nil when the row no longer controls anything, and changed false
+// when nothing is to be written.
+func EditQueue(before *store.Queue, name string, edit func(*store.Queue)) (after *store.Queue, changed bool) {
+	after = &store.Queue{Name: name}
+	if before != nil {
+		*after = *before
+	}
+	edit(after)
+	switch {
+	case !after.Controlled():
+		return nil, before != nil
+	case before != nil && *before == *after:
+		return before, false
+	}
+	return after, true
+}
+
+// PauseEdit, ResumeEdit, LimitEdit and RateEdit are the edits of
+// PauseQueue, ResumeQueue, SetQueueLimit and SetQueueRate at store time
+// now.
+func PauseEdit(now time.Time) func(*store.Queue) {
+	return func(q *store.Queue) {
+		if q.PausedAt.IsZero() {
+			q.PausedAt = now
+		}
+	}
+}
+
+// ResumeEdit: see PauseEdit.
+func ResumeEdit(q *store.Queue) { q.PausedAt = time.Time{} }
+
+// LimitEdit: see PauseEdit.
+func LimitEdit(limit int) func(*store.Queue) { return func(q *store.Queue) { q.Limit = limit } }
+
+// RateEdit: see PauseEdit. The period is kept to the microsecond, as store
+// times are; no rate has a zero period.
+func RateEdit(n int, period time.Duration) func(*store.Queue) {
+	return func(q *store.Queue) {
+		q.Rate, q.RatePeriod = n, period.Truncate(time.Microsecond)
+		if n == 0 {
+			q.RatePeriod = 0
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+// ValidateQueueLimit returns an error wrapping store.ErrInvalid unless name is a
+// valid queue name and limit lies between 0 and store.MaxQueueLimit, the same in
+// every store.
+func ValidateQueueLimit(name string, limit int) error {
+	if err := store.CheckName("queue", name); err != nil {
+		return fmt.Errorf("set the limit of a queue: %w", err)
+	}
+	if limit < 0 || limit > store.MaxQueueLimit {
+		return fmt.Errorf("set the limit of queue %q to %d: must be 0 (none) to %d: %w", name, limit, store.MaxQueueLimit, store.ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateQueueRate returns an error wrapping store.ErrInvalid unless name is a
+// valid queue name, n lies between 0 and store.MaxQueueRate and, for n > 0,
+// period between store.MinRatePeriod and store.MaxRatePeriod, the same in every store.
+func ValidateQueueRate(name string, n int, period time.Duration) error {
+	if err := store.CheckName("queue", name); err != nil {
+		return fmt.Errorf("set the rate of a queue: %w", err)
+	}
+	if n < 0 || n > store.MaxQueueRate {
+		return fmt.Errorf("set the rate of queue %q to %d per %s: the count must be 0 (none) to %d: %w", name, n, period, store.MaxQueueRate, store.ErrInvalid)
+	}
+	if n > 0 && (period < store.MinRatePeriod || period > store.MaxRatePeriod) {
+		return fmt.Errorf("set the rate of queue %q to %d per %s: the period must be %s to %s: %w", name, n, period, store.MinRatePeriod, store.MaxRatePeriod, store.ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateDeadRows refuses a negative dead-row count.
+func ValidateDeadRows(n int64) error {
+	if n < 0 {
+		return fmt.Errorf("record vacuum: dead rows %d must not be negative: %w", n, store.ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateScheduleNames returns an error wrapping store.ErrInvalid for the first
+// name that is not ValidName, so that both stores' EnsureSchedules reject
+// the same input with the same error before writing anything.
+func ValidateScheduleNames(names []string) error {
+	for _, name := range names {
+		if err := store.CheckName("schedule", name); err != nil {
+			return fmt.Errorf("ensure schedules: %w", err)
+		}
+	}
+	return nil
+}
