@@ -9,6 +9,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/workerengine"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
 	"github.com/tickwork/tickwork/worker/engine"
@@ -104,7 +105,7 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	if len(queues) == 0 {
 		return Attempt{}, false, errNoHandler
 	}
-	cfg := k.w.CoreConfig() // the handlers' retry policies included
+	cfg := workerengine.Of(k.w).CoreConfig() // the handlers' retry policies included
 	cfg.Queues, cfg.Schedules = queues, nil
 	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
 	// Every tick is a leader pass. A tick reserves before the duties that
@@ -126,7 +127,7 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	d.step(engine.Input{Kind: engine.InStop})
 	var r engine.Result
 	if d.job != nil {
-		r = k.w.Execute(ctx, *d.job)
+		r = workerengine.Of(k.w).Execute(ctx, *d.job)
 		d.step(engine.Input{Kind: engine.InJobFinished, Result: r})
 	}
 	if d.err != nil {

@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tickwork/tickwork/store"
@@ -40,18 +41,28 @@ func ExampleUniqueKey() {
 // jobs show prints it.
 func ExampleRecordOutput() {
 	st := mem.New(time.Now)
-	w, err := worker.New(st, worker.Options{Config: quietConfig()})
+	w, err := worker.New(st, worker.Options{Config: quietConfig(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}
+	ctx, stop := context.WithCancel(context.Background())
 	err = worker.Handle(w, "reports", func(ctx context.Context, job worker.Job[map[string]string]) error {
+		stop() // the example ends after one job; Run drains it and returns
 		return worker.RecordOutput(ctx, map[string]int{"rows": 42})
 	})
 	if err != nil {
 		panic(err)
 	}
-	job := store.Job{Queue: "reports", Payload: []byte(`{}`)}
-	r := w.Execute(context.Background(), job)
-	fmt.Println(r.Decision, string(r.Output))
-	// Output: succeed {"rows":42}
+	if _, err := worker.Enqueue(context.Background(), worker.NewClient(st, nil), map[string]string{}, worker.ToQueue("reports")); err != nil {
+		panic(err)
+	}
+	if err := w.Run(ctx); err != nil {
+		panic(err)
+	}
+	rows, err := store.Snapshot(context.Background(), st)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(rows.Jobs[0].Status, string(rows.Jobs[0].Output))
+	// Output: completed {"rows":42}
 }

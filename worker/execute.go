@@ -105,13 +105,10 @@ func callHandler(ctx context.Context, h *handler, job store.Job) (panicked bool,
 	return false, h.run(ctx, job)
 }
 
-// Execute runs one attempt of job inline, with the handler registered for
-// its queue, exactly as Run does: middleware, the handler's timeout on the
-// worker's clock, panic recovery, logs and telemetry. It writes nothing to
-// the store; a driver of its own reports the result to a Core (Finished),
-// which records it. tickworktest runs users' handlers in their tests with
-// it. A queue without a handler fails the job, as Run would.
-func (w *Worker) Execute(ctx context.Context, job store.Job) engine.Result {
+// executeInline runs one attempt of job inline with the handler registered
+// for its queue, as Run does (see workerengine.Engine.Execute). A queue
+// without a handler fails the job, as Run would.
+func (w *Worker) executeInline(ctx context.Context, job store.Job) engine.Result {
 	w.mu.Lock()
 	h, ok := w.handlers[job.Queue]
 	w.mu.Unlock()

@@ -28,7 +28,7 @@ func BenchmarkHandlerCall(b *testing.B) {
 			row, ctx := rowFor("q", `{}`), context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				w.Execute(ctx, row)
+				w.executeInline(ctx, row)
 			}
 		})
 	}

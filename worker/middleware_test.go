@@ -57,7 +57,7 @@ func TestMiddlewareOrder(t *testing.T) {
 		return nil
 	}))
 
-	if r := w.Execute(context.Background(), rowFor("q", `{}`)); r.Decision != Succeed {
+	if r := w.executeInline(context.Background(), rowFor("q", `{}`)); r.Decision != Succeed {
 		t.Fatalf("decision %v (%s), want succeed", r.Decision, r.Reason)
 	}
 	want := []string{"worker 1 in", "worker 2 in", "handler 1 in", "handler 2 in", "handler",
@@ -66,7 +66,7 @@ func TestMiddlewareOrder(t *testing.T) {
 		t.Errorf("calls %q,\nwant %q", calls, want)
 	}
 	calls = nil
-	w.Execute(context.Background(), rowFor("other", `{}`))
+	w.executeInline(context.Background(), rowFor("other", `{}`))
 	if want := []string{"worker 1 in", "worker 2 in", "other handler", "worker 2 out", "worker 1 out"}; !slices.Equal(calls, want) {
 		t.Errorf("another queue's calls %q, want only the worker's middleware: %q", calls, want)
 	}
@@ -87,7 +87,7 @@ func TestMiddlewareSeesTheJobAndPassesContext(t *testing.T) {
 		return nil
 	}))
 	row := rowFor("q", `{"n":3}`)
-	w.Execute(context.Background(), row)
+	w.executeInline(context.Background(), row)
 	if got != "acme 3\n" {
 		t.Errorf("handler saw %q, want the tenant from the middleware and the payload", got)
 	}
@@ -116,7 +116,7 @@ func TestMiddlewareDecides(t *testing.T) {
 			w := newInlineWorker(t, tc.mw)
 			called := false
 			must(t, Handle(w, "q", func(ctx context.Context, job Job[struct{}]) error { called = true; return nil }))
-			r := w.Execute(context.Background(), rowFor("q", `{}`))
+			r := w.executeInline(context.Background(), rowFor("q", `{}`))
 			if r.Decision != tc.want || r.Reason != tc.reason || called {
 				t.Errorf("decision %v reason %q handler called %v; want %v %q and no call", r.Decision, r.Reason, called, tc.want, tc.reason)
 			}
@@ -134,7 +134,7 @@ func TestMiddlewareAroundTimeoutsAndUndecodablePayloads(t *testing.T) {
 		}}})
 	must(t, err)
 	must(t, Handle(w, "q", func(ctx context.Context, job Job[struct{ N int }]) error { return nil }, WithTimeout(time.Minute)))
-	r := w.Execute(context.Background(), rowFor("q", `"not an object"`))
+	r := w.executeInline(context.Background(), rowFor("q", `"not an object"`))
 	if r.Decision != Fail || !strings.Contains(r.Reason, "payload did not decode") {
 		t.Errorf("undecodable payload through middleware: %v %q, want fail", r.Decision, r.Reason)
 	}
@@ -148,14 +148,14 @@ func TestDeprecatedQueuesRunNoMiddleware(t *testing.T) {
 		return FailJob(errors.New("refused"))
 	})
 	must(t, w.HandleDeprecated("old"))
-	if r := w.Execute(context.Background(), rowFor("old", `{}`)); r.Decision != Succeed {
+	if r := w.executeInline(context.Background(), rowFor("old", `{}`)); r.Decision != Succeed {
 		t.Errorf("deprecated job: %v %q, want succeed without middleware", r.Decision, r.Reason)
 	}
 }
 
 func TestExecuteWithoutHandler(t *testing.T) {
 	w := newInlineWorker(t)
-	r := w.Execute(context.Background(), rowFor("nobody", `{}`))
+	r := w.executeInline(context.Background(), rowFor("nobody", `{}`))
 	if r.Decision != Fail || r.Reason != `no handler for queue "nobody" on this worker` {
 		t.Errorf("job without handler: %v %q, want fail naming the queue", r.Decision, r.Reason)
 	}

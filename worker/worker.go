@@ -115,17 +115,15 @@ func New(st store.Store, opts Options) (*Worker, error) {
 	return w, nil
 }
 
-// CoreConfig returns the configuration Run gives its core: Options.Config
-// with the queues of the handlers when it names none, and each handler's
-// retry policy (MaxAttempts, RetryDelay) in Policies. A driver of its own
-// core (tickworktest) builds it with this.
-func (w *Worker) CoreConfig() Config {
+// lockedCoreConfig returns the configuration Run gives its core (see
+// workerengine.Engine.CoreConfig).
+func (w *Worker) lockedCoreConfig() Config {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.coreConfig()
 }
 
-// coreConfig is CoreConfig with w.mu held.
+// coreConfig is lockedCoreConfig with w.mu held.
 func (w *Worker) coreConfig() Config {
 	cfg := w.cfg
 	if len(cfg.Queues) == 0 {

@@ -1,0 +1,154 @@
+package tickwork
+
+import (
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPublicAPI pins the names go doc shows for the packages an
+// application imports, so that a helper of the stores or of the engine
+// cannot creep into them unnoticed. A name added on purpose is added to
+// the list below, where a reviewer sees it.
+func TestPublicAPI(t *testing.T) {
+	for dir, want := range publicAPI {
+		t.Run(dir, func(t *testing.T) {
+			got := exportedNames(t, dir)
+			if extra, missing := diffNames(got, want); len(extra)+len(missing) > 0 {
+				t.Errorf("go doc ./%s changed:\n  not in the list: %s\n  listed but gone: %s\n"+
+					"a store's or the engine's helper belongs in an internal package; a name meant for users goes in publicAPI",
+					dir, strings.Join(extra, " "), strings.Join(missing, " "))
+			}
+		})
+	}
+}
+
+// exportedNames lists what go doc shows for the package in dir: its
+// exported constants, variables, functions and types, and the exported
+// methods and fields of its exported types, as Type.Name.
+func exportedNames(t *testing.T, dir string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name.Name != "main" && !hasBuildTag(f) {
+			files = append(files, f)
+		}
+	}
+	p, err := doc.NewFromFiles(fset, files, "github.com/tickwork/tickwork/"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	values := func(prefix string, vs []*doc.Value) {
+		for _, v := range vs {
+			names = append(names, prefix+strings.Join(v.Names, ","))
+		}
+	}
+	values("", p.Consts)
+	values("", p.Vars)
+	for _, f := range p.Funcs {
+		names = append(names, f.Name)
+	}
+	for _, ty := range p.Types {
+		names = append(names, ty.Name)
+		values("", ty.Consts)
+		values("", ty.Vars)
+		for _, f := range ty.Funcs {
+			names = append(names, f.Name)
+		}
+		for _, m := range ty.Methods {
+			names = append(names, ty.Name+"."+m.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// hasBuildTag reports a file built only under a tag (such as mutants),
+// which go doc does not show.
+func hasBuildTag(f *ast.File) bool {
+	for _, c := range f.Comments {
+		if c.Pos() >= f.Package {
+			break
+		}
+		if strings.HasPrefix(c.Text(), "go:build") || strings.HasPrefix(c.List[0].Text, "//go:build") {
+			return true
+		}
+	}
+	return false
+}
+
+// diffNames returns the names in got and not in want, and the reverse.
+func diffNames(got, want []string) (extra, missing []string) {
+	for _, n := range got {
+		if !slices.Contains(want, n) {
+			extra = append(extra, n)
+		}
+	}
+	for _, n := range want {
+		if !slices.Contains(got, n) {
+			missing = append(missing, n)
+		}
+	}
+	return extra, missing
+}
+
+// publicAPI is what go doc shows of each package an application uses.
+var publicAPI = map[string][]string{
+	"store": {
+		"Channel", "ChannelAvailable,ChannelStepdown,ChannelCancel", "CheckName",
+		"CheckUniqueKey", "Commit", "Completion", "Completion.Output",
+		"Completion.ValidateOutputs", "DefaultListLimit", "Duplicate",
+		"ErrNotFound,ErrFenced,ErrConflict,ErrUnavailable,ErrInvalid", "FormatID", "FormatJob",
+		"FormatLease", "FormatPeriod", "FormatRate", "FormatTime", "Job", "Job.Holds",
+		"JobChange", "JobChange.ID", "JobFilter", "JobFilter.Match", "JobFilter.PageSize",
+		"JobPass", "JobPass.Empty", "JobPass.Heartbeats", "JobPass.Reserves", "JobPassResult",
+		"JobPasser", "Jobs", "Lease", "LeaseChange", "Leases", "LiveStatuses",
+		"MaxJobAttempts", "MaxPayloadBytes", "MaxQueueLimit", "MaxQueueNameBytes",
+		"MaxQueueRate", "MaxUniqueKeyBytes", "MinPriority,MaxPriority",
+		"MinRatePeriod,MaxRatePeriod", "MinTime,MaxTime", "NewJob", "NewJob.CoveredStatuses",
+		"Notification", "PayloadUniqueKey", "Queue", "Queue.Controlled", "QueueChange",
+		"QueueChange.Name", "QueueChange.Wakes", "QueueStats", "Queues", "QuoteCut",
+		"RunJobPass", "Schedule", "ScheduleChange", "ScheduleChange.Name",
+		"Scheduled,Available,Running,Completed,Failed,Lost,Cancelled,Snoozed", "Schedules",
+		"Snapshot", "State", "State.Equal", "State.JobsIn", "State.String", "Status",
+		"Status.Terminal", "Status.Valid", "StatusSet", "StatusSet.Has",
+		"StatusSet.MarshalText", "StatusSet.String", "Statuses", "StatusesOf", "Store",
+		"StoredUniqueKey", "Tx", "Vacuum", "Vacuumer", "Vacuums", "ValidName",
+		"ValidateNewJob", "ValidateOutput", "Worker", "WorkerChange", "WorkerChange.ID",
+		"Workers",
+	},
+	"worker": {
+		"At", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
+		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueLimit",
+		"Client.SetQueueRate", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue",
+		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "ErrJobCancelled",
+		"ErrJobLost,ErrReleased", "FailJob", "Handle", "HandlerOption", "Job",
+		"Job.MetadataValue", "MaxAttempts", "MaxLanes", "Middleware", "New", "NewClient",
+		"OnDuplicate", "Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",
+		"RecordOutput", "RegisterQueue", "RetryBackoff", "RetryDelay", "RetryJob",
+		"RetryPolicy", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
+		"ToQueue", "UniqueByPayload", "UniqueKey", "UniquePer", "UniqueWhile",
+		"WithMaxAttempts", "WithMetadata", "WithMiddleware", "WithPriority", "WithTimeout",
+		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run",
+	},
+}
