@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-// TestDocsStandAlone: the README and docs/ point only at files of the
+// TestDocsStandAlone: the README, docs/ and bench's pages link only to files of the
 // repository that exist, and never tell a reader to build the worker binary
 // into the worker/ package folder.
 func TestDocsStandAlone(t *testing.T) {
@@ -21,6 +21,11 @@ func TestDocsStandAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	benchDocs, err := filepath.Glob("bench/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, benchDocs...)
 	link := regexp.MustCompile(`\]\(([^)#]+)(#[^)]*)?\)`)
 	for _, doc := range append(docs, "README.md", "store/SEMANTICS.md") {
 		b, err := os.ReadFile(doc)
