@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/internal/failreason"
 )
 
 // procState is what the checker knows of one worker process. A process
@@ -178,8 +180,8 @@ func (c *Checker) released(e *Event, b, a *JobRow) {
 }
 
 // ReleaseReason is the failed_reason of a job released at a graceful
-// shutdown (SPEC 5).
-const ReleaseReason = "worker shut down"
+// shutdown: the engine's own text (failreason), not a copy of it.
+const ReleaseReason = failreason.Shutdown
 
 // unfinishedOf returns, in id order, the rows running under w and the rows
 // process p started that have not ended.

@@ -3,7 +3,6 @@ package tickworktest
 import (
 	"context"
 	"log/slog"
-	"reflect"
 	"testing"
 	"time"
 
@@ -25,8 +24,8 @@ const DefaultMaxDrainAttempts = 1000
 type Options struct {
 	// Worker configures the kit's worker as in production: Config
 	// (MaxRetries and Backoff decide retries, unless a handler sets its
-	// own; MaxSnoozes bounds snoozes; zero means worker.DefaultConfig()),
-	// Middleware, Logger (default: discard),
+	// own; MaxSnoozes bounds snoozes; each zero field takes its default,
+	// as worker.New does), Middleware, Logger (default: discard),
 	// MeterProvider and TracerProvider. Its Clock and Rand are the kit's
 	// own. Config.Schedules are not run: enqueue a schedule's payload to
 	// test its handler.
@@ -52,7 +51,6 @@ type Kit struct {
 	st     *mem.Store
 	client *worker.Client
 	w      *worker.Worker
-	cfg    worker.Config
 	rand   *clockrng.Rand
 	max    int
 	cores  int // cores made so far, each with a source of its own
@@ -75,11 +73,7 @@ func New(tb testing.TB, opts Options) *Kit {
 	k.client = worker.NewClient(k.st, k.rand.Child("client"))
 
 	wopts := opts.Worker
-	k.cfg = wopts.Config
-	if reflect.ValueOf(k.cfg).IsZero() {
-		k.cfg = worker.DefaultConfig()
-	}
-	wopts.Config, wopts.Clock, wopts.Rand = k.cfg, k.clock, k.rand.Child("worker")
+	wopts.Clock, wopts.Rand = k.clock, k.rand.Child("worker")
 	if wopts.Logger == nil {
 		wopts.Logger = slog.New(slog.DiscardHandler)
 	}

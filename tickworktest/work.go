@@ -94,6 +94,20 @@ func (k *Kit) Drain() []Attempt {
 	}
 }
 
+// coreConfig is the configuration of a core of workOne: the worker's,
+// the handlers' retry policies included, on queues, taking one job at a
+// time, with no schedules.
+func (k *Kit) coreConfig(queues []string) worker.Config {
+	cfg := workerengine.Of(k.w).CoreConfig() // the handlers' retry policies included
+	cfg.Queues, cfg.Schedules = queues, nil
+	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
+	// Every tick is a leader pass. A tick reserves before the duties that
+	// follow it, so a scheduled job whose time came is promoted by the
+	// first tick's duties and reserved by the second tick.
+	cfg.LeaderInterval = time.Nanosecond
+	return cfg
+}
+
 var errNoHandler = errors.New("no handler is registered: register the application's handlers on Kit.Worker() with worker.Handle")
 
 // workOne runs the next due job with a core of its own, as a worker that
@@ -105,15 +119,8 @@ func (k *Kit) workOne(ctx context.Context) (Attempt, bool, error) {
 	if len(queues) == 0 {
 		return Attempt{}, false, errNoHandler
 	}
-	cfg := workerengine.Of(k.w).CoreConfig() // the handlers' retry policies included
-	cfg.Queues, cfg.Schedules = queues, nil
-	cfg.MaxConcurrent, cfg.MaxFetch = 1, 1
-	// Every tick is a leader pass. A tick reserves before the duties that
-	// follow it, so a scheduled job whose time came is promoted by the
-	// first tick's duties and reserved by the second tick.
-	cfg.LeaderInterval = time.Nanosecond
 	k.cores++
-	core, err := engine.NewCore(k.st, cfg, k.rand.ChildN("core", k.cores), nil)
+	core, err := engine.NewCore(k.st, k.coreConfig(queues), k.rand.ChildN("core", k.cores), nil)
 	if err != nil {
 		return Attempt{}, false, err
 	}

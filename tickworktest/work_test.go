@@ -189,8 +189,8 @@ func TestKitRunsMiddlewareAndRefusesBadConfig(t *testing.T) {
 
 	f := &fakeTB{}
 	cfg := worker.DefaultConfig()
-	cfg.MaxConcurrent = 0
+	cfg.MaxConcurrent = -1
 	wantFailure(t, f, func() { tickworktest.New(f, tickworktest.Options{Worker: worker.Options{Config: cfg}}) },
-		"tickworktest: New: worker config: MaxConcurrent is 0")
+		"tickworktest: New: worker config: MaxConcurrent is -1")
 	wantFailure(t, f, func() { kit := tickworktest.New(f, tickworktest.Options{}); kit.Advance(-time.Second) }, "the clock does not go back")
 }

@@ -23,8 +23,17 @@ const (
 	Fail    = engine.Fail
 )
 
-// DefaultConfig returns the SPEC's defaults.
+// DefaultConfig returns the defaults a zero Config takes.
 func DefaultConfig() Config { return engine.DefaultConfig() }
+
+// The values that say "none" in a Config field whose zero means its
+// default.
+const (
+	NoRetries = engine.NoRetries // MaxRetries: a job runs once
+	NoSnoozes = engine.NoSnoozes // MaxSnoozes: a job's first snooze fails it
+	NoJitter  = engine.NoJitter  // PollJitter: polls are not spread
+	NoDrain   = engine.NoDrain   // DrainTimeout: shutdown cancels running jobs at once
+)
 
 // ReasonShutdown is the failed_reason of a job released at a graceful
 // shutdown because it had not returned by the drain deadline.

@@ -84,13 +84,14 @@ func ExampleHandle() {
 
 // New checks the configuration up front and reports every problem.
 func ExampleNew() {
-	cfg := worker.DefaultConfig()
-	cfg.MaxConcurrent = 0
+	// Each zero field takes its default; NoRetries says "none" where zero
+	// would mean the default (10).
+	cfg := worker.Config{MaxRetries: worker.NoRetries, MaxConcurrent: -1}
 	cfg.Schedules = []worker.ScheduleSpec{{Name: "hourly", Cron: "0 * * * *", Queue: "q", Payload: []byte(`{}`)}}
 	_, err := worker.New(mem.New(time.Now), worker.Options{Config: cfg})
 	fmt.Println(err)
 	// Output:
-	// worker config: MaxConcurrent is 0, must be at least 1
+	// worker config: MaxConcurrent is -1, must be at least 1
 	// worker config: schedule "hourly": cron expression "0 * * * *" (want 6 fields, seconds first): expected exactly 6 fields, found 5: [0 * * * *]
 }
 

@@ -18,9 +18,10 @@ import (
 
 // Options configure a Worker. Zero fields take the defaults noted.
 type Options struct {
-	// Config is the queue behaviour; a zero Config means DefaultConfig().
-	// When Config.Queues is empty the worker takes the queues it has
-	// handlers for.
+	// Config is the queue behaviour: each zero field takes its default
+	// (Config.WithDefaults; NoRetries, NoJitter, NoDrain and NoSnoozes say
+	// "none" where zero would mean the default). When Config.Queues is
+	// empty the worker takes the queues it has handlers for.
 	Config Config
 	// Clock drives the poll timer, handler timeouts and the drain deadline
 	// (default clockrng.Real()).
@@ -73,16 +74,14 @@ type Worker struct {
 	started  bool
 }
 
-// New returns a worker on st. It checks opts.Config now (Validate), so a
-// bad configuration fails here with every problem listed.
+// New returns a worker on st. It fills opts.Config in with the defaults
+// and checks it now (Validate), so a bad configuration fails here with
+// every problem listed.
 func New(st store.Store, opts Options) (*Worker, error) {
 	if st == nil {
 		return nil, errors.New("worker: New needs a store")
 	}
-	cfg := opts.Config
-	if isZeroConfig(cfg) {
-		cfg = DefaultConfig()
-	}
+	cfg := opts.Config.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -131,11 +130,4 @@ func (w *Worker) coreConfig() Config {
 	}
 	cfg.Policies = policies(cfg.Policies, w.handlers)
 	return cfg
-}
-
-// isZeroConfig reports a Config nobody filled in.
-func isZeroConfig(c Config) bool {
-	return c.MaxConcurrent == 0 && c.MaxFetch == 0 && c.PollInterval == 0 && c.LeaseTTL == 0 &&
-		c.HeartbeatInterval == 0 && c.Backoff == (clockrng.Backoff{}) && len(c.Queues) == 0 && len(c.Schedules) == 0 &&
-		c.MaxSnoozes == 0 && len(c.Policies) == 0
 }

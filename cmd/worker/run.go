@@ -103,7 +103,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
 }
 
-// config turns the flags into the worker's configuration, or a usageError.
+// config turns the flags into the worker's configuration as worker.New
+// takes it (a flag's zero as the field's "none" value), or a usageError.
 func (f *runFlags) config() (worker.Config, error) {
 	cfg := worker.DefaultConfig()
 	queues, err := parseQueues(f.queues)
@@ -113,10 +114,10 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.Queues = queues
 	cfg.MaxConcurrent = f.concurrency
 	cfg.MaxFetch = f.maxFetch
-	cfg.MaxRetries = f.maxRetries
-	cfg.MaxSnoozes = f.maxSnoozes
+	cfg.MaxRetries = zeroAs(f.maxRetries, worker.NoRetries)
+	cfg.MaxSnoozes = zeroAs(f.maxSnoozes, worker.NoSnoozes)
 	cfg.Backoff.Base = f.retryDelay
-	cfg.DrainTimeout = f.drainTimeout
+	cfg.DrainTimeout = zeroAs(f.drainTimeout, worker.NoDrain)
 	cfg.PollInterval = f.pollInterval
 	cfg.HeartbeatInterval = f.heartbeatInterval
 	cfg.LeaseTTL = f.leaseTTL
@@ -132,10 +133,20 @@ func (f *runFlags) config() (worker.Config, error) {
 	if f.adminToken != "" && f.adminAddr == "" {
 		return cfg, usagef("-admin-token needs -admin-addr (the console it unlocks)")
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.WithDefaults().Validate(); err != nil {
 		return cfg, usagef("%s", configToFlags.Replace(err.Error()))
 	}
 	return cfg, nil
+}
+
+// zeroAs returns none for a flag set to zero: in a Config, whose zero
+// fields take their defaults, none is what says zero.
+func zeroAs[T comparable](v, none T) T {
+	var zero T
+	if v == zero {
+		return none
+	}
+	return v
 }
 
 // configToFlags rewrites the worker's configuration errors in terms of the

@@ -13,54 +13,64 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// Config is what a worker core does and how often. DefaultConfig returns the
-// SPEC defaults; Validate reports a config that cannot work.
+// Config is what a worker core does and how often. A zero field means its
+// default, noted on each field, so any subset of fields can be set;
+// where zero is a value of its own (no retries, no jitter, no drain, no
+// snoozes) a named constant says it (NoRetries, NoJitter, NoDrain,
+// NoSnoozes). WithDefaults fills a Config in; DefaultConfig is the zero
+// Config filled in. Validate reports a filled-in config that cannot work.
 type Config struct {
 	// Queues are the queues this worker reserves jobs from. It may be empty
-	// for a worker that only takes part in leader duties.
+	// for a worker that only takes part in leader duties (worker.New, when
+	// it is empty, takes the queues of the worker's handlers).
 	Queues []string
-	// MaxConcurrent caps the jobs executing locally at once (default 10).
+	// MaxConcurrent caps the jobs executing locally at once (0: 10).
 	MaxConcurrent int
-	// MaxFetch caps the jobs reserved by one tick (default 5).
+	// MaxFetch caps the jobs reserved by one tick (0: 5).
 	MaxFetch int
 	// MaxRetries is the highest attempt number a retry may create: a job
-	// runs at most MaxRetries+1 times (default 10), unless its queue's
-	// policy or the job itself sets another bound.
+	// runs at most MaxRetries+1 times (0: 10; NoRetries: a job runs once),
+	// unless its queue's policy or the job itself sets another bound.
 	MaxRetries int
 	// MaxSnoozes is how many times a job may snooze (worker.Snooze) before
-	// the next snooze fails it for good (default 100).
+	// the next snooze fails it for good (0: 100; NoSnoozes: the first
+	// snooze fails it).
 	MaxSnoozes int
 
 	// PollInterval is the wait between ticks when nothing else wakes the
-	// worker (default 1 s), spread by ±PollJitter (default 0.1).
+	// worker (0: 1 s), spread by ±PollJitter, a fraction below 1 (0: 0.1;
+	// NoJitter: none).
 	PollInterval time.Duration
 	PollJitter   float64
 	// HeartbeatInterval is how often, on the local clock, the worker
-	// updates its last_seen_at (default 1 min).
+	// updates its last_seen_at (0: 1 min).
 	HeartbeatInterval time.Duration
 	// LeaseTTL is how long, in store time, the leader lease lasts after
-	// each renewal (default 5 s).
+	// each renewal (0: 5 s).
 	LeaseTTL time.Duration
 	// LeaderInterval is how often at most, on the local clock, a tick runs
-	// lease maintenance and leader duties (default 500 ms). Ticks woken by
+	// lease maintenance and leader duties (0: 500 ms, or a quarter of
+	// LeaseTTL when that is shorter). Ticks woken by
 	// finished jobs come much more often than that; doing the lease and the
 	// duties on each of them would cost round trips without changing what
 	// happens. It must be well below LeaseTTL so the lease is renewed in time.
 	LeaderInterval time.Duration
 	// DeadWorkerThreshold is how long, in store time, a worker may go
-	// without a heartbeat before the leader declares it dead (default 2 min).
+	// without a heartbeat before the leader declares it dead (0: 2 min, or
+	// twice HeartbeatInterval when that is longer).
 	DeadWorkerThreshold time.Duration
 	// JobRetention and WorkerRetention are how long, in store time, terminal
-	// jobs and shut-down workers are kept (defaults 30 days and 7 days).
+	// jobs and shut-down workers are kept (0: 30 days and 7 days).
 	JobRetention    time.Duration
 	WorkerRetention time.Duration
 	// CleanupInterval is how often at most, on the local clock, the leader
-	// deletes old rows (default 1 min).
+	// deletes old rows (0: 1 min).
 	CleanupInterval time.Duration
 	// DrainTimeout is how long a graceful shutdown waits for running jobs
-	// before cancelling and releasing them (default 30 s).
+	// before cancelling and releasing them (0: 30 s; NoDrain: it cancels
+	// them at once).
 	DrainTimeout time.Duration
-	// VacuumDeadRows turns the vacuum duty on (0, the default: off): the
+	// VacuumDeadRows turns the vacuum duty on (0: off, the default): the
 	// leader vacuums the jobs table, outside any transaction and beside the
 	// job path, once the store counts at least this many dead rows in it
 	// and VacuumInterval of store time has passed since the last vacuum
@@ -69,17 +79,20 @@ type Config struct {
 	// churn (autovacuum_naptime bounds it to once a minute).
 	VacuumDeadRows int64
 	// VacuumInterval is the least store time between two vacuums across
-	// leaders (default 1 min); the duty's state is persisted, so a new
+	// leaders (0: 1 min); the duty's state is persisted, so a new
 	// leader keeps it.
 	VacuumInterval time.Duration
-	// Backoff is the retry delay policy (default 5 s × 2^attempt).
+	// Backoff is the retry delay policy: a zero Base is 5 s and a zero
+	// Factor 2 (5 s × 2^attempt); a zero Max is no cap and a zero Jitter
+	// none, as clockrng.DefaultBackoff.
 	Backoff clockrng.Backoff
 	// Policies are the retry policies of queues whose handlers set their
 	// own (worker.MaxAttempts, worker.RetryDelay): a zero field of one
 	// takes MaxRetries or Backoff. worker.Run fills it from the handlers;
-	// a driver of its own Core (the simulator) sets it.
+	// a driver of its own Core (the simulator) sets it (none when empty).
 	Policies map[string]RetryPolicy
-	// Schedules are the recurring jobs the leader enqueues.
+	// Schedules are the recurring jobs the leader enqueues (none when
+	// empty).
 	Schedules []ScheduleSpec
 }
 
@@ -96,32 +109,11 @@ type ScheduleSpec struct {
 	UniqueKey string
 }
 
-// DefaultConfig returns the SPEC defaults with no queues and no schedules.
-func DefaultConfig() Config {
-	return Config{
-		MaxConcurrent:       10,
-		MaxFetch:            5,
-		MaxRetries:          10,
-		MaxSnoozes:          100,
-		PollInterval:        time.Second,
-		PollJitter:          0.1,
-		HeartbeatInterval:   time.Minute,
-		LeaseTTL:            5 * time.Second,
-		LeaderInterval:      500 * time.Millisecond,
-		DeadWorkerThreshold: 2 * time.Minute,
-		JobRetention:        30 * 24 * time.Hour,
-		WorkerRetention:     7 * 24 * time.Hour,
-		CleanupInterval:     time.Minute,
-		DrainTimeout:        30 * time.Second,
-		VacuumInterval:      time.Minute,
-		Backoff:             clockrng.DefaultBackoff(),
-	}
-}
-
 // cronParser reads six-field expressions, seconds first.
 var cronParser = cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
 
-// Validate reports every setting that cannot work, joined into one error.
+// Validate reports every setting of a filled-in config (WithDefaults)
+// that cannot work, joined into one error.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("worker config: "+format, args...)) }
@@ -132,13 +124,13 @@ func (c Config) Validate() error {
 		bad("MaxFetch is %d, must be at least 1", c.MaxFetch)
 	}
 	if c.MaxRetries < 0 {
-		bad("MaxRetries is %d, must not be negative", c.MaxRetries)
+		bad("MaxRetries is %d, must not be negative (NoRetries for none)", c.MaxRetries)
 	}
 	if c.MaxSnoozes < 0 {
-		bad("MaxSnoozes is %d, must not be negative", c.MaxSnoozes)
+		bad("MaxSnoozes is %d, must not be negative (NoSnoozes for none)", c.MaxSnoozes)
 	}
 	if c.PollJitter < 0 || c.PollJitter >= 1 {
-		bad("PollJitter is %v, must be within [0, 1)", c.PollJitter)
+		bad("PollJitter is %v, must be within [0, 1) (NoJitter for none)", c.PollJitter)
 	}
 	for _, d := range []struct {
 		name string
@@ -160,7 +152,7 @@ func (c Config) Validate() error {
 		bad("VacuumInterval is %v, must be positive when VacuumDeadRows is set", c.VacuumInterval)
 	}
 	if c.DrainTimeout < 0 {
-		bad("DrainTimeout is %v, must not be negative", c.DrainTimeout)
+		bad("DrainTimeout is %v, must not be negative (NoDrain for none)", c.DrainTimeout)
 	}
 	if c.LeaderInterval >= c.LeaseTTL && c.LeaseTTL > 0 {
 		bad("LeaderInterval %v must be shorter than LeaseTTL %v, or the lease lapses between renewals", c.LeaderInterval, c.LeaseTTL)

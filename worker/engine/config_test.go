@@ -23,6 +23,24 @@ func TestDefaultConfigIsTheSpec(t *testing.T) {
 	}
 }
 
+// TestDefaultsKeepTheirRelations sets alone a field that another must
+// stay within: the other's default follows, so the config still works.
+func TestDefaultsKeepTheirRelations(t *testing.T) {
+	c := Config{LeaseTTL: time.Second}.WithDefaults()
+	if c.LeaderInterval != 250*time.Millisecond {
+		t.Errorf("LeaseTTL 1s alone: LeaderInterval %v, want a quarter of it", c.LeaderInterval)
+	}
+	c = Config{HeartbeatInterval: 5 * time.Minute}.WithDefaults()
+	if c.DeadWorkerThreshold != 10*time.Minute {
+		t.Errorf("HeartbeatInterval 5m alone: DeadWorkerThreshold %v, want twice it", c.DeadWorkerThreshold)
+	}
+	for _, set := range []Config{{LeaseTTL: time.Second}, {HeartbeatInterval: 5 * time.Minute}} {
+		if err := set.WithDefaults().Validate(); err != nil {
+			t.Errorf("%+v filled in: %v", set, err)
+		}
+	}
+}
+
 func TestValidateNamesTheProblem(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

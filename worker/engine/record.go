@@ -11,12 +11,13 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/failreason"
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
 // ReasonShutdown is the failed_reason of a job released at shutdown.
-const ReasonShutdown = "worker shut down"
+const ReasonShutdown = failreason.Shutdown
 
 // recordResults writes every pending result in tx: the successes with one
 // CompleteJobs per worker id that reserved them (almost always one, the
