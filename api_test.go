@@ -141,7 +141,7 @@ var publicAPI = map[string][]string{
 		"At", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueLimit",
 		"Client.SetQueueRate", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue",
-		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "ErrJobCancelled",
+		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled",
 		"ErrJobLost,ErrReleased", "FailJob", "Handle", "HandlerOption", "Job",
 		"Job.MetadataValue", "MaxAttempts", "MaxLanes", "Middleware", "New", "NewClient",
 		"OnDuplicate", "Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",
