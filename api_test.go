@@ -138,17 +138,17 @@ var publicAPI = map[string][]string{
 		"Workers",
 	},
 	"worker": {
-		"At", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
+		"Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueLimit",
 		"Client.SetQueueRate", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue",
 		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled",
 		"ErrJobLost,ErrReleased", "FailJob", "Handle", "HandlerOption", "Job",
-		"Job.MetadataValue", "MaxAttempts", "MaxLanes", "Middleware", "New", "NewClient",
-		"OnDuplicate", "Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",
-		"RecordOutput", "RegisterQueue", "RetryBackoff", "RetryDelay", "RetryJob",
+		"Job.MetadataValue", "MaxLanes", "Middleware", "New", "NewClient",
+		"Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",
+		"RecordOutput", "RegisterQueue", "RetryJob",
 		"RetryPolicy", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
-		"ToQueue", "UniqueByPayload", "UniqueKey", "UniquePer", "UniqueWhile",
-		"WithMaxAttempts", "WithMetadata", "WithMiddleware", "WithPriority", "WithTimeout",
+
+		"WithMaxAttempts", "WithOnDuplicate", "WithQueue", "WithQueueMaxAttempts", "WithRetryBackoff", "WithRetryDelay", "WithScheduledAt", "WithUniqueByPayload", "WithUniqueKey", "WithUniquePeriod", "WithUniqueWhile", "WithMetadata", "WithMiddleware", "WithPriority", "WithTimeout",
 		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run",
 	},
 }

@@ -65,9 +65,9 @@ type enqueueOptions struct {
 	maxAttemptsSet bool
 }
 
-// At makes the jobs wait until t (compared with the store's time); a time
+// WithScheduledAt makes the jobs wait until t (compared with the store's time); a time
 // not after the store's now makes them available at once.
-func At(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t } }
+func WithScheduledAt(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t } }
 
 // WithMetadata stores entries in the jobs' metadata, next to the trace
 // context. Handlers see them in Job.Metadata.
@@ -81,11 +81,11 @@ func WithMetadata(entries map[string]string) EnqueueOption {
 // keep it. A priority out of range is an error and nothing is written.
 func WithPriority(p int) EnqueueOption { return func(o *enqueueOptions) { o.priority = p } }
 
-// ToQueue sends the jobs to queue whatever their payload type says.
-func ToQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
+// WithQueue sends the jobs to queue whatever their payload type says.
+func WithQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
 
 // Enqueue stores one job with payload encoded as JSON, in a transaction of
-// its own, and returns its id. The queue comes from ToQueue, RegisterQueue
+// its own, and returns its id. The queue comes from WithQueue, RegisterQueue
 // or the payload's Queue method, in that order; none of them is an error.
 // A payload that does not encode is an error and nothing is written. The
 // trace context of ctx goes into the job's metadata.
@@ -218,7 +218,7 @@ func (c *Client) queueOf(p any, explicit string) (string, error) {
 	if qr, ok := p.(Queuer); ok {
 		return qr.Queue(), nil
 	}
-	return "", fmt.Errorf("worker: no queue known for payload type %T: give it a Queue() string method, call RegisterQueue, or pass ToQueue", p)
+	return "", fmt.Errorf("worker: no queue known for payload type %T: give it a Queue() string method, call RegisterQueue, or pass WithQueue", p)
 }
 
 // insert gives the jobs ids from the transaction's time, in ascending order,

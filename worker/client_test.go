@@ -56,7 +56,7 @@ func TestEnqueueResolvesTheQueue(t *testing.T) {
 	must(t, err)
 	_, err = Enqueue(ctx, c, email{})
 	must(t, err)
-	_, err = Enqueue(ctx, c, email{}, ToQueue("explicit"))
+	_, err = Enqueue(ctx, c, email{}, WithQueue("explicit"))
 	must(t, err)
 	for q, n := range map[string]int{"email": 1, "numbers": 1, "mail-v2": 1, "explicit": 1} {
 		if got := len(listJobs(t, st, store.JobFilter{Queue: q})); got != n {
@@ -80,7 +80,7 @@ func TestEnqueueBadPayloadWritesNothing(t *testing.T) {
 func TestEnqueueManyKeepsOrderAndAt(t *testing.T) {
 	st, c := newMemClient(t)
 	at := epoch.Add(time.Hour)
-	ids, err := EnqueueMany(context.Background(), c, []email{{"1"}, {"2"}, {"3"}, {"4"}}, At(at))
+	ids, err := EnqueueMany(context.Background(), c, []email{{"1"}, {"2"}, {"3"}, {"4"}}, WithScheduledAt(at))
 	must(t, err)
 	if !slices.IsSortedFunc(ids, func(a, b ulid.ULID) int { return a.Compare(b) }) {
 		t.Fatalf("ids %v are not ascending in payload order", ids)

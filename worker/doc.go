@@ -7,6 +7,11 @@
 // EnqueuePgxTx in the application's own pgx transaction, EnqueueTx in a
 // store's), Job, Config and the decisions (RetryJob, FailJob).
 //
+// Every option is named With and what it sets: WithQueue, WithPriority,
+// WithScheduledAt and the others for an enqueue (EnqueueOption);
+// WithTimeout, WithMiddleware, WithQueueMaxAttempts and the retry options
+// for a handler (HandlerOption).
+//
 // Beneath Worker is worker/engine: the queue's logic (engine.Core) and
 // the runner's every decision as a step function (engine.Policy), which do
 // no I/O but the store's. Worker.Run is a thin loop that carries the

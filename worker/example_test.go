@@ -79,7 +79,7 @@ func ExampleHandle() {
 		return nil
 	})
 	client := worker.NewClient(st, nil)
-	_, _ = worker.Enqueue(context.Background(), client, map[string]int{"cents": 250}, worker.ToQueue("charge"))
+	_, _ = worker.Enqueue(context.Background(), client, map[string]int{"cents": 250}, worker.WithQueue("charge"))
 	_ = w.Run(ctx)
 	// Output: charged 250 cents on attempt 1
 }
@@ -153,19 +153,19 @@ func ExampleEnqueuePgxTx() {
 	}
 }
 
-// EnqueueMany stores a batch in one insert; At delays jobs.
+// EnqueueMany stores a batch in one insert; WithScheduledAt delays jobs.
 func ExampleEnqueueMany() {
 	st := mem.New(func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) })
 	client := worker.NewClient(st, nil)
 	ctx := context.Background()
 	later := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
-	ids, err := worker.EnqueueMany(ctx, client, []Welcome{{"a"}, {"b"}, {"c"}}, worker.At(later))
+	ids, err := worker.EnqueueMany(ctx, client, []Welcome{{"a"}, {"b"}, {"c"}}, worker.WithScheduledAt(later))
 	fmt.Println(len(ids), err)
 	_, err = worker.Enqueue(ctx, client, struct{}{})
 	fmt.Println(err)
 	// Output:
 	// 3 <nil>
-	// worker: no queue known for payload type struct {}: give it a Queue() string method, call RegisterQueue, or pass ToQueue
+	// worker: no queue known for payload type struct {}: give it a Queue() string method, call RegisterQueue, or pass WithQueue
 }
 
 // Schedules enqueue recurring jobs: six cron fields, seconds first, UTC.
