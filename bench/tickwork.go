@@ -62,7 +62,7 @@ func (s *tickworkSystem) Name() string { return "tickwork" }
 
 func (s *tickworkSystem) Insert(ctx context.Context, n, batch int) error {
 	return insertBatches(n, batch, func(k int) error {
-		_, err := worker.EnqueueMany(ctx, s.client, make([]struct{}, k), worker.ToQueue("noop"))
+		_, err := worker.EnqueueMany(ctx, s.client, make([]struct{}, k), worker.WithQueue("noop"))
 		return err
 	})
 }
@@ -155,7 +155,7 @@ func (s *tickworkSystem) Latency(ctx context.Context, samples int) ([]time.Durat
 	done := make(chan error, 1)
 	go func() { done <- w.Run(runCtx) }()
 	err = pingEach(ctx, samples, started, func() error {
-		_, err := worker.Enqueue(ctx, s.client, struct{}{}, worker.ToQueue("ping"))
+		_, err := worker.Enqueue(ctx, s.client, struct{}{}, worker.WithQueue("ping"))
 		return err
 	})
 	cancel()

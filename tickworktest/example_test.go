@@ -86,7 +86,7 @@ func ExampleKit_Advance() {
 		kit.Advance(time.Minute)
 		return ctx.Err()
 	}, worker.WithTimeout(30*time.Second))
-	_, _ = worker.Enqueue(context.Background(), kit.Client(), struct{}{}, worker.ToQueue("report"))
+	_, _ = worker.Enqueue(context.Background(), kit.Client(), struct{}{}, worker.WithQueue("report"))
 
 	a := kit.WorkOne()
 	fmt.Println(a.Decision, "-", a.Reason)

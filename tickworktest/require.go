@@ -23,7 +23,7 @@ type Want struct {
 	// a struct with omitempty fields, or a json.RawMessage.
 	Payload any
 	// ScheduledAt is when the job may run, to the microsecond. A job
-	// enqueued without At is scheduled at the store time of its enqueue.
+	// enqueued without worker.WithScheduledAt is scheduled at the store time of its enqueue.
 	ScheduledAt time.Time
 	// Priorities are to come (issue 11): a Priority field will match them
 	// here, next to the other fields.

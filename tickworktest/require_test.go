@@ -24,7 +24,7 @@ type address struct {
 
 func enqueue(t *testing.T, kit *tickworktest.Kit, queue string, payload any, opts ...worker.EnqueueOption) {
 	t.Helper()
-	if _, err := worker.Enqueue(context.Background(), kit.Client(), payload, append(opts, worker.ToQueue(queue))...); err != nil {
+	if _, err := worker.Enqueue(context.Background(), kit.Client(), payload, append(opts, worker.WithQueue(queue))...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -33,7 +33,7 @@ func TestRequireEnqueuedMatchesPartially(t *testing.T) {
 	f := &fakeTB{}
 	kit := tickworktest.New(f, tickworktest.Options{})
 	enqueue(t, kit, "orders", order{ID: 1, Items: []string{"tea", "cup"}, Ship: &address{City: "Oslo", Zip: "0150"}})
-	enqueue(t, kit, "orders", order{ID: 2}, worker.At(kit.Now().Add(time.Hour)))
+	enqueue(t, kit, "orders", order{ID: 2}, worker.WithScheduledAt(kit.Now().Add(time.Hour)))
 	st := kit.Store()
 
 	var job store.Job
@@ -95,7 +95,7 @@ func TestRequireEnqueuedTxSeesTheUncommittedJob(t *testing.T) {
 	ctx := context.Background()
 	want := tickworktest.Want{Queue: "orders", Payload: order{ID: 3}}
 	err := kit.Store().InTx(ctx, func(tx store.Tx) error {
-		if _, err := worker.EnqueueTx(ctx, kit.Client(), tx, order{ID: 3}, worker.ToQueue("orders")); err != nil {
+		if _, err := worker.EnqueueTx(ctx, kit.Client(), tx, order{ID: 3}, worker.WithQueue("orders")); err != nil {
 			return err
 		}
 		wantPass(t, f, func() { tickworktest.RequireEnqueuedTx(f, tx, want) })

@@ -21,7 +21,7 @@ func TestSnoozeAndHandlerBound(t *testing.T) {
 			return worker.Snooze(time.Minute)
 		}
 		return worker.RetryJob(context.DeadlineExceeded)
-	}, worker.MaxAttempts(2))
+	}, worker.WithQueueMaxAttempts(2))
 	enqueue(t, kit, "q", step{N: 1})
 	start := kit.Now()
 	first := kit.WorkOne()

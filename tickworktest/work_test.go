@@ -92,7 +92,7 @@ func TestWorkOneRunsOldestDueFirstAndPromotesScheduledJobs(t *testing.T) {
 		ran = append(ran, job.Payload.N)
 		return nil
 	})
-	enqueue(t, kit, "q", step{N: 1}, worker.At(kit.Now().Add(time.Minute)))
+	enqueue(t, kit, "q", step{N: 1}, worker.WithScheduledAt(kit.Now().Add(time.Minute)))
 	enqueue(t, kit, "q", step{N: 2})
 	kit.WorkOne()
 	kit.Advance(time.Minute)
@@ -109,7 +109,7 @@ func TestWorkOneFailsWhenNothingIsDue(t *testing.T) {
 	wantFailure(t, f, func() { kit.Drain() }, "Drain: no handler is registered")
 
 	handle(t, kit, "q", func(ctx context.Context, job worker.Job[step]) error { return nil })
-	enqueue(t, kit, "q", step{N: 1}, worker.At(kit.Now().Add(time.Hour)))
+	enqueue(t, kit, "q", step{N: 1}, worker.WithScheduledAt(kit.Now().Add(time.Hour)))
 	enqueue(t, kit, "elsewhere", step{N: 2})
 	wantFailure(t, f, func() { kit.WorkOne() },
 		`WorkOne: no job is due at 2030-01-01T00:00:00Z on the queues with handlers ["q"]; 2 jobs wait:`,
@@ -132,7 +132,7 @@ func TestDrainRunsRetriesAtTheirBackoff(t *testing.T) {
 	})
 	handle(t, kit, "chain", func(ctx context.Context, job worker.Job[step]) error {
 		if job.Payload.N < 3 {
-			_, err := worker.Enqueue(ctx, kit.Client(), step{N: job.Payload.N + 1}, worker.ToQueue("chain"))
+			_, err := worker.Enqueue(ctx, kit.Client(), step{N: job.Payload.N + 1}, worker.WithQueue("chain"))
 			return err
 		}
 		return nil
@@ -165,7 +165,7 @@ func TestDrainIsBounded(t *testing.T) {
 	f := &fakeTB{}
 	kit := tickworktest.New(f, tickworktest.Options{MaxDrainAttempts: 5})
 	handle(t, kit, "forever", func(ctx context.Context, job worker.Job[step]) error {
-		_, err := worker.Enqueue(ctx, kit.Client(), step{N: job.Payload.N + 1}, worker.ToQueue("forever"), worker.At(kit.Now().Add(time.Hour)))
+		_, err := worker.Enqueue(ctx, kit.Client(), step{N: job.Payload.N + 1}, worker.WithQueue("forever"), worker.WithScheduledAt(kit.Now().Add(time.Hour)))
 		return err
 	})
 	enqueue(t, kit, "forever", step{})

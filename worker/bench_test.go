@@ -152,7 +152,7 @@ func enqueueNoops(b *testing.B, st store.Store, n int) {
 	c := NewClient(st, clockrng.NewRand(99))
 	batch := make([]struct{}, 10_000)
 	for left := n; left > 0; left -= len(batch) {
-		if _, err := EnqueueMany(context.Background(), c, batch[:min(left, len(batch))], ToQueue("noop")); err != nil {
+		if _, err := EnqueueMany(context.Background(), c, batch[:min(left, len(batch))], WithQueue("noop")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -197,7 +197,7 @@ func BenchmarkEnqueueToStart(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for range samples {
-			if _, err := Enqueue(context.Background(), c, struct{}{}, ToQueue("ping")); err != nil {
+			if _, err := Enqueue(context.Background(), c, struct{}{}, WithQueue("ping")); err != nil {
 				b.Fatal(err)
 			}
 			<-started

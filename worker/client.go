@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
@@ -64,9 +65,9 @@ type enqueueOptions struct {
 	maxAttemptsSet bool
 }
 
-// At makes the jobs wait until t (compared with the store's time); a time
+// WithScheduledAt makes the jobs wait until t (compared with the store's time); a time
 // not after the store's now makes them available at once.
-func At(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t } }
+func WithScheduledAt(t time.Time) EnqueueOption { return func(o *enqueueOptions) { o.at = t } }
 
 // WithMetadata stores entries in the jobs' metadata, next to the trace
 // context. Handlers see them in Job.Metadata.
@@ -80,11 +81,11 @@ func WithMetadata(entries map[string]string) EnqueueOption {
 // keep it. A priority out of range is an error and nothing is written.
 func WithPriority(p int) EnqueueOption { return func(o *enqueueOptions) { o.priority = p } }
 
-// ToQueue sends the jobs to queue whatever their payload type says.
-func ToQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
+// WithQueue sends the jobs to queue whatever their payload type says.
+func WithQueue(queue string) EnqueueOption { return func(o *enqueueOptions) { o.queue = queue } }
 
 // Enqueue stores one job with payload encoded as JSON, in a transaction of
-// its own, and returns its id. The queue comes from ToQueue, RegisterQueue
+// its own, and returns its id. The queue comes from WithQueue, RegisterQueue
 // or the payload's Queue method, in that order; none of them is an error.
 // A payload that does not encode is an error and nothing is written. The
 // trace context of ctx goes into the job's metadata.
@@ -96,8 +97,10 @@ func Enqueue[T any](ctx context.Context, c *Client, payload T, opts ...EnqueueOp
 	return ids[0], nil
 }
 
-// EnqueueTx is Enqueue inside the caller's transaction: the job exists only
-// if tx commits. With PostgreSQL, store/pg turns a pgx.Tx into a store.Tx.
+// EnqueueTx is Enqueue inside a transaction of the client's store: the job
+// exists only if tx commits. Any store's transaction does, which is what
+// tests and the in-memory store use; with PostgreSQL, an application
+// enqueues in its own pgx transaction with EnqueuePgxTx.
 func EnqueueTx[T any](ctx context.Context, c *Client, tx store.Tx, payload T, opts ...EnqueueOption) (ulid.ULID, error) {
 	jobs, o, err := newJobs(ctx, c, []T{payload}, opts)
 	if err != nil {
@@ -107,6 +110,30 @@ func EnqueueTx[T any](ctx context.Context, c *Client, tx store.Tx, payload T, op
 		return ulid.ULID{}, err
 	}
 	return jobs[0].ID, nil
+}
+
+// EnqueuePgxTx is Enqueue inside the application's own PostgreSQL
+// transaction: the job exists only if tx commits, with the rows the
+// application writes in it. The client's store must be a store/pg store
+// (tx may come from any connection to its database); a failed insert is
+// undone under a savepoint and leaves tx usable.
+func EnqueuePgxTx[T any](ctx context.Context, c *Client, tx pgx.Tx, payload T, opts ...EnqueueOption) (ulid.ULID, error) {
+	joiner, ok := c.st.(pgxJoiner)
+	if !ok {
+		return ulid.ULID{}, fmt.Errorf("enqueue in a pgx transaction: the client's store (%T) cannot join one; open it with store/pg, or use EnqueueTx", c.st)
+	}
+	var id ulid.ULID
+	err := joiner.InPgxTx(ctx, tx, func(stx store.Tx) (err error) {
+		id, err = EnqueueTx(ctx, c, stx, payload, opts...)
+		return err
+	})
+	return id, err
+}
+
+// pgxJoiner is a store that runs a store transaction inside a caller's pgx
+// transaction (store/pg's Store).
+type pgxJoiner interface {
+	InPgxTx(ctx context.Context, outer pgx.Tx, fn func(store.Tx) error) error
 }
 
 // EnqueueMany stores many jobs in one transaction and one insert (COPY
@@ -191,7 +218,7 @@ func (c *Client) queueOf(p any, explicit string) (string, error) {
 	if qr, ok := p.(Queuer); ok {
 		return qr.Queue(), nil
 	}
-	return "", fmt.Errorf("worker: no queue known for payload type %T: give it a Queue() string method, call RegisterQueue, or pass ToQueue", p)
+	return "", fmt.Errorf("worker: no queue known for payload type %T: give it a Queue() string method, call RegisterQueue, or pass WithQueue", p)
 }
 
 // insert gives the jobs ids from the transaction's time, in ascending order,

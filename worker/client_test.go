@@ -56,7 +56,7 @@ func TestEnqueueResolvesTheQueue(t *testing.T) {
 	must(t, err)
 	_, err = Enqueue(ctx, c, email{})
 	must(t, err)
-	_, err = Enqueue(ctx, c, email{}, ToQueue("explicit"))
+	_, err = Enqueue(ctx, c, email{}, WithQueue("explicit"))
 	must(t, err)
 	for q, n := range map[string]int{"email": 1, "numbers": 1, "mail-v2": 1, "explicit": 1} {
 		if got := len(listJobs(t, st, store.JobFilter{Queue: q})); got != n {
@@ -80,7 +80,7 @@ func TestEnqueueBadPayloadWritesNothing(t *testing.T) {
 func TestEnqueueManyKeepsOrderAndAt(t *testing.T) {
 	st, c := newMemClient(t)
 	at := epoch.Add(time.Hour)
-	ids, err := EnqueueMany(context.Background(), c, []email{{"1"}, {"2"}, {"3"}, {"4"}}, At(at))
+	ids, err := EnqueueMany(context.Background(), c, []email{{"1"}, {"2"}, {"3"}, {"4"}}, WithScheduledAt(at))
 	must(t, err)
 	if !slices.IsSortedFunc(ids, func(a, b ulid.ULID) int { return a.Compare(b) }) {
 		t.Fatalf("ids %v are not ascending in payload order", ids)
@@ -121,17 +121,14 @@ func TestEnqueueTxFollowsTheCallersTransaction(t *testing.T) {
 }
 
 // With PostgreSQL the caller's own pgx transaction carries the job.
-func TestEnqueueTxInPgxTransaction(t *testing.T) {
+func TestEnqueuePgxTxFollowsTheCallersTransaction(t *testing.T) {
 	st := pgtest.Open(t, nil)
 	c := NewClient(st, clockrng.NewRand(1))
 	ctx := context.Background()
 	for _, commit := range []bool{false, true} {
 		tx, err := st.Pool().Begin(ctx)
 		must(t, err)
-		err = st.InPgxTx(ctx, tx, func(stx store.Tx) error {
-			_, err := EnqueueTx(ctx, c, stx, email{To: "pg"})
-			return err
-		})
+		_, err = EnqueuePgxTx(ctx, c, tx, email{To: "pg"})
 		must(t, err)
 		if commit {
 			must(t, tx.Commit(ctx))
@@ -141,6 +138,37 @@ func TestEnqueueTxInPgxTransaction(t *testing.T) {
 	}
 	if rows := listJobs(t, st, store.JobFilter{Queue: "email"}); len(rows) != 1 {
 		t.Fatalf("%d jobs, want only the committed one", len(rows))
+	}
+}
+
+// A refused job leaves the caller's transaction usable: the application's
+// own writes in it still commit.
+func TestEnqueuePgxTxRefusalKeepsTheCallersTransaction(t *testing.T) {
+	st := pgtest.Open(t, nil)
+	c := NewClient(st, clockrng.NewRand(1))
+	ctx := context.Background()
+	tx, err := st.Pool().Begin(ctx)
+	must(t, err)
+	if _, err := EnqueuePgxTx(ctx, c, tx, email{To: "bad"}, WithPriority(-1)); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("EnqueuePgxTx with priority -1: %v, want ErrInvalid", err)
+	}
+	_, err = EnqueuePgxTx(ctx, c, tx, email{To: "good"})
+	must(t, err)
+	must(t, tx.Commit(ctx))
+	if rows := listJobs(t, st, store.JobFilter{Queue: "email"}); len(rows) != 1 || !strings.Contains(string(rows[0].Payload), "good") {
+		t.Fatalf("rows %v, want the one good job", rows)
+	}
+}
+
+// A store that cannot join a pgx transaction says so and writes nothing.
+func TestEnqueuePgxTxNeedsAPostgreSQLStore(t *testing.T) {
+	st := mem.New(time.Now)
+	_, err := EnqueuePgxTx(context.Background(), NewClient(st, clockrng.NewRand(1)), nil, email{To: "x"})
+	if err == nil || !strings.Contains(err.Error(), "*mem.Store") {
+		t.Fatalf("EnqueuePgxTx on store/mem: %v, want an error naming the store", err)
+	}
+	if rows := listJobs(t, st, store.JobFilter{}); len(rows) != 0 {
+		t.Fatalf("%d rows written", len(rows))
 	}
 }
 

@@ -3,8 +3,14 @@
 // backoff, and, on the worker elected leader, enqueues scheduled jobs,
 // rescues the jobs of dead workers and cleans up old rows.
 //
-// Applications use Worker (New, Handle, Run), Client (Enqueue, EnqueueTx,
-// EnqueueMany), Job, Config and the decisions (RetryJob, FailJob).
+// Applications use Worker (New, Handle, Run), Client (Enqueue, EnqueueMany,
+// EnqueuePgxTx in the application's own pgx transaction, EnqueueTx in a
+// store's), Job, Config and the decisions (RetryJob, FailJob).
+//
+// Every option is named With and what it sets: WithQueue, WithPriority,
+// WithScheduledAt and the others for an enqueue (EnqueueOption);
+// WithTimeout, WithMiddleware, WithQueueMaxAttempts and the retry options
+// for a handler (HandlerOption).
 //
 // Beneath Worker is worker/engine: the queue's logic (engine.Core) and
 // the runner's every decision as a step function (engine.Policy), which do

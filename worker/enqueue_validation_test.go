@@ -20,9 +20,9 @@ func TestEnqueueRefusesWhatTheDatabaseCannotStore(t *testing.T) {
 	for name, st := range map[string]store.Store{"mem": memStore, "pg": pgtest.Open(t, nil)} {
 		c := NewClient(st, clockrng.NewRand(1))
 		for what, opts := range map[string][]EnqueueOption{
-			"NUL in the queue":      {ToQueue("mail\x00")},
-			"invalid UTF-8 queue":   {ToQueue("mail\xff")},
-			"a time in year 300000": {At(time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC))},
+			"NUL in the queue":      {WithQueue("mail\x00")},
+			"invalid UTF-8 queue":   {WithQueue("mail\xff")},
+			"a time in year 300000": {WithScheduledAt(time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC))},
 		} {
 			_, err := Enqueue(context.Background(), c, email{To: "a@example.com"}, opts...)
 			if !errors.Is(err, store.ErrInvalid) || strings.Contains(err.Error(), "SQLSTATE") {

@@ -27,16 +27,16 @@ func (exampleT) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, a
 // config's MaxRetries and Backoff stay the other queues' defaults. A job
 // enqueued WithMaxAttempts keeps its own bound. The kit's virtual clock
 // shows each retry's time.
-func ExampleMaxAttempts() {
+func ExampleWithQueueMaxAttempts() {
 	kit := tickworktest.New(exampleT{}, tickworktest.Options{})
 	_ = worker.Handle(kit.Worker(), "sms", func(ctx context.Context, job worker.Job[string]) error {
 		return errors.New("gateway busy")
-	}, worker.MaxAttempts(2), worker.RetryDelay(func(attempt int, err error, r *clockrng.Rand) time.Duration {
+	}, worker.WithQueueMaxAttempts(2), worker.WithRetryDelay(func(attempt int, err error, r *clockrng.Rand) time.Duration {
 		return time.Duration(attempt+1) * time.Minute // jitter would come from r
 	}))
 	ctx := context.Background()
-	_, _ = worker.Enqueue(ctx, kit.Client(), "hello", worker.ToQueue("sms"))
-	_, _ = worker.Enqueue(ctx, kit.Client(), "urgent", worker.ToQueue("sms"), worker.WithMaxAttempts(3))
+	_, _ = worker.Enqueue(ctx, kit.Client(), "hello", worker.WithQueue("sms"))
+	_, _ = worker.Enqueue(ctx, kit.Client(), "urgent", worker.WithQueue("sms"), worker.WithMaxAttempts(3))
 	for _, a := range kit.Drain() {
 		fmt.Printf("%s %s attempt %d failed, retry: %v\n", a.Job.StartedAt.Format(time.TimeOnly), a.Job.Payload, a.Job.Attempt, a.Retry != nil)
 	}
@@ -63,8 +63,8 @@ func ExampleSnooze() {
 		return worker.Snooze(30 * time.Second) // the data is not there yet
 	})
 	ctx := context.Background()
-	_, _ = worker.Enqueue(ctx, kit.Client(), "daily", worker.ToQueue("report"))
-	_, _ = worker.Enqueue(ctx, kit.Client(), "yearly", worker.ToQueue("report"))
+	_, _ = worker.Enqueue(ctx, kit.Client(), "daily", worker.WithQueue("report"))
+	_, _ = worker.Enqueue(ctx, kit.Client(), "yearly", worker.WithQueue("report"))
 	for _, a := range kit.Drain() {
 		fmt.Printf("%s %s attempt %d snoozes %d: %s\n", a.Job.StartedAt.Format(time.TimeOnly), a.Job.Payload, a.Job.Attempt, a.Job.Snoozes, a.Job.Status)
 		if a.Job.FailedReason != "" {
@@ -93,7 +93,7 @@ func ExampleScheduleSpec_uniqueKey() {
 	_ = worker.Handle(w, "report", func(ctx context.Context, job worker.Job[struct{}]) error { return nil })
 	ctx, stop := context.WithCancel(context.Background())
 	client := worker.NewClient(st, nil)
-	_, _ = worker.Enqueue(ctx, client, struct{}{}, worker.ToQueue("report"), worker.At(t0.Add(2*time.Hour)), worker.UniqueKey("nightly-report"))
+	_, _ = worker.Enqueue(ctx, client, struct{}{}, worker.WithQueue("report"), worker.WithScheduledAt(t0.Add(2*time.Hour)), worker.WithUniqueKey("nightly-report"))
 
 	done := make(chan error)
 	go func() { done <- w.Run(ctx) }()

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/mem"
+	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/worker"
 )
 
@@ -77,7 +79,7 @@ func ExampleHandle() {
 		return nil
 	})
 	client := worker.NewClient(st, nil)
-	_, _ = worker.Enqueue(context.Background(), client, map[string]int{"cents": 250}, worker.ToQueue("charge"))
+	_, _ = worker.Enqueue(context.Background(), client, map[string]int{"cents": 250}, worker.WithQueue("charge"))
 	_ = w.Run(ctx)
 	// Output: charged 250 cents on attempt 1
 }
@@ -104,9 +106,10 @@ func ExampleEnqueue() {
 	// Output: false <nil>
 }
 
-// EnqueueTx writes the job in the caller's transaction: it exists only if
-// that transaction commits. With PostgreSQL, (*pg.Store).InPgxTx turns the
-// caller's pgx.Tx into the store.Tx it takes.
+// EnqueueTx writes the job in a transaction of the client's store: it
+// exists only if that transaction commits. Any store has them, the
+// in-memory one included; with PostgreSQL an application enqueues in its
+// own pgx transaction with EnqueuePgxTx.
 func ExampleEnqueueTx() {
 	st := mem.New(time.Now)
 	client := worker.NewClient(st, nil)
@@ -124,19 +127,46 @@ func ExampleEnqueueTx() {
 	// Output: 1 job on queue welcome: {"user":"grace"}
 }
 
-// EnqueueMany stores a batch in one insert; At delays jobs.
+// EnqueuePgxTx writes the job in the application's own pgx transaction,
+// beside its own rows: the signup and its welcome job commit together or
+// not at all.
+func ExampleEnqueuePgxTx() {
+	ctx := context.Background()
+	st, err := pg.Open(ctx, os.Getenv("DATABASE_URL"), pg.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	client := worker.NewClient(st, nil)
+	tx, err := st.Pool().Begin(ctx) // or a transaction of the application's own pool
+	if err != nil {
+		panic(err)
+	}
+	defer tx.Rollback(ctx) // a no-op after Commit
+	if _, err := tx.Exec(ctx, "INSERT INTO users (name) VALUES ($1)", "grace"); err != nil {
+		panic(err)
+	}
+	if _, err := worker.EnqueuePgxTx(ctx, client, tx, Welcome{User: "grace"}); err != nil {
+		panic(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		panic(err)
+	}
+}
+
+// EnqueueMany stores a batch in one insert; WithScheduledAt delays jobs.
 func ExampleEnqueueMany() {
 	st := mem.New(func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) })
 	client := worker.NewClient(st, nil)
 	ctx := context.Background()
 	later := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
-	ids, err := worker.EnqueueMany(ctx, client, []Welcome{{"a"}, {"b"}, {"c"}}, worker.At(later))
+	ids, err := worker.EnqueueMany(ctx, client, []Welcome{{"a"}, {"b"}, {"c"}}, worker.WithScheduledAt(later))
 	fmt.Println(len(ids), err)
 	_, err = worker.Enqueue(ctx, client, struct{}{})
 	fmt.Println(err)
 	// Output:
 	// 3 <nil>
-	// worker: no queue known for payload type struct {}: give it a Queue() string method, call RegisterQueue, or pass ToQueue
+	// worker: no queue known for payload type struct {}: give it a Queue() string method, call RegisterQueue, or pass WithQueue
 }
 
 // Schedules enqueue recurring jobs: six cron fields, seconds first, UTC.

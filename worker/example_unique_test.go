@@ -13,21 +13,21 @@ import (
 
 // A unique key makes a second enqueue of the same report a no-op while
 // the first waits or runs: the call returns the existing job's id, and
-// OnDuplicate says so. The store enforces it in the insert's transaction.
-func ExampleUniqueKey() {
+// WithOnDuplicate says so. The store enforces it in the insert's transaction.
+func ExampleWithUniqueKey() {
 	st := mem.New(time.Now)
 	client := worker.NewClient(st, nil)
 	ctx := context.Background()
-	report := worker.OnDuplicate(func(_ int, existing store.Job) {
+	report := worker.WithOnDuplicate(func(_ int, existing store.Job) {
 		fmt.Printf("already enqueued, %s\n", existing.Status)
 	})
-	first, err := worker.Enqueue(ctx, client, map[string]string{"report": "daily"}, worker.ToQueue("reports"),
-		worker.UniqueKey("daily-report"), report)
+	first, err := worker.Enqueue(ctx, client, map[string]string{"report": "daily"}, worker.WithQueue("reports"),
+		worker.WithUniqueKey("daily-report"), report)
 	if err != nil {
 		panic(err)
 	}
-	again, err := worker.Enqueue(ctx, client, map[string]string{"report": "daily"}, worker.ToQueue("reports"),
-		worker.UniqueKey("daily-report"), report)
+	again, err := worker.Enqueue(ctx, client, map[string]string{"report": "daily"}, worker.WithQueue("reports"),
+		worker.WithUniqueKey("daily-report"), report)
 	if err != nil {
 		panic(err)
 	}
@@ -53,7 +53,7 @@ func ExampleRecordOutput() {
 	if err != nil {
 		panic(err)
 	}
-	if _, err := worker.Enqueue(context.Background(), worker.NewClient(st, nil), map[string]string{}, worker.ToQueue("reports")); err != nil {
+	if _, err := worker.Enqueue(context.Background(), worker.NewClient(st, nil), map[string]string{}, worker.WithQueue("reports")); err != nil {
 		panic(err)
 	}
 	if err := w.Run(ctx); err != nil {

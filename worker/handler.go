@@ -46,7 +46,7 @@ type handler struct {
 	queue      string
 	timeout    time.Duration
 	deprecated bool
-	policy     RetryPolicy                                    // set by MaxAttempts, RetryDelay and RetryBackoff
+	policy     RetryPolicy                                    // set by WithQueueMaxAttempts, WithRetryDelay and WithRetryBackoff
 	optErr     error                                          // an option's refusal, reported at registration
 	run        func(ctx context.Context, job store.Job) error // with its middleware, once registered
 	middleware []Middleware                                   // its own, inside the worker's

@@ -21,7 +21,7 @@ type PendingJob struct {
 }
 
 // EnqueueHook runs for each job on every enqueue path of a Client
-// (Enqueue with or without At, EnqueueTx, EnqueueMany), in the caller's
+// (Enqueue with or without WithScheduledAt, EnqueueTx, EnqueueMany), in the caller's
 // goroutine, before anything is written. It may add metadata — a tenant,
 // the caller's identity, a trace — or refuse the job with an error: then
 // the whole call fails with that error (errors.Is sees it) and nothing is

@@ -24,7 +24,7 @@ var enqueuePaths = []enqueuePath{
 		return err
 	}},
 	{"Enqueue At", func(c *Client, _ store.Store) error {
-		_, err := Enqueue(context.Background(), c, email{To: "x"}, At(epoch.Add(time.Hour)))
+		_, err := Enqueue(context.Background(), c, email{To: "x"}, WithScheduledAt(epoch.Add(time.Hour)))
 		return err
 	}},
 	{"EnqueueMany", func(c *Client, _ store.Store) error {

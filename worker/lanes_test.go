@@ -36,7 +36,7 @@ func TestLanesShareTheWorkersConcurrency(t *testing.T) {
 		c := NewClient(st, clockrng.NewRand(8))
 		const jobs = 40
 		for i := range jobs {
-			_, err := Enqueue(context.Background(), c, payload{N: i}, ToQueue("held"))
+			_, err := Enqueue(context.Background(), c, payload{N: i}, WithQueue("held"))
 			must(t, err)
 		}
 		waitFor(t, "7 jobs running", func() bool { return running.Load() == 7 })

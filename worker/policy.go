@@ -10,11 +10,11 @@ import (
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
-// RetryPolicy is a queue's own retry policy, as a handler's MaxAttempts
-// and RetryDelay options set it.
+// RetryPolicy is a queue's own retry policy, as a handler's WithQueueMaxAttempts
+// and WithRetryDelay options set it.
 type RetryPolicy = engine.RetryPolicy
 
-// ErrJobLost and ErrReleased are wrapped by the error a RetryDelay
+// ErrJobLost and ErrReleased are wrapped by the error a WithRetryDelay
 // function gets for a job that did not end in its handler: rescued from a
 // worker that was declared dead, or released at a graceful shutdown.
 var (
@@ -22,43 +22,43 @@ var (
 	ErrReleased = engine.ErrReleased
 )
 
-// MaxAttempts bounds the runs of each job of the handler's queue, retries
+// WithQueueMaxAttempts bounds the runs of each job of the handler's queue, retries
 // included, to n (1 to store.MaxJobAttempts) in place of the config's
 // MaxRetries+1. A job enqueued WithMaxAttempts keeps its own bound. A
 // leader rescuing a job of a queue it has no handler for applies the
 // config's bound: give the job its own, or register the handler on every
 // worker, when the bound must hold whichever worker decides.
-func MaxAttempts(n int) HandlerOption {
+func WithQueueMaxAttempts(n int) HandlerOption {
 	return func(h *handler) {
 		if n < 1 || n > store.MaxJobAttempts {
-			h.optErr = errors.Join(h.optErr, fmt.Errorf("MaxAttempts(%d): must be 1 to %d", n, store.MaxJobAttempts))
+			h.optErr = errors.Join(h.optErr, fmt.Errorf("WithQueueMaxAttempts(%d): must be 1 to %d", n, store.MaxJobAttempts))
 		}
 		h.policy.MaxAttempts = n
 	}
 }
 
-// RetryDelay makes delay decide the wait before each retry of the
+// WithRetryDelay makes delay decide the wait before each retry of the
 // handler's jobs, in place of the config's Backoff: attempt is the number
 // of the attempt that failed, err its error (a handler's, or one wrapping
 // ErrJobLost or ErrReleased), and r the worker's own seeded source, from
 // which alone any jitter must be drawn, so that a seed replays the same
 // delays. A negative delay counts as 0. delay runs on the worker's loop,
 // in the transaction that records the failure: keep it quick.
-func RetryDelay(delay func(attempt int, err error, r *clockrng.Rand) time.Duration) HandlerOption {
+func WithRetryDelay(delay func(attempt int, err error, r *clockrng.Rand) time.Duration) HandlerOption {
 	return func(h *handler) {
 		if delay == nil {
-			h.optErr = errors.Join(h.optErr, errors.New("RetryDelay(nil)"))
+			h.optErr = errors.Join(h.optErr, errors.New("WithRetryDelay(nil)"))
 		}
 		h.policy.Delay = delay
 	}
 }
 
-// RetryBackoff is RetryDelay with the delays of b (Base × Factor^attempt,
+// WithRetryBackoff is WithRetryDelay with the delays of b (Base × Factor^attempt,
 // capped at Max, spread by ±Jitter) whatever the error.
-func RetryBackoff(b clockrng.Backoff) HandlerOption {
+func WithRetryBackoff(b clockrng.Backoff) HandlerOption {
 	return func(h *handler) {
 		if err := b.Validate(); err != nil {
-			h.optErr = errors.Join(h.optErr, fmt.Errorf("RetryBackoff: %w", err))
+			h.optErr = errors.Join(h.optErr, fmt.Errorf("WithRetryBackoff: %w", err))
 		}
 		h.policy.Delay = func(attempt int, _ error, r *clockrng.Rand) time.Duration { return b.Delay(attempt, r) }
 	}
@@ -66,7 +66,7 @@ func RetryBackoff(b clockrng.Backoff) HandlerOption {
 
 // WithMaxAttempts gives each enqueued job its own bound on its runs,
 // retries included: 1 to store.MaxJobAttempts, taking precedence over its
-// handler's MaxAttempts and the config's MaxRetries, whichever worker
+// handler's WithQueueMaxAttempts and the config's MaxRetries, whichever worker
 // decides its retries (a leader rescuing it included). A bound out of
 // range is an error and nothing is written.
 func WithMaxAttempts(n int) EnqueueOption {

@@ -18,10 +18,10 @@ func nop(context.Context, worker.Job[struct{}]) error { return nil }
 
 func TestPolicyOptionsRefuseBadValues(t *testing.T) {
 	for name, opt := range map[string]worker.HandlerOption{
-		"MaxAttempts(0)":        worker.MaxAttempts(0),
-		"MaxAttempts(too many)": worker.MaxAttempts(store.MaxJobAttempts + 1),
-		"RetryDelay(nil)":       worker.RetryDelay(nil),
-		"RetryBackoff(base 0)":  worker.RetryBackoff(clockrng.Backoff{Factor: 2}),
+		"WithQueueMaxAttempts(0)":        worker.WithQueueMaxAttempts(0),
+		"WithQueueMaxAttempts(too many)": worker.WithQueueMaxAttempts(store.MaxJobAttempts + 1),
+		"WithRetryDelay(nil)":            worker.WithRetryDelay(nil),
+		"WithRetryBackoff(base 0)":       worker.WithRetryBackoff(clockrng.Backoff{Factor: 2}),
 	} {
 		kit := tickworktest.New(t, tickworktest.Options{})
 		if err := worker.Handle(kit.Worker(), "q", nop, opt); err == nil || !strings.Contains(err.Error(), `queue "q"`) {
@@ -30,7 +30,7 @@ func TestPolicyOptionsRefuseBadValues(t *testing.T) {
 	}
 	kit := tickworktest.New(t, tickworktest.Options{})
 	for _, n := range []int{0, -1, store.MaxJobAttempts + 1} {
-		_, err := worker.Enqueue(t.Context(), kit.Client(), struct{}{}, worker.ToQueue("q"), worker.WithMaxAttempts(n))
+		_, err := worker.Enqueue(t.Context(), kit.Client(), struct{}{}, worker.WithQueue("q"), worker.WithMaxAttempts(n))
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("WithMaxAttempts(%d)", n)) {
 			t.Errorf("WithMaxAttempts(%d): %v, want an error naming it", n, err)
 		}
@@ -54,7 +54,7 @@ func TestDecisionOfSnooze(t *testing.T) {
 	}
 }
 
-// RetryBackoff's delays, with jitter drawn from the worker's source, fall
+// WithRetryBackoff's delays, with jitter drawn from the worker's source, fall
 // within the backoff's bounds; a timed-out snooze still snoozes.
 func TestRetryBackoffAndSnoozeThroughTheWorker(t *testing.T) {
 	kit := tickworktest.New(t, tickworktest.Options{})
@@ -66,11 +66,11 @@ func TestRetryBackoffAndSnoozeThroughTheWorker(t *testing.T) {
 			return worker.Snooze(time.Minute)
 		}
 		return errors.New("again")
-	}, worker.MaxAttempts(4), worker.RetryBackoff(b), worker.WithTimeout(time.Minute))
+	}, worker.WithQueueMaxAttempts(4), worker.WithRetryBackoff(b), worker.WithTimeout(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := worker.Enqueue(t.Context(), kit.Client(), struct{}{}, worker.ToQueue("q")); err != nil {
+	if _, err := worker.Enqueue(t.Context(), kit.Client(), struct{}{}, worker.WithQueue("q")); err != nil {
 		t.Fatal(err)
 	}
 	attempts := kit.Drain()

@@ -70,7 +70,7 @@ func startCancelRun(t *testing.T, st store.Store, poll time.Duration) (*cancelRu
 		r.cause <- context.Cause(ctx)
 		return ctx.Err()
 	}))
-	_, err = Enqueue(context.Background(), r.client, payload{1}, ToQueue("q"))
+	_, err = Enqueue(context.Background(), r.client, payload{1}, WithQueue("q"))
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -40,13 +40,13 @@ func TestRunnerSurvivesStoreOutage(t *testing.T) {
 		must(t, Handle(w, "q", func(context.Context, Job[payload]) error { return nil }))
 	})
 	c := NewClient(st, clockrng.NewRand(2))
-	_, err := Enqueue(context.Background(), c, payload{1}, ToQueue("q"))
+	_, err := Enqueue(context.Background(), c, payload{1}, WithQueue("q"))
 	must(t, err)
 	waitFor(t, "the first job", func() bool { return len(listJobs(t, st, store.JobFilter{Status: store.Completed})) == 1 })
 	st.down.Store(true)
 	waitFor(t, "several refused transactions", func() bool { return st.refusals.Load() >= 4 })
 	st.down.Store(false)
-	_, err = Enqueue(context.Background(), c, payload{2}, ToQueue("q"))
+	_, err = Enqueue(context.Background(), c, payload{2}, WithQueue("q"))
 	must(t, err)
 	waitFor(t, "the job enqueued after the outage", func() bool {
 		return len(listJobs(t, st, store.JobFilter{Status: store.Completed})) == 2
@@ -82,7 +82,7 @@ func TestRunnerRegistersAgainAfterBeingDeclaredDead(t *testing.T) {
 	waitFor(t, "the worker to register", func() bool { return len(registered()) == 1 })
 	must(t, st.InTx(context.Background(), func(tx store.Tx) error { return tx.ShutdownWorker(context.Background(), registered()[0]) }))
 	waitFor(t, "the worker to register again", func() bool { return len(registered()) == 2 })
-	_, err = Enqueue(context.Background(), NewClient(st, clockrng.NewRand(2)), payload{1}, ToQueue("q"))
+	_, err = Enqueue(context.Background(), NewClient(st, clockrng.NewRand(2)), payload{1}, WithQueue("q"))
 	must(t, err)
 	waitFor(t, "a job to run under the new id", func() bool {
 		done := listJobs(t, st, store.JobFilter{Status: store.Completed})
@@ -103,7 +103,7 @@ func TestRunnerPollsWithoutNotifications(t *testing.T) {
 	r := startWorker(t, st, runnerConfig("q"), 1, func(w *Worker) {
 		must(t, Handle(w, "q", func(context.Context, Job[payload]) error { return nil }))
 	})
-	_, err := Enqueue(context.Background(), NewClient(st, clockrng.NewRand(2)), payload{1}, ToQueue("q"))
+	_, err := Enqueue(context.Background(), NewClient(st, clockrng.NewRand(2)), payload{1}, WithQueue("q"))
 	must(t, err)
 	waitFor(t, "the job to run by polling", func() bool {
 		return len(listJobs(t, st, store.JobFilter{Status: store.Completed})) == 1

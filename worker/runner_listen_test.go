@@ -46,7 +46,7 @@ func TestRunnerListenDroppedFallsBackToPollingAndReconnects(t *testing.T) {
 	}
 	c := NewClient(st, clockrng.NewRand(2))
 	enqueue := func(n int) ulid.ULID {
-		id, err := Enqueue(context.Background(), c, payload{N: n}, ToQueue("q"))
+		id, err := Enqueue(context.Background(), c, payload{N: n}, WithQueue("q"))
 		must(t, err)
 		return id
 	}

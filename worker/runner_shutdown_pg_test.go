@@ -28,7 +28,7 @@ func TestShutdownReleasesAPassThatCommitsDuringIt(t *testing.T) {
 	waitFor(t, "the worker's registration", func() bool { return len(listWorkers(t, st)) == 1 })
 	worker := listWorkers(t, st)[0].ID
 	// A queue the worker does not serve, so that only the pass below runs it.
-	id, err := Enqueue(ctx, NewClient(st, nil), struct{}{}, ToQueue("elsewhere"))
+	id, err := Enqueue(ctx, NewClient(st, nil), struct{}{}, WithQueue("elsewhere"))
 	must(t, err)
 
 	jobs := pgx.Identifier{st.Schema(), "jobs"}.Sanitize()

@@ -51,11 +51,11 @@ func TestRunnerHandlerOutcomes(t *testing.T) {
 		c := NewClient(st, clockrng.NewRand(3))
 		first := map[string]ulid.ULID{}
 		for _, q := range []string{"ok", "panic", "slow", "fail", "retry", "old"} {
-			id, err := Enqueue(context.Background(), c, payload{N: 1}, ToQueue(q))
+			id, err := Enqueue(context.Background(), c, payload{N: 1}, WithQueue(q))
 			must(t, err)
 			first[q] = id
 		}
-		id, err := Enqueue(context.Background(), c, []string{"not", "an object"}, ToQueue("typed"))
+		id, err := Enqueue(context.Background(), c, []string{"not", "an object"}, WithQueue("typed"))
 		must(t, err)
 		first["typed"] = id
 		waitFor(t, "every attempt to end", func() bool { return settled(t, st) })
@@ -165,7 +165,7 @@ func TestRunnerRescuesDeadWorkersJobs(t *testing.T) {
 	eachBackend(t, func(t *testing.T, st store.Store) {
 		cfg := runnerConfig("work")
 		c := NewClient(st, clockrng.NewRand(3))
-		ids, err := EnqueueMany(context.Background(), c, []payload{{1}, {2}, {3}}, ToQueue("work"))
+		ids, err := EnqueueMany(context.Background(), c, []payload{{1}, {2}, {3}}, WithQueue("work"))
 		must(t, err)
 		dead, err := engine.NewCore(st, cfg, clockrng.NewRand(9), nil)
 		must(t, err)
@@ -230,7 +230,7 @@ func TestRunnerGracefulShutdownWithJobsInFlight(t *testing.T) {
 		})
 		c := NewClient(st, clockrng.NewRand(3))
 		for _, q := range []string{"quick", "cancellable", "stubborn"} {
-			_, err := Enqueue(context.Background(), c, payload{}, ToQueue(q))
+			_, err := Enqueue(context.Background(), c, payload{}, WithQueue(q))
 			must(t, err)
 		}
 		waitFor(t, "the three jobs to start", func() bool { return startedN.Load() == 3 })
@@ -281,11 +281,11 @@ func TestRunnerRecordsShortJobsBesideALongOne(t *testing.T) {
 			must(t, Handle(w, "short", func(context.Context, Job[payload]) error { return nil }))
 		})
 		c := NewClient(st, clockrng.NewRand(3))
-		_, err := Enqueue(context.Background(), c, payload{}, ToQueue("long"))
+		_, err := Enqueue(context.Background(), c, payload{}, WithQueue("long"))
 		must(t, err)
 		waitFor(t, "the long job to start", func() bool { return len(listJobs(t, st, store.JobFilter{Status: store.Running})) == 1 })
 		for i := range 10 {
-			_, err := Enqueue(context.Background(), c, payload{i}, ToQueue("short"))
+			_, err := Enqueue(context.Background(), c, payload{i}, WithQueue("short"))
 			must(t, err)
 		}
 		waitFor(t, "ten short jobs completed beside the long one", func() bool {

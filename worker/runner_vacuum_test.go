@@ -42,7 +42,7 @@ func TestRunnerVacuumsBesideTheLoop(t *testing.T) {
 		waitFor(t, "a vacuum that ended", func() bool {
 			// Keep jobs coming, so that dead rows keep piling up until one
 			// is counted.
-			if _, err := EnqueueMany(context.Background(), client, make([]payload, 20), ToQueue("v")); err != nil {
+			if _, err := EnqueueMany(context.Background(), client, make([]payload, 20), WithQueue("v")); err != nil {
 				t.Fatal(err)
 			}
 			return ended.Load() > 0

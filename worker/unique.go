@@ -15,42 +15,42 @@ type uniqueOptions struct {
 	onDuplicate func(i int, existing store.Job)
 }
 
-// UniqueKey makes the jobs unique by key: while a row holding the same key
+// WithUniqueKey makes the jobs unique by key: while a row holding the same key
 // exists (by default one that is scheduled, available or running), an
-// enqueue inserts nothing and returns that row's id instead; OnDuplicate
+// enqueue inserts nothing and returns that row's id instead; WithOnDuplicate
 // tells the caller. The store enforces it in the same transaction as the
 // insert, whatever path the job takes (EnqueueTx, EnqueueMany, a retry or
 // a rescue). The key is not scoped by queue. Every job of one EnqueueMany
-// call gets the same key, so only the first is inserted; UniqueByPayload
+// call gets the same key, so only the first is inserted; WithUniqueByPayload
 // gives each its own.
-func UniqueKey(key string) EnqueueOption {
+func WithUniqueKey(key string) EnqueueOption {
 	return func(o *enqueueOptions) { o.unique.key, o.unique.byPayload = key, false }
 }
 
-// UniqueByPayload makes each job unique by its queue and its payload's
-// JSON text (store.PayloadUniqueKey), as UniqueKey would.
-func UniqueByPayload() EnqueueOption {
+// WithUniqueByPayload makes each job unique by its queue and its payload's
+// JSON text (store.PayloadUniqueKey), as WithUniqueKey would.
+func WithUniqueByPayload() EnqueueOption {
 	return func(o *enqueueOptions) { o.unique.key, o.unique.byPayload = "", true }
 }
 
-// UniqueWhile sets the statuses in which a row holds its key: scheduled,
+// WithUniqueWhile sets the statuses in which a row holds its key: scheduled,
 // available and running always, completed and cancelled if given. A key
 // covering completed makes a job run at most once (per period).
-func UniqueWhile(statuses ...store.Status) EnqueueOption {
+func WithUniqueWhile(statuses ...store.Status) EnqueueOption {
 	return func(o *enqueueOptions) { o.unique.statuses = store.LiveStatuses | store.StatusesOf(statuses...) }
 }
 
-// UniquePer makes the key unique per window of store time: rows inserted
+// WithUniquePeriod makes the key unique per window of store time: rows inserted
 // in different windows of length period (aligned on the zero time) never
 // conflict.
-func UniquePer(period time.Duration) EnqueueOption {
+func WithUniquePeriod(period time.Duration) EnqueueOption {
 	return func(o *enqueueOptions) { o.unique.period = period }
 }
 
-// OnDuplicate calls fn, after the insert, for each job that was not
+// WithOnDuplicate calls fn, after the insert, for each job that was not
 // inserted because existing holds its unique key; i is the job's position
 // in the call. A duplicate is never an error.
-func OnDuplicate(fn func(i int, existing store.Job)) EnqueueOption {
+func WithOnDuplicate(fn func(i int, existing store.Job)) EnqueueOption {
 	return func(o *enqueueOptions) { o.unique.onDuplicate = fn }
 }
 

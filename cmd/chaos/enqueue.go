@@ -56,7 +56,7 @@ func (e *enqueuer) batch(ctx context.Context) {
 	n := 1 + e.rnd.IntN(4)
 	var opts []worker.EnqueueOption
 	if e.rnd.Chance(0.2) {
-		opts = append(opts, worker.At(time.Now().Add(e.rnd.DurationBetween(200*time.Millisecond, 2*time.Second))))
+		opts = append(opts, worker.WithScheduledAt(time.Now().Add(e.rnd.DurationBetween(200*time.Millisecond, 2*time.Second))))
 	}
 	var ids []ulid.ULID
 	var err error
@@ -66,14 +66,14 @@ func (e *enqueuer) batch(ctx context.Context) {
 			payloads[i] = hookPayload{URL: e.hook.url(fmt.Sprintf("%d-%d", e.seed, e.next)), Body: map[string]int{"n": e.next}}
 			e.next++
 		}
-		ids, err = worker.EnqueueMany(ctx, e.client, payloads, append(opts, worker.ToQueue("webhook"))...)
+		ids, err = worker.EnqueueMany(ctx, e.client, payloads, append(opts, worker.WithQueue("webhook"))...)
 	} else {
 		payloads := make([]noopPayload, n)
 		for i := range payloads {
 			payloads[i] = noopPayload{N: e.next}
 			e.next++
 		}
-		ids, err = worker.EnqueueMany(ctx, e.client, payloads, append(opts, worker.ToQueue("noop"))...)
+		ids, err = worker.EnqueueMany(ctx, e.client, payloads, append(opts, worker.WithQueue("noop"))...)
 	}
 	if err != nil {
 		if ctx.Err() == nil {

@@ -96,7 +96,7 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 			}
 			at = now.Add(f.in)
 		}
-		opts := append([]worker.EnqueueOption{worker.ToQueue(job.Queue), worker.At(at), worker.WithPriority(job.Priority)}, uniqueOpts...)
+		opts := append([]worker.EnqueueOption{worker.WithQueue(job.Queue), worker.WithScheduledAt(at), worker.WithPriority(job.Priority)}, uniqueOpts...)
 		if job.MaxAttempts > 0 {
 			opts = append(opts, worker.WithMaxAttempts(job.MaxAttempts))
 		}

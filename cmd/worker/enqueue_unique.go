@@ -37,15 +37,15 @@ func (f *uniqueFlags) options(existing *store.Job) ([]worker.EnqueueOption, erro
 		}
 		return nil, nil
 	}
-	opts := []worker.EnqueueOption{worker.OnDuplicate(func(_ int, j store.Job) { *existing = j })}
+	opts := []worker.EnqueueOption{worker.WithOnDuplicate(func(_ int, j store.Job) { *existing = j })}
 	if f.byPayload {
-		opts = append(opts, worker.UniqueByPayload())
+		opts = append(opts, worker.WithUniqueByPayload())
 	} else {
 		check := store.NewJob{Queue: "q", Payload: []byte("{}"), UniqueKey: f.key}
 		if err := store.ValidateNewJob(check); err != nil {
 			return nil, usagef("-unique-key %s: a key is 1 to %d bytes of UTF-8 without NUL", shown(f.key), store.MaxUniqueKeyBytes)
 		}
-		opts = append(opts, worker.UniqueKey(f.key))
+		opts = append(opts, worker.WithUniqueKey(f.key))
 	}
 	var extra []store.Status
 	for name := range strings.SplitSeq(f.while, ",") {
@@ -57,5 +57,5 @@ func (f *uniqueFlags) options(existing *store.Job) ([]worker.EnqueueOption, erro
 			return nil, usagef("-unique-while %s: want completed, cancelled or both", shown(f.while))
 		}
 	}
-	return append(opts, worker.UniqueWhile(extra...), worker.UniquePer(f.per)), nil
+	return append(opts, worker.WithUniqueWhile(extra...), worker.WithUniquePeriod(f.per)), nil
 }

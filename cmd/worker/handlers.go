@@ -38,7 +38,7 @@ func registerHandlers(w *worker.Worker, cfg worker.Config, sender *webhookSender
 		case "webhook":
 			opts := []worker.HandlerOption{webhookRetryDelay(cfg.Backoff)}
 			if webhookMaxAttempts > 0 {
-				opts = append(opts, worker.MaxAttempts(webhookMaxAttempts))
+				opts = append(opts, worker.WithQueueMaxAttempts(webhookMaxAttempts))
 			}
 			err = worker.Handle(w, q, abandonable(abandon, func(ctx context.Context, job worker.Job[webhookPayload]) error {
 				return webhookDecision(sender.send(ctx, job.Payload))

@@ -94,7 +94,7 @@ func TestWebhookRetryAfterAndMaxAttempts(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload, _ := json.Marshal(webhookPayload{URL: ts.URL})
-	if _, err := worker.Enqueue(t.Context(), kit.Client(), json.RawMessage(payload), worker.ToQueue("webhook")); err != nil {
+	if _, err := worker.Enqueue(t.Context(), kit.Client(), json.RawMessage(payload), worker.WithQueue("webhook")); err != nil {
 		t.Fatal(err)
 	}
 	attempts := kit.Drain()

@@ -40,7 +40,7 @@ func withRetryAfter(err error, header http.Header) error {
 // answer's Retry-After asked for when it gave one, else the worker's
 // backoff (its jitter drawn from the worker's source).
 func webhookRetryDelay(backoff clockrng.Backoff) worker.HandlerOption {
-	return worker.RetryDelay(func(attempt int, err error, r *clockrng.Rand) time.Duration {
+	return worker.WithRetryDelay(func(attempt int, err error, r *clockrng.Rand) time.Duration {
 		var ra *retryAfterError
 		if errors.As(err, &ra) {
 			return ra.after

@@ -56,11 +56,15 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 		return nil, nil
 	}
 	sql, args := completeStatement(c, t.nowArg())
+	stmt := t.s.stmt.complete
+	if sql == completeOutputSQL {
+		stmt = t.s.stmt.completeOutput
+	}
 	var fenced []ulid.ULID
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) { // as in the job pass, which shares the statement
 		fenced, err = readFenced(rows, c.IDs)
 		return err
-	}, t.s.sql(completeUnchecked(sql)), args...)
+	}, stmt, args...)
 	if err != nil {
 		return nil, t.fail(err, "complete %d jobs of worker %s", len(c.IDs), c.Worker)
 	}

@@ -52,13 +52,13 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	var query string
 	switch {
 	case !holder.Valid:
-		query = takeLeaseStatement()
+		query = t.s.stmt.takeLease
 	case toULID(holder) == worker && valid.Bool:
-		query = renewLeaseSQL
+		query = t.s.sql(renewLeaseSQL)
 	default:
 		return false, nil
 	}
-	tag, err := t.db.Exec(ctx, t.s.sql(query), t.nowArg(), idArg(worker), durationArg(ttl))
+	tag, err := t.db.Exec(ctx, query, t.nowArg(), idArg(worker), durationArg(ttl))
 	if err != nil {
 		return false, t.fail(err, "acquire lease for worker %s", worker)
 	}
@@ -136,7 +136,7 @@ func (t *tx) LockLeaderDuties(ctx context.Context, worker ulid.ULID) (bool, erro
 		return false, err
 	}
 	b := &pgx.Batch{}
-	b.Queue(dutyLockStatement(), t.s.dutyKey)
+	b.Queue(t.s.stmt.dutyLock, t.s.dutyKey)
 	b.Queue(t.s.sql(`
 		SELECT EXISTS (SELECT 1 FROM {schema}.leader
 		               WHERE worker_id = $2 AND expires_at > coalesce($1::timestamptz, clock_timestamp()))`),

@@ -1,69 +1,102 @@
 package pg
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/tickwork/tickwork/internal/mutant"
 )
 
-// The planted bugs of store/pg (internal/mutant), each a statement chosen
-// instead of the right one. Every one needs two transactions in flight
-// together to show, so only the interleaved simulation (simulate -store pg
-// -interleave) catches them. In a normal build mutant.On is the constant
-// false and each function returns its statement as written.
-
-// reserveStatement is reserveSQL; pg-no-skip-locked drops SKIP LOCKED from
-// its scan of the jobs (not of the rate slots), so that a reservation waits
-// for the rows another transaction holds.
-func reserveStatement() string {
-	if mutant.On(mutant.PGNoSkipLocked) {
-		return dropJobsSkipLocked(reserveSQL)
-	}
-	return reserveSQL
+// statements are the store's statements that a planted bug
+// (internal/mutant) rewrites, built once when the store opens with its
+// schema filled in. In a normal build they are the statements as written
+// and nothing below runs. Built with the mutants tag, every planted
+// bug's edit is checked to find its text, selected or not, so that a
+// statement whose text drifted panics at open instead of leaving its bug
+// silently unplanted; the selected bug's edit is then made.
+type statements struct {
+	reserve        string // reserveSQL
+	plainReserve   string // plainReserveSQL
+	limitLock      string // limitLockSQL
+	takeLease      string // takeLeaseSQL
+	dutyLock       string // dutyLockSQL
+	complete       string // completeSQL, as CompleteJobs sends it
+	completeOutput string // completeOutputSQL, as CompleteJobs sends it
 }
 
-// dropJobsSkipLocked removes SKIP LOCKED from a reservation's scan of the
-// jobs (pickJobs).
-func dropJobsSkipLocked(sql string) string {
-	return strings.Replace(sql, "FOR UPDATE SKIP LOCKED) AS c", "FOR UPDATE) AS c", 1)
+// dutyLockSQL serializes the leaders' duty transactions of one schema.
+const dutyLockSQL = "SELECT pg_advisory_xact_lock($1)"
+
+// newStatements builds the statements with fill naming the schema.
+func newStatements(fill func(string) string) statements {
+	st := statements{
+		reserve:        fill(reserveSQL),
+		plainReserve:   fill(plainReserveSQL),
+		limitLock:      fill(limitLockSQL),
+		takeLease:      fill(takeLeaseSQL),
+		dutyLock:       fill(dutyLockSQL),
+		complete:       fill(completeSQL),
+		completeOutput: fill(completeOutputSQL),
+	}
+	if mutant.Enabled {
+		st.plant(plantedEdits)
+	}
+	return st
 }
 
-// takeLeaseStatement is takeLeaseSQL; pg-split-lease writes the lease
-// that the SELECT before it found free without re-checking, overwriting
-// one another transaction took meanwhile.
-func takeLeaseStatement() string {
-	if mutant.On(mutant.PGSplitLease) {
-		return strings.Replace(takeLeaseSQL, "ON CONFLICT (singleton) DO NOTHING",
-			"ON CONFLICT (singleton) DO UPDATE SET worker_id = EXCLUDED.worker_id, elected_at = EXCLUDED.elected_at, expires_at = EXCLUDED.expires_at", 1)
-	}
-	return takeLeaseSQL
+// plantedEdit is one planted bug of store/pg's SQL: in the statement at,
+// the text old becomes new.
+type plantedEdit struct {
+	bug      string
+	at       func(*statements) *string
+	old, new string
 }
 
-// dutyLockStatement takes the duty lock; pg-duties-unserialized takes
-// none, so that two leaders' duty transactions may run together.
-func dutyLockStatement() string {
-	if mutant.On(mutant.PGDutiesUnserialized) {
-		return "SELECT $1::bigint"
-	}
-	return "SELECT pg_advisory_xact_lock($1)"
+// plantedEdits are store/pg's planted bugs. Each needs two transactions
+// in flight together to show, so only the interleaved simulation
+// (simulate -store pg -interleave) catches them.
+var plantedEdits = []plantedEdit{
+	// pg-no-skip-locked: a reservation's scan of the jobs (not of the rate
+	// slots) waits for the rows another transaction holds.
+	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.reserve }, jobsSkipLocked, jobsLocked},
+	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.plainReserve }, jobsSkipLocked, jobsLocked},
+	// pg-split-lease: the lease that the SELECT before found free is
+	// written without a re-check, overwriting one another transaction took
+	// meanwhile.
+	{mutant.PGSplitLease, func(s *statements) *string { return &s.takeLease }, "ON CONFLICT (singleton) DO NOTHING",
+		"ON CONFLICT (singleton) DO UPDATE SET worker_id = EXCLUDED.worker_id, elected_at = EXCLUDED.elected_at, expires_at = EXCLUDED.expires_at"},
+	// pg-duties-unserialized: no duty lock, so two leaders' duty
+	// transactions may run together.
+	{mutant.PGDutiesUnserialized, func(s *statements) *string { return &s.dutyLock }, "pg_advisory_xact_lock($1)", "$1::bigint"},
+	// pg-complete-unchecked: CompleteJobs completes the rows whatever their
+	// status and worker (the worker's id still bound, to keep the
+	// statement's parameters).
+	{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.complete }, completeCheck, "$3::uuid IS NOT NULL"},
+	{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.completeOutput }, completeCheck, "$3::uuid IS NOT NULL"},
+	// pg-limit-count-unlocked: a limited queue's running jobs are counted
+	// without its limit lock, so two reservations may count the same free
+	// places and both fill them.
+	{mutant.PGLimitCountUnlocked, func(s *statements) *string { return &s.limitLock },
+		"pg_advisory_xact_lock($1, hashtext(d.queue))::text", "left($1::integer::text, 0)"},
 }
 
-// completeUnchecked is completion's statement; pg-complete-unchecked
-// completes the rows whatever their status and worker (the worker's id
-// still bound, to keep the statement's parameters).
-func completeUnchecked(sql string) string {
-	if mutant.On(mutant.PGCompleteUnchecked) {
-		return strings.Replace(sql, "status >= 'running' AND status <= 'running' AND "+startedByIs3, "$3::uuid IS NOT NULL", 1)
-	}
-	return sql
-}
+// The texts the planted bugs edit.
+const (
+	jobsSkipLocked = "FOR UPDATE SKIP LOCKED) AS c" // a reservation's scan of the jobs (pickJobs)
+	jobsLocked     = "FOR UPDATE) AS c"
+	completeCheck  = "status >= 'running' AND status <= 'running' AND " + startedByIs3
+)
 
-// limitLockStatement is limitLockSQL; pg-limit-count-unlocked counts a
-// limited queue's running jobs without its limit lock, so that two
-// reservations may count the same free places and both fill them.
-func limitLockStatement() string {
-	if mutant.On(mutant.PGLimitCountUnlocked) {
-		return strings.Replace(limitLockSQL, "pg_advisory_xact_lock($1, hashtext(d.queue))::text", "left($1::integer::text, 0)", 1)
+// plant checks that every edit finds its text, panicking otherwise, and
+// makes the edits of the selected bug.
+func (s *statements) plant(edits []plantedEdit) {
+	for _, e := range edits {
+		stmt := e.at(s)
+		if !strings.Contains(*stmt, e.old) {
+			panic(fmt.Sprintf("store/pg: planted bug %s: its statement no longer contains %q:\n%s", e.bug, e.old, *stmt))
+		}
+		if mutant.On(e.bug) {
+			*stmt = strings.Replace(*stmt, e.old, e.new, 1)
+		}
 	}
-	return limitLockSQL
 }

@@ -16,12 +16,12 @@ func TestIsReservation(t *testing.T) {
 	}
 	plain := s.sql(plainReserveSQL)
 	for _, stmt := range []string{reserveSQL, reserve, reserve[:1023], strings.Replace(reserveSQL, "SKIP LOCKED", "", 1),
-		plainReserveSQL, plain, plain[:min(len(plain), 1023)], dropJobsSkipLocked(plainReserveSQL)} {
+		plainReserveSQL, plain, plain[:min(len(plain), 1023)], strings.Replace(plainReserveSQL, jobsSkipLocked, jobsLocked, 1)} {
 		if !IsReservation(stmt) {
 			t.Errorf("not recognised as the reservation: %.80q", stmt)
 		}
 	}
-	for _, stmt := range []string{lockQueuesSQL, limitLockSQL, completeSQL, takeLeaseSQL, runningJobsSQL, "SELECT pg_advisory_xact_lock($1)", ""} {
+	for _, stmt := range []string{lockQueuesSQL, limitLockSQL, completeSQL, takeLeaseSQL, runningJobsSQL, dutyLockSQL, ""} {
 		if IsReservation(stmt) || IsReservation(s.sql(stmt)) {
 			t.Errorf("taken for the reservation: %.80q", stmt)
 		}

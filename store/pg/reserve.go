@@ -83,10 +83,10 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 	from, epoch := s.hints.start(queues)
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	if full {
-		b.Queue(s.sql(limitLockStatement()), s.limitKey, queues, limit)
-		b.Queue(s.sql(reserveStatement()), now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
+		b.Queue(s.stmt.limitLock, s.limitKey, queues, limit)
+		b.Queue(s.stmt.reserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	} else {
-		b.Queue(s.sql(plainReserveStatement()), now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
+		b.Queue(s.stmt.plainReserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	}
 	if restore {
 		b.Queue(restorePlannerSQL)

@@ -1,7 +1,5 @@
 package pg
 
-import "github.com/tickwork/tickwork/internal/mutant"
-
 // A reservation from queues none of which has a limit or a rate needs none
 // of their work (limitLockSQL, recordEnded and the CTEs of reserveSQL that
 // count running jobs and claim rate slots), which cost the unlimited path
@@ -66,15 +64,6 @@ const markReserved = `
 	UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
 	WHERE ctid = ANY (ARRAY(SELECT row_tid FROM picked))
 	RETURNING ` + jobColumns
-
-// plainReserveStatement is plainReserveSQL, with pg-no-skip-locked planted
-// as in reserveStatement.
-func plainReserveStatement() string {
-	if mutant.On(mutant.PGNoSkipLocked) {
-		return dropJobsSkipLocked(plainReserveSQL)
-	}
-	return plainReserveSQL
-}
 
 // noteControlled tells the store that one of its queues may have a limit
 // or a rate now, so that its next reservation sends reserveSQL.

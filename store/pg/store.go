@@ -66,6 +66,7 @@ type Store struct {
 	ident    string // the schema as a quoted identifier
 	target   string // host, port, database and schema, for error messages
 	queries  sync.Map
+	stmt     statements // built once, with the schema (mutants.go)
 
 	chAvailable string
 	chStepdown  string
@@ -168,6 +169,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		queueKey:    int32(lockKey("queue", opts.Schema)),
 		limitKey:    int32(lockKey("queue limit", opts.Schema)),
 	}
+	s.stmt = newStatements(s.sql)
 	s.noteControlled() // until a reservation has looked
 	return s
 }

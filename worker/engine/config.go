@@ -87,7 +87,7 @@ type Config struct {
 	// none, as clockrng.DefaultBackoff.
 	Backoff clockrng.Backoff
 	// Policies are the retry policies of queues whose handlers set their
-	// own (worker.MaxAttempts, worker.RetryDelay): a zero field of one
+	// own (worker.WithQueueMaxAttempts, worker.WithRetryDelay): a zero field of one
 	// takes MaxRetries or Backoff. worker.Run fills it from the handlers;
 	// a driver of its own Core (the simulator) sets it (none when empty).
 	Policies map[string]RetryPolicy
@@ -99,7 +99,7 @@ type Config struct {
 // ScheduleSpec is one recurring job: Cron has six fields, seconds first, and
 // is read in UTC (robfig/cron/v3). Each run enqueues Payload on Queue.
 // With a UniqueKey, each run carries it (held while the run is scheduled,
-// available or running, as worker.UniqueKey's default), and a cron time
+// available or running, as worker.WithUniqueKey's default), and a cron time
 // is skipped while another row holds it.
 type ScheduleSpec struct {
 	Name      string

@@ -1,0 +1,58 @@
+//go:build mutants
+
+package pg
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+)
+
+// TestPlantPanicsOnAnEditThatFindsNothing: a statement whose text drifted
+// from its planted bug's edit stops the store from opening, whether or
+// not that bug is selected.
+func TestPlantPanicsOnAnEditThatFindsNothing(t *testing.T) {
+	drifted := []plantedEdit{{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.complete }, "status = 'running'", "true"}}
+	for _, selected := range []string{"", mutant.PGCompleteUnchecked} {
+		if err := mutant.Select(selected); err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if p := recover(); p == nil || !strings.Contains(p.(string), mutant.PGCompleteUnchecked) {
+					t.Errorf("selected %q: plant recovered %v, want a panic naming the bug", selected, p)
+				}
+			}()
+			st := statements{complete: completeSQL}
+			st.plant(drifted)
+		}()
+	}
+	mutant.Select("")
+}
+
+// TestSelectedBugRewritesItsStatements: selecting a planted bug makes its
+// edits in the statements a store builds, and only its own.
+func TestSelectedBugRewritesItsStatements(t *testing.T) {
+	defer mutant.Select("")
+	s := &Store{ident: `"tickwork_x"`}
+	if err := mutant.Select(""); err != nil {
+		t.Fatal(err)
+	}
+	prod := newStatements(s.sql)
+	for _, e := range plantedEdits {
+		if err := mutant.Select(e.bug); err != nil {
+			t.Fatal(err)
+		}
+		planted := newStatements(s.sql)
+		stmt := *e.at(&planted)
+		if strings.Contains(stmt, e.old) || !strings.Contains(stmt, e.new) {
+			t.Errorf("planted bug %s: its statement was not edited:\n%s", e.bug, stmt)
+		}
+		for _, o := range plantedEdits {
+			if o.bug != e.bug && *o.at(&planted) != *o.at(&prod) {
+				t.Errorf("planted bug %s edited the statement of %s", e.bug, o.bug)
+			}
+		}
+	}
+}
