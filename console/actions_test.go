@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -126,7 +127,7 @@ func TestFormActionsNeedSessionAndCSRFToken(t *testing.T) {
 	if status := retry(url.Values{"csrf": {"0123"}}, ""); status != http.StatusForbidden {
 		t.Errorf("session with a wrong CSRF token: %d, want 403", status)
 	}
-	csrf := url.Values{"csrf": {srvCSRF(t, f)}}
+	csrf := url.Values{"csrf": {pageCSRF(t, srv.URL, session)}}
 	if status := retry(csrf, "https://evil.example"); status != http.StatusForbidden {
 		t.Errorf("cross-site POST with session and token: %d, want 403", status)
 	}
@@ -141,14 +142,18 @@ func TestFormActionsNeedSessionAndCSRFToken(t *testing.T) {
 	}
 }
 
-// srvCSRF is the form token a logged-in page of the fixture's console
-// carries.
-func srvCSRF(t *testing.T, f *fixture) string {
-	s, err := New(Options{Store: f.st, AdminToken: adminToken})
-	if err != nil {
-		t.Fatal(err)
+// pageCSRF is the form token a logged-in page of the console at base
+// carries for session.
+func pageCSRF(t *testing.T, base string, session *http.Cookie) string {
+	t.Helper()
+	req := newRequest(t, "GET", base+"/", "")
+	req.AddCookie(session)
+	status, body := do(t, req)
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body)
+	if status != http.StatusOK || m == nil {
+		t.Fatalf("GET / with a session: %d and no form token\n%.300s", status, body)
 	}
-	return s.derive("csrf")
+	return m[1]
 }
 
 // login logs in to the console at base with the admin token, checks the

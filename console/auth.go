@@ -1,33 +1,31 @@
 package console
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/tickwork/tickwork/store"
 )
 
-// A person logs in by typing the admin token once; the console then sets a
-// session cookie derived from the token (HMAC, so the token itself never
-// travels again and changing it ends every session). Each form that acts
-// carries a CSRF token derived from the session, and the cookie is
-// SameSite=Strict. A program presents the token as a Bearer header instead,
-// which a browser never adds to a cross-site request, so no form token is
-// needed there.
+// A person logs in by typing the admin token once; the console then starts
+// a session (session.go): a random id in an HttpOnly, SameSite=Strict
+// cookie (Secure over TLS), expiring when idle and at a fixed age, ended by
+// logging out. Each form that acts carries the session's own CSRF token.
+// A program presents the token as a Bearer header instead, which a
+// browser never adds to a cross-site request, so no form token is needed
+// there. Failed logins are slowed per client (throttle.go) and logged,
+// never with what was typed.
 
 const sessionCookie = "tickwork_console"
 
-// derive is HMAC-SHA256(token, purpose), hex: the session value ("session")
-// and the form token ("csrf").
-func (s *Server) derive(purpose string) string {
-	m := hmac.New(sha256.New, []byte(s.opts.AdminToken))
-	m.Write([]byte(purpose))
-	return hex.EncodeToString(m.Sum(nil))
-}
+// MinAdminToken is the shortest admin token New accepts, in bytes.
+const MinAdminToken = 16
 
 // equal compares secrets in constant time (hashing first, so the length
 // does not leak either).
@@ -39,21 +37,31 @@ func equal(a, b string) bool {
 // readOnly reports whether no admin token is configured.
 func (s *Server) readOnly() bool { return s.opts.AdminToken == "" }
 
-// loggedIn reports whether r carries a valid session cookie.
-func (s *Server) loggedIn(r *http.Request) bool {
+// session returns the session id r's cookie names and its form token, if
+// that session is live (which marks it used).
+func (s *Server) session(r *http.Request) (id, csrf string, ok bool) {
 	if s.readOnly() {
-		return false
+		return "", "", false
 	}
 	c, err := r.Cookie(sessionCookie)
-	return err == nil && equal(c.Value, s.derive("session"))
+	if err != nil {
+		return "", "", false
+	}
+	csrf, ok = s.sessions.touch(c.Value)
+	return c.Value, csrf, ok
 }
 
-// csrfToken is the form token of a logged-in page; empty otherwise.
+// loggedIn reports whether r carries the cookie of a live session.
+func (s *Server) loggedIn(r *http.Request) bool {
+	_, _, ok := s.session(r)
+	return ok
+}
+
+// csrfToken is the form token of a logged-in page's session; empty
+// otherwise.
 func (s *Server) csrfToken(r *http.Request) string {
-	if !s.loggedIn(r) {
-		return ""
-	}
-	return s.derive("csrf")
+	_, csrf, _ := s.session(r)
+	return csrf
 }
 
 // bearer reports whether r presents the admin token in its Authorization
@@ -65,14 +73,17 @@ func (s *Server) bearer(r *http.Request) bool {
 
 var errReadOnly = &httpError{http.StatusForbidden, fmt.Errorf("this console is read-only: start it with an admin token to act")}
 
-// checkForm authorizes a form POST: a session and the form's CSRF token.
+// checkForm authorizes a form POST: a live session and that session's
+// CSRF token in the form.
 func (s *Server) checkForm(r *http.Request) error {
-	switch {
-	case s.readOnly():
+	if s.readOnly() {
 		return errReadOnly
-	case !s.loggedIn(r):
-		return &httpError{http.StatusForbidden, fmt.Errorf("log in with the admin token to act")}
-	case !equal(r.PostFormValue("csrf"), s.derive("csrf")):
+	}
+	_, csrf, ok := s.session(r)
+	switch {
+	case !ok:
+		return &httpError{http.StatusForbidden, fmt.Errorf("log in with the admin token to act (a session ends at logout, after %s idle and after %s)", store.FormatPeriod(s.opts.SessionIdle), store.FormatPeriod(s.opts.SessionMax))}
+	case !equal(r.PostFormValue("csrf"), csrf):
 		return &httpError{http.StatusForbidden, fmt.Errorf("the form's CSRF token is missing or wrong: reload the page and try again")}
 	}
 	return nil
@@ -88,27 +99,51 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errReadOnly)
 		return
 	}
+	client := clientOf(r)
+	wait, n := s.throttle.attempt(client)
+	if wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		w.WriteHeader(http.StatusTooManyRequests)
+		s.render(w, r, "login", map[string]any{"Next": next, "Error": fmt.Sprintf("Too many failed logins from your address: try again in %d s.", secs)})
+		return
+	}
 	if !equal(r.PostFormValue("token"), s.opts.AdminToken) {
+		s.opts.Logger.Warn("console login failed: wrong admin token", "client", client, "attempts", n)
 		w.WriteHeader(http.StatusForbidden)
 		s.render(w, r, "login", map[string]any{"Next": next, "Error": "That is not the admin token."})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.derive("session"), Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	s.throttle.succeeded(client)
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		s.sessions.end(c.Value)
+	}
+	http.SetCookie(w, s.cookie(r, s.sessions.start()))
+	s.opts.Logger.Info("console login", "client", client)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// logout ends the session (its form must carry the session's CSRF token)
+// and clears the cookie.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	if id, _, ok := s.session(r); ok {
+		if err := s.checkForm(r); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.sessions.end(id)
+	}
+	c := s.cookie(r, "")
+	c.MaxAge = -1
+	http.SetCookie(w, c)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-// safeNext keeps a redirect target on this site.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) {
-		return "/"
-	}
-	return next
+// cookie is the session cookie holding id. It has no expiry of its own:
+// the browser drops it when it closes, the console when the session ends.
+func (s *Server) cookie(r *http.Request, id string) *http.Cookie {
+	return &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil}
 }
 
 func listen(addr string) (net.Listener, error) {

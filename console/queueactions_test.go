@@ -57,7 +57,7 @@ func TestQueuePauseAndResumeByForm(t *testing.T) {
 		status, _ := do(t, req)
 		return status
 	}
-	csrf := srvCSRF(t, f)
+	csrf := pageCSRF(t, srv.URL, session)
 	if status := submit("pause", url.Values{"queue": {"email"}, "csrf": {csrf}}, false); status != http.StatusForbidden {
 		t.Errorf("pause without a session: %d, want 403", status)
 	}

@@ -41,21 +41,41 @@ type Options struct {
 	// MetricsTTL is how long /metrics reuses its reading of the queues;
 	// 0 means 15 seconds.
 	MetricsTTL time.Duration
-	// Logger receives failed requests; nil discards them.
+	// AllowedHosts are the host names served besides IP addresses,
+	// localhost and names under .localhost (origin.go): a request naming
+	// another host is refused.
+	AllowedHosts []string
+	// SessionIdle ends a login session unused this long, SessionMax one
+	// this old; 0 means DefaultSessionIdle and DefaultSessionMax.
+	SessionIdle, SessionMax time.Duration
+	// Now is the clock of sessions and of the login throttle; nil means
+	// time.Now.
+	Now func() time.Time
+	// Logger receives failed requests and logins; nil discards them.
 	Logger *slog.Logger
 }
 
 // Server is the console's HTTP handler.
 type Server struct {
-	opts    Options
-	handler http.Handler
-	jobs    string // the jobs table, schema-qualified and quoted
+	opts     Options
+	handler  http.Handler
+	jobs     string // the jobs table, schema-qualified and quoted
+	hosts    hostNames
+	sessions *sessions
+	throttle *throttle
 }
 
 // New returns the console for opts.Store.
 func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("console: no store")
+	}
+	if n := len(opts.AdminToken); n > 0 && n < MinAdminToken {
+		return nil, fmt.Errorf("console: the admin token is %d bytes, too short to resist guessing: use at least %d (for example the output of: openssl rand -hex 16)", n, MinAdminToken)
+	}
+	hosts, err := newHostNames(opts.AllowedHosts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Window == 0 {
 		opts.Window = 10 * time.Minute
@@ -66,16 +86,27 @@ func New(opts Options) (*Server, error) {
 	if opts.MetricsTTL == 0 {
 		opts.MetricsTTL = 15 * time.Second
 	}
+	if opts.SessionIdle == 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.SessionMax == 0 {
+		opts.SessionMax = DefaultSessionMax
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, jobs: pgx.Identifier{opts.Store.Schema(), "jobs"}.Sanitize()}
+	s := &Server{opts: opts, jobs: pgx.Identifier{opts.Store.Schema(), "jobs"}.Sanitize(), hosts: hosts,
+		sessions: newSessions(opts.SessionIdle, opts.SessionMax, opts.Now), throttle: newThrottle(opts.Now)}
 	mux := http.NewServeMux()
 	s.routes(mux)
+	// A request for a host name not served is refused first (origin.go).
 	// Browsers send Sec-Fetch-Site or Origin: a POST from another site is
 	// refused before any handler runs. The form token (auth.go) covers
 	// what that cannot see.
-	s.handler = securityHeaders(http.NewCrossOriginProtection().Handler(mux))
+	s.handler = securityHeaders(s.checkHost(http.NewCrossOriginProtection().Handler(mux)))
 	return s, nil
 }
 
