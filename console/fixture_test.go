@@ -189,7 +189,17 @@ func ids(jobs []store.Job) []ulid.ULID {
 // server serves the console on f with the admin token (empty: read-only).
 func (f *fixture) server(t *testing.T, token string) *httptest.Server {
 	t.Helper()
-	s, err := New(Options{Store: f.st, AdminToken: token, Logger: slog.New(slog.NewTextHandler(testLog{t}, nil))})
+	return serve(t, Options{Store: f.st, AdminToken: token})
+}
+
+// serve serves the console with opts (logging to the test unless opts
+// has a logger) until the test ends.
+func serve(t *testing.T, opts Options) *httptest.Server {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(testLog{t}, nil))
+	}
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,9 +73,10 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 // keeps on the console's origin. It refuses anything a browser would read
 // otherwise or in a way of its own: control characters and spaces (a
 // browser drops tabs and newlines, so "/\t/evil.example" is
-// "//evil.example"), backslashes (read as slashes), non-ASCII, and any
-// path that is, or becomes once its dot segments and escapes are
-// resolved, "//host". Anything else becomes "/".
+// "//evil.example"), backslashes (read as slashes), non-ASCII, escaped
+// dots, slashes, backslashes and control characters in the path, and any
+// path that is, or becomes once its dot segments are resolved, "//host".
+// Anything else becomes "/".
 func safeNext(next string) string {
 	const fallback = "/"
 	if len(next) == 0 || len(next) > 2048 || next[0] != '/' {
@@ -90,15 +91,44 @@ func safeNext(next string) string {
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return fallback
 	}
-	base := &url.URL{Scheme: "http", Host: "console.invalid", Path: "/"}
-	abs := base.ResolveReference(u)
-	for _, p := range []string{u.Path, u.EscapedPath(), abs.Path, abs.EscapedPath()} {
-		if strings.HasPrefix(p, "//") || strings.Contains(p, `\`) {
-			return fallback
-		}
+	// Escaped dots, slashes and backslashes, and escaped control
+	// characters, in the path are needed by no console page and resolved
+	// differently by different parsers.
+	rawPath, _, _ := strings.Cut(next, "?")
+	rawPath, _, _ = strings.Cut(rawPath, "#")
+	if lower := strings.ToLower(rawPath); strings.Contains(lower, "%2e") || strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
+		return fallback
 	}
-	if abs.Host != base.Host || abs.Scheme != base.Scheme || abs.User != nil {
+	if strings.ContainsFunc(u.Path, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return fallback
+	}
+	if p := u.Path; strings.HasPrefix(p, "//") || strings.HasPrefix(removeDots(p), "//") || strings.Contains(p, `\`) {
 		return fallback
 	}
 	return next
+}
+
+// removeDots resolves the "." and ".." segments of path p, which starts
+// with "/", as a browser does: unlike path.Clean it keeps empty segments,
+// so "/a/..//b" becomes "//b".
+func removeDots(p string) string {
+	segs := strings.Split(p, "/")[1:]
+	var out []string
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, seg)
+			continue
+		}
+		if last {
+			out = append(out, "")
+		}
+	}
+	return "/" + strings.Join(out, "/")
 }

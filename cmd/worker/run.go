@@ -255,7 +255,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	}
 
 	if f.adminAddr != "" {
-		stopConsole, err := startConsole(st, f.adminAddr, f.adminToken, log)
+		stopConsole, err := startConsole(st, consoleConfig{addr: f.adminAddr, token: f.adminToken}, log)
 		if err != nil {
 			return err
 		}

@@ -42,10 +42,12 @@ func Find() string {
 const Width, Height = 1400, 900
 
 // New starts a headless Chromium with a fresh profile and returns a chromedp
-// context whose tab the test drives. The browser stops when the test ends.
+// context whose tab the test drives; extra options (flags such as
+// host-resolver-rules) follow the defaults. The browser stops when the test
+// ends.
 // Every action should run under Timeout (see Run) so a hung page fails the
 // test instead of stalling the run.
-func New(t testing.TB) context.Context {
+func New(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := Find()
 	if path == "" {
@@ -73,6 +75,7 @@ func New(t testing.TB) context.Context {
 		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
 		chromedp.WindowSize(Width, Height),
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
 	t.Cleanup(func() {
@@ -164,6 +167,14 @@ func JS(s string) string {
 // on the new one.
 func WaitFor(t testing.TB, ctx context.Context, cond string) {
 	t.Helper()
+	if err := Until(ctx, cond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Until is WaitFor returning an error instead of failing the test, for a
+// test that expects the condition may never hold.
+func Until(ctx context.Context, cond string) error {
 	deadline := time.Now().Add(Timeout)
 	var last error
 	for time.Now().Before(deadline) {
@@ -171,10 +182,10 @@ func WaitFor(t testing.TB, ctx context.Context, cond string) {
 		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](cond))
 		cancel()
 		if err == nil && ok {
-			return
+			return nil
 		}
 		last = err
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("waiting for %s: still false after %v (last error: %v)", cond, Timeout, last)
+	return fmt.Errorf("waiting for %s: still false after %v (last error: %v)", cond, Timeout, last)
 }
