@@ -143,7 +143,7 @@ var publicAPI = map[string][]string{
 		"Client.SetQueueRate", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue",
 		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled",
 		"ErrJobLost,ErrReleased", "FailJob", "Handle", "HandlerOption", "Job",
-		"Job.MetadataValue", "MaxLanes", "Middleware", "New", "NewClient",
+		"Job.MetadataValue", "MaxLanes", "NoRetries,NoSnoozes,NoJitter,NoDrain", "Middleware", "New", "NewClient",
 		"Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",
 		"RecordOutput", "RegisterQueue", "RetryJob",
 		"RetryPolicy", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
