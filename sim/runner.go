@@ -43,7 +43,8 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 		case engine.ActCancelJobs:
 			s.cancelJobs(p, a)
 		case engine.ActCall:
-			s.call(p, func() { s.storeCall(p, a) })
+			p.act = a
+			s.call(p, p.callAct)
 		case engine.ActVacuum:
 			s.startVacuum(p)
 		case engine.ActExit:
