@@ -3,7 +3,6 @@ package clockrng
 import (
 	crand "crypto/rand"
 	"encoding/binary"
-	"hash/fnv"
 	"math/rand/v2"
 	"time"
 )
@@ -13,12 +12,15 @@ import (
 // goroutine its own Child.
 type Rand struct {
 	seed uint64
-	rng  *rand.Rand
+	pcg  rand.PCG
+	rng  rand.Rand // draws from pcg
 }
 
 // NewRand returns a source seeded with seed.
 func NewRand(seed uint64) *Rand {
-	return &Rand{seed: seed, rng: rand.New(rand.NewPCG(seed, mix(seed)))}
+	r := &Rand{seed: seed, pcg: *rand.NewPCG(seed, mix(seed))}
+	r.rng = *rand.New(&r.pcg) // one allocation for the three: a simulation makes many
+	return r
 }
 
 // NewRandFromOS returns a source seeded from the operating system's
@@ -39,16 +41,29 @@ func (r *Rand) Seed() uint64 { return r.seed }
 // other children have drawn, so adding draws in one part of a simulation does
 // not perturb another.
 func (r *Rand) Child(label string) *Rand {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(label))
-	return NewRand(mix(r.seed ^ mix(h.Sum64())))
+	return r.child(fnv64a(fnvOffset, label))
 }
 
-// ChildN is Child with a numeric label, for per-worker or per-run sources.
+// ChildN is Child with a numeric label, for per-worker or per-run sources:
+// Child(label + "/" + n's eight bytes, little-endian).
 func (r *Rand) ChildN(label string, n int) *Rand {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(n))
-	return r.Child(label + "/" + string(b[:]))
+	return r.child(fnv64a(fnv64a(fnvOffset, label+"/"), string(b[:])))
+}
+
+func (r *Rand) child(labelHash uint64) *Rand { return NewRand(mix(r.seed ^ mix(labelHash))) }
+
+// fnvOffset and fnv64a are hash/fnv's 64-bit FNV-1a, without its
+// allocations: children are drawn for every process and execution.
+const fnvOffset = 14695981039346656037
+
+func fnv64a(h uint64, s string) uint64 {
+	for i := range len(s) {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // Uint64 returns a uniformly distributed 64-bit value.

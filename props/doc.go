@@ -49,16 +49,15 @@
 //     advances past a cron time without a run only while another row
 //     holds that key.
 //
-// Properties 8 to 12 (unique keys, recorded output, priorities, queue
-// pause, queue limit) are described where they are checked; property 15,
-// snoozes, in snooze.go: a snoozed row is followed, in the same commit, by
-// a new row of the same attempt with one more snooze, due the snooze's
-// wait later; past MaxSnoozes a Snooze fails the job for good.
-//
 // Properties 8 to 14 (unique keys, recorded output, priorities, queue
 // pause, queue limit, job cancel, queue rate) are described in the files
 // that decide them: unique.go, output.go, queues.go, cancel.go and
-// rate.go.
+// rate.go. Property 15, snoozes, in snooze.go: a snoozed row is followed,
+// in the same commit, by a new row of the same attempt with one more
+// snooze, due the snooze's wait later; past MaxSnoozes a Snooze fails the
+// job for good. Property 16, vacuum, in vacuum.go; property 17, a
+// reservation never waits on another transaction's lock, in lockwait.go
+// (interleaved runs only).
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

@@ -45,8 +45,8 @@ func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
 	if r.Output != "" {
 		c.report(RecordedOutput, fmt.Sprintf("job %s inserted with output %q", r.ID, r.Output), withJobs(*r))
 	}
-	if bound, from := c.bound(*r); r.Attempt >= bound {
-		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond %s", r.ID, r.Attempt, from), withJobs(*r))
+	if r.Attempt >= c.bound(*r) {
+		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond %s", r.ID, r.Attempt, c.boundName(*r)), withJobs(*r))
 	}
 }
 
@@ -204,7 +204,7 @@ func (c *Checker) decisionHonoured(id ulid.ULID) {
 		c.snoozeHonoured(st)
 		return
 	}
-	if bound, _ := c.bound(r); r.Status == Failed && st.decided == Retry && r.NextAttemptID.IsZero() && r.Attempt+1 < bound {
+	if bound := c.bound(r); r.Status == Failed && st.decided == Retry && r.NextAttemptID.IsZero() && r.Attempt+1 < bound {
 		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s failed with a Retry decision and retries left, but got no next attempt in that transaction",
 			r.Attempt, id), withJobs(r))
 	}

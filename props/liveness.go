@@ -26,7 +26,7 @@ func (c *Checker) checkNoLostJobs() {
 			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
 		case r.Status == Snoozed && !st.linked:
 			c.report(NoLostJobs, fmt.Sprintf("job %s snoozed and has no next row to run it", id), withJobs(r))
-		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt+1 >= c.boundOf(r):
+		case r.Status != Failed && r.Status != Lost, st.linked, r.Attempt+1 >= c.bound(r):
 		case r.Status == Failed && (st.decided == Fail || st.decided == Snooze && r.Snoozes >= c.params.MaxSnoozes):
 		case r.Status == Failed && st.unlogged: // the decision died with its process
 		default:

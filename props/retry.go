@@ -37,7 +37,7 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	}
 	p, n := prev.row, next.row
 	prev.linked = true
-	bound, from := c.bound(p)
+	bound := c.bound(p)
 	newRow := sc.wasInserted(n.ID) && next.chain.IsZero()
 	switch {
 	case p.Status == Snoozed && !newRow:
@@ -50,7 +50,7 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	case p.Status == Failed && (prev.decided == Fail || prev.decided == Snooze) && p.FailedReason != ReleaseReason:
 		c.report(RetryBounds, fmt.Sprintf("job %s was retried although its handler failed it for good (decision %s)", p.ID, prev.decided), withJobs(p, n))
 	case p.Attempt+1 >= bound:
-		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s was retried beyond %s", p.Attempt, p.ID, from), withJobs(p, n))
+		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s was retried beyond %s", p.Attempt, p.ID, c.boundName(p)), withJobs(p, n))
 	case n.Attempt != p.Attempt+1:
 		c.report(RetryBounds, fmt.Sprintf("the next attempt of attempt %d (job %s) is numbered %d", p.Attempt, p.ID, n.Attempt), withJobs(p, n))
 	case !newRow:
@@ -65,22 +65,28 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	c.extendChain(l, prev, next)
 }
 
-// bound returns how many attempts row r's job may take, and names the
-// bound: the job's own, its queue's policy's, or MaxRetries.
-func (c *Checker) bound(r JobRow) (int, string) {
+// bound returns how many attempts row r's job may take: the job's own
+// bound, its queue's policy's, or MaxRetries + 1. boundName names it.
+func (c *Checker) bound(r JobRow) int {
 	if r.MaxAttempts > 0 {
-		return r.MaxAttempts, fmt.Sprintf("the job's own bound of %d attempts", r.MaxAttempts)
+		return r.MaxAttempts
 	}
 	if p := c.policy(r.Queue); p != nil && p.MaxAttempts > 0 {
-		return p.MaxAttempts, fmt.Sprintf("queue %s's bound of %d attempts", r.Queue, p.MaxAttempts)
+		return p.MaxAttempts
 	}
-	return c.params.MaxRetries + 1, fmt.Sprintf("MaxRetries %d", c.params.MaxRetries)
+	return c.params.MaxRetries + 1
 }
 
-// boundOf is bound's number alone.
-func (c *Checker) boundOf(r JobRow) int {
-	n, _ := c.bound(r)
-	return n
+// boundName names the bound that bound returns, for a report (it is not
+// built for every row: it costs allocations).
+func (c *Checker) boundName(r JobRow) string {
+	if r.MaxAttempts > 0 {
+		return fmt.Sprintf("the job's own bound of %d attempts", r.MaxAttempts)
+	}
+	if p := c.policy(r.Queue); p != nil && p.MaxAttempts > 0 {
+		return fmt.Sprintf("queue %s's bound of %d attempts", r.Queue, p.MaxAttempts)
+	}
+	return fmt.Sprintf("MaxRetries %d", c.params.MaxRetries)
 }
 
 // policy returns queue's own retry policy, nil for none.

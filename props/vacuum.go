@@ -2,7 +2,7 @@ package props
 
 import "fmt"
 
-// Property 17, the vacuum duty: a vacuum of the jobs table runs only when
+// Property 16, the vacuum duty: a vacuum of the jobs table runs only when
 // due. The leader claims it in its duty transaction, under its unexpired
 // lease, only once the dead rows that transaction counted reached the
 // threshold and the interval has passed on store time since the last

@@ -22,7 +22,7 @@ func (b *builder) claimVacuum(w ulid.ULID, dead int64) {
 
 // A vacuum claimed by the leader under its lease, at the threshold, the
 // interval after the last one (another leader's), and started once, keeps
-// property 17; so does a claim that its process crashed before starting.
+// property 16; so does a claim that its process crashed before starting.
 func TestVacuumWhenDue(t *testing.T) {
 	b := newBuilder()
 	vacuumOn(b)

@@ -6,45 +6,49 @@ import (
 	"time"
 )
 
-// Property names one of the promises checked (SPEC 10), numbered as there.
+// Property names one of the promises checked. Its number is its place in
+// the list below, so the numbers have no holes; a new property goes at the
+// end of the list, with its name in propertyNames, and keeps every other
+// property's number.
 type Property int
 
 // The properties. WellFormed is not a promise of tickwork but of the
 // recording: a history whose rows contradict each other cannot be judged.
 const (
-	WellFormed       Property = 0
-	LeaderUniqueness Property = 1
-	RetryBounds      Property = 2
-	ShutdownDraining Property = 3
-	NoLostJobs       Property = 4
-	ConcurrencyCap   Property = 5
-	SingleExecution  Property = 6
-	ScheduleRuns     Property = 7
-	// UniqueKeys: never two rows holding the same unique key (issue 11).
-	UniqueKeys Property = 8
+	WellFormed Property = iota
+	LeaderUniqueness
+	RetryBounds
+	ShutdownDraining
+	NoLostJobs
+	ConcurrencyCap
+	SingleExecution
+	ScheduleRuns
+	// UniqueKeys: never two rows holding the same unique key.
+	UniqueKeys
 	// RecordedOutput: a row gets an output only when its completion is
-	// recorded, the one its handler recorded, and keeps it (issue 11).
-	RecordedOutput Property = 9
-	Priorities     Property = 10
-	QueuePause     Property = 11
-	QueueLimit     Property = 12
-	// JobCancel: a running job's cancel stops its handler (issue 12).
-	JobCancel Property = 13
+	// recorded, the one its handler recorded, and keeps it.
+	RecordedOutput
+	Priorities
+	QueuePause
+	QueueLimit
+	// JobCancel: a running job's cancel stops its handler.
+	JobCancel
 	// QueueRate: no window of a queue's rate period holds more starts
-	// than its rate (issue 12, props/rate.go).
-	QueueRate Property = 14
-	// Vacuum: a vacuum runs only when due (props/vacuum.go).
-	Vacuum Property = 17
+	// than its rate (props/rate.go).
+	QueueRate
 	// Snoozes: a snoozed job runs again, as the same attempt with one more
 	// snooze, no earlier than its snooze's wait after it snoozed; past
-	// MaxSnoozes it fails for good (issue 11).
-	Snoozes Property = 15
+	// MaxSnoozes it fails for good.
+	Snoozes
+	// Vacuum: a vacuum runs only when due (props/vacuum.go).
+	Vacuum
 	// ReservationLockWait: a reservation never waits on another
 	// transaction's row lock (ReservationWaits; interleaved runs only).
-	ReservationLockWait Property = 18
+	ReservationLockWait
+	numProperties // not a property: how many there are
 )
 
-var propertyNames = [...]string{
+var propertyNames = [numProperties]string{
 	WellFormed:          "well-formed history",
 	LeaderUniqueness:    "leader uniqueness",
 	RetryBounds:         "retry bounds",
@@ -60,14 +64,14 @@ var propertyNames = [...]string{
 	QueueLimit:          "queue limit",
 	JobCancel:           "job cancel",
 	QueueRate:           "queue rate",
-	Vacuum:              "vacuum",
 	Snoozes:             "snoozes",
+	Vacuum:              "vacuum",
 	ReservationLockWait: "reservations never wait",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".
 func (p Property) String() string {
-	if p < 0 || int(p) >= len(propertyNames) {
+	if p < 0 || p >= numProperties {
 		return fmt.Sprintf("%d (unknown)", int(p))
 	}
 	return fmt.Sprintf("%d (%s)", int(p), propertyNames[p])

@@ -108,26 +108,32 @@ func (s *sim) jobMarks(ch props.JobChange) {
 }
 
 func (s *sim) traceJob(actor string, id ulid.ULID, ch props.JobChange) {
-	name := s.names.job(id)
+	b := s.names.appendJob(append(s.tr.begin(s.now, actor), "job "...), id)
+	a := ch.After
 	switch {
 	case ch.Before == nil:
-		a := ch.After
-		s.tr.printf(s.now, actor, "job %s attempt %d queue %s new %s at %s%s", name, a.Attempt, a.Queue, a.Status, stamp(a.ScheduledAt), cronNote(a.ScheduleName))
-	case ch.After == nil:
-		s.tr.printf(s.now, actor, "job %s deleted", name)
+		b = append(append(b, " attempt "...), strconv.Itoa(a.Attempt)...)
+		b = append(append(b, " queue "...), a.Queue...)
+		b = append(append(b, " new "...), a.Status...)
+		b = appendTime(append(b, " at "...), a.ScheduledAt)
+		b = append(b, cronNote(a.ScheduleName)...)
+	case a == nil:
+		b = append(b, " deleted"...)
 	default:
-		a := ch.After
+		b = append(append(append(b, ' '), ch.Before.Status...), '>')
 		switch a.Status {
 		case props.Running:
-			s.tr.printf(s.now, actor, "job %s %s>running by %s", name, ch.Before.Status, s.names.worker(a.StartedBy))
+			b = append(append(b, "running by "...), s.names.worker(a.StartedBy)...)
 		case props.Failed, props.Lost:
-			s.tr.printf(s.now, actor, "job %s %s>%s next %s: %s", name, ch.Before.Status, a.Status, s.names.job(a.NextAttemptID), s.names.replaceIDs(a.FailedReason))
+			b = s.names.appendJob(append(append(b, a.Status...), " next "...), a.NextAttemptID)
+			b = append(append(b, ": "...), s.names.replaceIDs(a.FailedReason)...)
 		case props.Snoozed:
-			s.tr.printf(s.now, actor, "job %s %s>snoozed next %s", name, ch.Before.Status, s.names.job(a.NextAttemptID))
+			b = s.names.appendJob(append(b, "snoozed next "...), a.NextAttemptID)
 		default:
-			s.tr.printf(s.now, actor, "job %s %s>%s", name, ch.Before.Status, a.Status)
+			b = append(b, a.Status...)
 		}
 	}
+	s.tr.add(b)
 }
 
 func cronNote(name string) string {
@@ -139,10 +145,16 @@ func cronNote(name string) string {
 
 // stamp renders a store time as the trace's virtual seconds.
 func stamp(t time.Time) string {
+	var b [24]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends stamp(t).
+func appendTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
-		return "-"
+		return append(b, '-')
 	}
-	return string(appendStamp(nil, t.Sub(Epoch)))
+	return appendStamp(b, t.Sub(Epoch))
 }
 
 func (s *sim) workerChanges(actor string, writes []store.WorkerChange) []props.WorkerChange {

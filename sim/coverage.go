@@ -4,7 +4,9 @@ package sim
 // many seeds reached it: a mark no seed reaches is a gap in the simulator.
 type Mark int
 
-// The coverage marks.
+// The coverage marks. A new mark goes anywhere in the list, with its
+// description in markNames (and in interleavedOnly if only interleaved runs
+// reach it): everything else refers to marks by name.
 const (
 	MarkLeaderChangeInFlight Mark = iota // the lease changed hands while jobs ran
 	MarkLeaseExpiredInDuties             // the duty re-check found the lease gone
@@ -38,50 +40,63 @@ const (
 	numMarks
 )
 
+// markNames describes each mark, keyed by the mark so that a mark added
+// anywhere in the list keeps its own words.
 var markNames = [numMarks]string{
-	"leader change with jobs in flight",
-	"lease expired during duties",
-	"fenced result",
-	"retry reached the maximum",
-	"shutdown with jobs in flight",
-	"rescued job",
-	"ambiguous commit during reserve",
-	"ambiguous commit during complete",
-	"stall past the dead threshold",
-	"drain deadline reached",
-	"reservation recovered after ambiguous commit",
-	"declared-dead worker re-registered",
-	"shutdown given up, jobs left to a leader",
-	"notification ignored by a full worker",
-	"cancel grace expired, handler still running",
-	"results recorded after the linger",
-	"running handler cancelled by a notification",
-	"running handler cancelled by a job pass's check",
-	"retries ended at a queue's or job's own bound",
-	"snooze past MaxSnoozes failed its job",
-	"schedule skipped a cron time for its unique key",
-	"queue's rate reached by its starts",
-	"queue's limit of three or more reached",
-	"interleaved: two processes' transactions open",
-	"interleaved: a round trip waited on a lock",
-	"interleaved: a deadlock broken",
-	"interleaved: connection closed mid-transaction",
-	"interleaved: parked connection terminated",
-	"interleaved: COMMIT's answer lost",
+	MarkLeaderChangeInFlight: "leader change with jobs in flight",
+	MarkLeaseExpiredInDuties: "lease expired during duties",
+	MarkFencedResult:         "fenced result",
+	MarkRetryAtMax:           "retry reached the maximum",
+	MarkShutdownInFlight:     "shutdown with jobs in flight",
+	MarkRescued:              "rescued job",
+	MarkAmbiguousReserve:     "ambiguous commit during reserve",
+	MarkAmbiguousComplete:    "ambiguous commit during complete",
+	MarkStallPastDead:        "stall past the dead threshold",
+	MarkDrainDeadline:        "drain deadline reached",
+	MarkRecovered:            "reservation recovered after ambiguous commit",
+	MarkReregistered:         "declared-dead worker re-registered",
+	MarkShutdownGaveUp:       "shutdown given up, jobs left to a leader",
+	MarkNotifyIgnoredFull:    "notification ignored by a full worker",
+	MarkGraceExpired:         "cancel grace expired, handler still running",
+	MarkLingerExpired:        "results recorded after the linger",
+	MarkCancelByNotification: "running handler cancelled by a notification",
+	MarkCancelByJobPass:      "running handler cancelled by a job pass's check",
+	MarkOwnBound:             "retries ended at a queue's or job's own bound",
+	MarkSnoozeCap:            "snooze past MaxSnoozes failed its job",
+	MarkScheduleSkipped:      "schedule skipped a cron time for its unique key",
+	MarkRateBound:            "queue's rate reached by its starts",
+	MarkLimitBound:           "queue's limit of three or more reached",
+	MarkTxOverlap:            "interleaved: two processes' transactions open",
+	MarkLockWait:             "interleaved: a round trip waited on a lock",
+	MarkDeadlock:             "interleaved: a deadlock broken",
+	MarkTripSevered:          "interleaved: connection closed mid-transaction",
+	MarkTripTerminated:       "interleaved: parked connection terminated",
+	MarkCommitAnswerLost:     "interleaved: COMMIT's answer lost",
 }
 
-// firstInterleaved is the first mark only an interleaved run reaches.
-const firstInterleaved = MarkTxOverlap
+// interleavedOnly holds the marks only runs that interleave transactions
+// (simulate -store pg -interleave) can reach.
+var interleavedOnly = [numMarks]bool{
+	MarkTxOverlap:        true,
+	MarkLockWait:         true,
+	MarkDeadlock:         true,
+	MarkTripSevered:      true,
+	MarkTripTerminated:   true,
+	MarkCommitAnswerLost: true,
+}
 
 // Interleaved reports whether only runs that interleave transactions
 // (simulate -store pg -interleave) can reach m.
-func (m Mark) Interleaved() bool { return m >= firstInterleaved }
+func (m Mark) Interleaved() bool { return interleavedOnly[m] }
 
 // String returns the mark's description.
 func (m Mark) String() string { return markNames[m] }
 
 // Marks is the set of marks one seed reached.
-type Marks uint32
+type Marks uint64
+
+// A Marks has a bit for every mark: this fails to compile past 64 marks.
+var _ [64 - numMarks]struct{}
 
 // Has reports whether m is in the set.
 func (s Marks) Has(m Mark) bool { return s&(1<<m) != 0 }

@@ -19,6 +19,19 @@ type faultStore struct {
 	s   *sim
 	p   *proc
 	rec txRecorder
+
+	// The transaction under way: its function, whether it is to fail at
+	// commit, and body, which runs them, made once so that a transaction
+	// allocates no closure.
+	fn    func(store.Tx) error
+	abort bool
+	body  func(store.Tx) error
+}
+
+func newFaultStore(s *sim, p *proc) *faultStore {
+	f := &faultStore{s: s, p: p}
+	f.body = f.run
+	return f
 }
 
 var (
@@ -49,16 +62,9 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		return fmt.Errorf("%w: %w", errBefore, store.ErrUnavailable)
 	}
 	abort := faults && f.draw(StoreAbort)
-	err := s.procTx(ctx, p, func(tx store.Tx) error {
-		f.rec = txRecorder{Tx: tx}
-		if err := fn(&f.rec); err != nil {
-			return err
-		}
-		if abort {
-			return fmt.Errorf("%w: %w", errAbort, store.ErrUnavailable)
-		}
-		return nil
-	})
+	f.fn, f.abort = fn, abort
+	err := s.procTx(ctx, p, f.body)
+	f.fn = nil
 	if abort && errors.Is(err, errAbort) {
 		s.tr.printf(s.now, p.name, "store error at commit: rolled back")
 	}
@@ -76,6 +82,19 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		s.res.Marks.set(MarkLeaseExpiredInDuties)
 	}
 	return err
+}
+
+// run is the body of the transaction InTx runs: fn on a recorder of what
+// it does, then the failure at commit if one was drawn.
+func (f *faultStore) run(tx store.Tx) error {
+	f.rec = txRecorder{Tx: tx}
+	if err := f.fn(&f.rec); err != nil {
+		return err
+	}
+	if f.abort {
+		return fmt.Errorf("%w: %w", errAbort, store.ErrUnavailable)
+	}
+	return nil
 }
 
 // draw decides whether fault kind k strikes this transaction, counting it.

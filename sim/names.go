@@ -22,8 +22,14 @@ func newNames() names {
 
 // job returns the job's name, naming it if it is new.
 func (n *names) job(id ulid.ULID) string {
+	var b [24]byte
+	return string(n.appendJob(b[:0], id))
+}
+
+// appendJob appends job(id).
+func (n *names) appendJob(b []byte, id ulid.ULID) []byte {
 	if id.IsZero() {
-		return "-"
+		return append(b, '-')
 	}
 	k, ok := n.jobs[id]
 	if !ok {
@@ -31,16 +37,24 @@ func (n *names) job(id ulid.ULID) string {
 		k = len(n.jobIDs)
 		n.jobs[id] = k
 	}
-	return "j" + strconv.Itoa(k)
+	return strconv.AppendInt(append(b, 'j'), int64(k), 10)
 }
 
 // jobList names jobs, in the order given, as [j1 j2].
 func (n *names) jobList(ids []ulid.ULID) string {
-	names := make([]string, len(ids))
+	return string(n.appendJobList(nil, ids))
+}
+
+// appendJobList appends jobList(ids).
+func (n *names) appendJobList(b []byte, ids []ulid.ULID) []byte {
+	b = append(b, '[')
 	for i, id := range ids {
-		names[i] = n.job(id)
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = n.appendJob(b, id)
 	}
-	return "[" + strings.Join(names, " ") + "]"
+	return append(b, ']')
 }
 
 // worker returns the worker row's name ("w?" for one not seen registering).

@@ -26,7 +26,11 @@ type proc struct {
 	policy *engine.Policy // the runner's policy over core
 	store  *faultStore
 	clock  localClock
-	rnd    [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
+	// act is the store call carry hands to call, and callAct, made once,
+	// runs it: a closure per call was an allocation on most events.
+	act     engine.Action
+	callAct func()
+	rnd     [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
 
 	busy         bool // inside a core call (maybe parked on store latency)
 	waitingTx    bool // the call waits for its interleaved transaction to return
@@ -61,7 +65,8 @@ func (s *sim) newProc(i int) *proc {
 		s.count(Drift)
 	}
 	p.clock = newLocalClock(Epoch.Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
-	p.store = &faultStore{s: s, p: p}
+	p.store = newFaultStore(s, p)
+	p.callAct = func() { s.storeCall(p, p.act) }
 	return p
 }
 

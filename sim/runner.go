@@ -3,8 +3,6 @@ package sim
 import (
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -45,7 +43,8 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 		case engine.ActCancelJobs:
 			s.cancelJobs(p, a)
 		case engine.ActCall:
-			s.call(p, func() { s.storeCall(p, a) })
+			p.act = a
+			s.call(p, p.callAct)
 		case engine.ActVacuum:
 			s.startVacuum(p)
 		case engine.ActExit:
@@ -126,11 +125,15 @@ func (s *sim) traceCall(p *proc, call engine.Call, local time.Time, in engine.In
 	}
 	switch call {
 	case engine.CallTick:
-		ids := make([]ulid.ULID, len(in.Start))
+		b := appendTime(append(s.tr.begin(s.now, p.name), "tick local "...), local)
+		b = append(b, " start ["...)
 		for i, j := range in.Start {
-			ids[i] = j.ID
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = s.names.appendJob(b, j.ID)
 		}
-		s.tr.printf(s.now, p.name, "tick local %s start %s%s", stamp(local), s.names.jobList(ids), errText)
+		s.tr.add(append(append(b, ']'), errText...))
 	case engine.CallDuties:
 		if in.Err != nil {
 			s.tr.printf(s.now, p.name, "duties%s", errText)

@@ -30,12 +30,17 @@ func newTracer(w io.Writer, tail int) tracer {
 
 // printf adds one line: the virtual time, the actor, then the formatted text.
 func (t *tracer) printf(at time.Duration, actor, format string, args ...any) {
+	t.add(fmt.Appendf(t.begin(at, actor), format, args...))
+}
+
+// begin starts a line of the most frequent kinds, which are built by
+// appending to it and ended with add: printf's arguments each cost an
+// allocation, and these lines come with nearly every event.
+func (t *tracer) begin(at time.Duration, actor string) []byte {
 	b := appendStamp(t.buf[:0], at)
 	b = append(b, ' ')
 	b = append(b, actor...)
-	b = append(b, ' ')
-	b = fmt.Appendf(b, format, args...)
-	t.add(b)
+	return append(b, ' ')
 }
 
 // raw adds one line without a stamp (the scenario header).
@@ -79,7 +84,8 @@ func (t *tracer) tail() []string {
 // right-aligned in five columns (strconv, not fmt: it is on every line).
 func appendStamp(b []byte, at time.Duration) []byte {
 	us := int64(at / time.Microsecond)
-	var secs []byte
+	var digits [24]byte
+	secs := digits[:0]
 	if us < 0 {
 		secs = append(secs, '-')
 		us = -us

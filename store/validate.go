@@ -70,14 +70,15 @@ func QuoteCut(s string) string {
 // PostgreSQL would refuse with a raw SQLSTATE (a NUL in a name, a time
 // past its range) are refused here as ErrInvalid, in both stores alike.
 func ValidateNewJob(j NewJob) error {
-	name := "job"
-	if !j.ID.IsZero() { // the enqueue API assigns ids after checking
-		name += " " + j.ID.String()
+	name := func() string { // built only for an error: every enqueue comes here
+		if j.ID.IsZero() { // the enqueue API assigns ids after checking
+			return "job"
+		}
+		return "job " + j.ID.String()
 	}
 	if err := CheckName("queue", j.Queue); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name(), err)
 	}
-	name += fmt.Sprintf(" on queue %q", j.Queue)
 	var err error
 	if j.Priority < MinPriority || j.Priority > MaxPriority {
 		err = fmt.Errorf("priority %d is outside %d to %d: %w", j.Priority, MinPriority, MaxPriority, ErrInvalid)
@@ -101,7 +102,7 @@ func ValidateNewJob(j NewJob) error {
 		err = validateUnique(j)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s on queue %q: %w", name(), j.Queue, err)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func shortOptions(t *testing.T) options {
 		maxRetries:   2,
 		drainTimeout: 300 * time.Millisecond,
 		hookTimeout:  500 * time.Millisecond,
-		// Vacuums due every few seconds: property 17 judged on a live run.
+		// Vacuums due every few seconds: property 16 judged on a live run.
 		vacuumDeadRows: 20, vacuumInterval: 3 * time.Second,
 	}
 }

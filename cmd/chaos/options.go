@@ -40,7 +40,7 @@ type options struct {
 	maxRetries    int
 	drainTimeout  time.Duration
 	hookTimeout   time.Duration
-	// The workers' vacuum duty, so that property 17 is judged live too.
+	// The workers' vacuum duty, so that property 16 is judged live too.
 	vacuumDeadRows int
 	vacuumInterval time.Duration
 	mutant         string // planted bug the workers run with (internal/mutant)

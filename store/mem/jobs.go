@@ -170,8 +170,8 @@ type openQueue struct {
 // openQueues returns the queues among queues that are not paused and have
 // room under their limit and their rate at now, each once, in name order.
 func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []openQueue {
-	var open []openQueue
-	for _, name := range slices.Compact(slices.Sorted(slices.Values(queues))) {
+	open := make([]openQueue, 0, len(queues))
+	for _, name := range sortedNames(queues) {
 		q := s.queues[name]
 		if q == nil {
 			open = append(open, openQueue{name, -1})
@@ -202,6 +202,17 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 		open = append(open, openQueue{name, room})
 	}
 	return open
+}
+
+// sortedNames returns names sorted without repeats: names itself when it
+// is already (a worker's queue list usually is), else a sorted copy.
+func sortedNames(names []string) []string {
+	for i := 1; i < len(names); i++ {
+		if names[i-1] >= names[i] {
+			return slices.Compact(slices.Sorted(slices.Values(names)))
+		}
+	}
+	return names
 }
 
 // runningOf counts the rows of queue running under worker.

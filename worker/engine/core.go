@@ -291,8 +291,8 @@ func asDead(worker ulid.ULID, err error) error {
 }
 
 func isDead(err error) bool {
-	var d *deadError
-	return errors.As(err, &d)
+	_, dead := errors.AsType[*deadError](err)
+	return dead
 }
 
 // due reports whether interval has passed on the local clock since last. A
