@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Property names one of the promises checked (SPEC 10), numbered as there.
+// Property names one of the promises checked, numbered as in
+// docs/DESIGN.md's list.
 type Property int
 
 // The properties. WellFormed is not a promise of tickwork but of the
@@ -20,24 +21,24 @@ const (
 	ConcurrencyCap   Property = 5
 	SingleExecution  Property = 6
 	ScheduleRuns     Property = 7
-	// UniqueKeys: never two rows holding the same unique key (issue 11).
+	// UniqueKeys: never two rows holding the same unique key.
 	UniqueKeys Property = 8
 	// RecordedOutput: a row gets an output only when its completion is
-	// recorded, the one its handler recorded, and keeps it (issue 11).
+	// recorded, the one its handler recorded, and keeps it.
 	RecordedOutput Property = 9
 	Priorities     Property = 10
 	QueuePause     Property = 11
 	QueueLimit     Property = 12
-	// JobCancel: a running job's cancel stops its handler (issue 12).
+	// JobCancel: a running job's cancel stops its handler.
 	JobCancel Property = 13
 	// QueueRate: no window of a queue's rate period holds more starts
-	// than its rate (issue 12, props/rate.go).
+	// than its rate (props/rate.go).
 	QueueRate Property = 14
 	// Vacuum: a vacuum runs only when due (props/vacuum.go).
 	Vacuum Property = 17
 	// Snoozes: a snoozed job runs again, as the same attempt with one more
 	// snooze, no earlier than its snooze's wait after it snoozed; past
-	// MaxSnoozes it fails for good (issue 11).
+	// MaxSnoozes it fails for good.
 	Snoozes Property = 15
 	// ReservationLockWait: a reservation never waits on another
 	// transaction's row lock (ReservationWaits; interleaved runs only).
