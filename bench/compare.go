@@ -80,7 +80,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f.lanes > 0 {
 		lanes = fmt.Sprintf("%d lanes (worker.Options.Lanes, -lanes)", f.lanes)
 	}
-	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, %s, SPEC defaults for latency\n\n", f.riverCooldown, lanes)
+	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, %s, DefaultConfig for latency\n\n", f.riverCooldown, lanes)
 	c := &comparison{f: f, out: stdout, openers: []opener{tickworkOpener(f.lanes), riverOpener(f.riverCooldown)}}
 	for _, waiting := range f.waiting {
 		for _, inflight := range f.inflight {

@@ -7,8 +7,8 @@
 //	cd bench && go run . compare   # throughput, bulk enqueue, enqueue-to-start
 //	cd bench && go run . history   # tickwork's cost as finished rows pile up; retention sweep
 //
-// Figures are printed, never asserted: the goals of issue 14 are read off
-// the output. Every run uses schemas of its own (-schema-prefix), dropped
+// Figures are printed, never asserted: a reader compares them with
+// RESULTS.md. Every run uses schemas of its own (-schema-prefix), dropped
 // afterwards.
 package main
 

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
-// tickInstrument is the worker's tick duration histogram (SPEC section 9).
+// tickInstrument is the worker's tick duration histogram (worker/telemetry.go).
 const tickInstrument = "job.worker.tick_duration"
 
 // tickMeter collects one worker's tick durations in fine buckets (15%

@@ -9,7 +9,7 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// Property 13, job cancel (issue 12): once a running job's cancel
+// Property 13, job cancel: once a running job's cancel
 // commits, no result of its execution is recorded as completed (a
 // cancelled row never changes, see jobUpdated), and its worker stops the
 // handler as soon as it learns of the cancel: from the notification, or

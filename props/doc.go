@@ -1,4 +1,4 @@
-// Package props checks the promises of tickwork (SPEC 10) on a recorded
+// Package props checks the promises of tickwork (docs/DESIGN.md) on a recorded
 // History: the rows every store transaction committed plus what the driver
 // saw happen (executions, crashes, shutdowns, leader duties). It knows
 // nothing of the worker, the simulator or the stores, so a history from the

@@ -126,8 +126,8 @@ const (
 	UndecodableReason = "payload did not decode"
 )
 
-// checkDecision checks that a handler's outcome got the decision SPEC 4
-// gives it (property 2): a panic is retried, an undecodable payload fails
+// checkDecision checks that a handler's outcome got the decision the
+// worker promises (property 2): a panic is retried, an undecodable payload fails
 // at once.
 func (c *Checker) checkDecision(e *Event) {
 	want := Decision("")

@@ -209,7 +209,7 @@ type Event struct {
 // Status is the status of a job row; the values are the store's.
 type Status string
 
-// The job statuses (SPEC 1).
+// The job statuses (docs/DESIGN.md, "Job statuses").
 const (
 	Scheduled Status = "scheduled"
 	Available Status = "available"

@@ -9,7 +9,7 @@ import (
 	"github.com/tickwork/tickwork/clockrng"
 )
 
-// The retry policies of issue 11: a queue's own bound and backoff, a job's
+// The retry policies: a queue's own bound and backoff, a job's
 // own bound (property 2), snoozes (property 15) and schedules' unique keys
 // (property 7).
 

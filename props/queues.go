@@ -6,7 +6,7 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// The properties of the reservation-side controls (issues 11 and 12),
+// The properties of the reservation-side controls,
 // decided at the end of each commit that reserved jobs:
 //
 //   - Priorities: no reservation takes a job while a ready job of a

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Property 15, snoozes (issue 11): a handler's Snooze ends its row's run as
+// Property 15, snoozes: a handler's Snooze ends its row's run as
 // snoozed, and in the same commit a new row takes its place: the same job
 // (queue, schedule, priority, bound), the same attempt, one more snooze,
 // scheduled the snooze's wait after the row snoozed, so that it starts no

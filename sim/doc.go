@@ -1,4 +1,4 @@
-// Package sim is tickwork's deterministic simulator (SPEC 10). It drives the
+// Package sim is tickwork's deterministic simulator. It drives the
 // production runner's policy (engine.Policy) and the real worker core
 // beneath it against a real store (store/mem by default; any Backend whose
 // clock it supplies), carrying out the policy's actions on its event queue

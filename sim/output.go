@@ -7,7 +7,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-// output is what a modelled handler records (issue 11, item 5): every
+// output is what a modelled handler records (worker.RecordOutput): every
 // success records one naming its execution, so that property 9 can tell
 // whose output a completed row kept. It draws nothing from the seed.
 func (ex *execution) output() json.RawMessage {

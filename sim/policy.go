@@ -11,7 +11,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-// PolicyLoad is a scenario's use of issue 11's retry policies: queues whose
+// PolicyLoad is a scenario's use of the handlers' retry policies: queues whose
 // handlers bound their jobs' attempts and decide their delays, jobs with a
 // bound of their own, how many snoozes a job may take (handlers snooze
 // when the snooze fault kind is on) and schedules with unique keys.

@@ -8,7 +8,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// UniqueLoad is a scenario's use of unique keys (issue 11): a share of the
+// UniqueLoad is a scenario's use of unique keys: a share of the
 // enqueued jobs carry one of a few keys, so that enqueues collide with
 // each other and with retries; and a share of the bursts are sent as one
 // batch larger than store/pg's COPY threshold.

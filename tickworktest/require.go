@@ -25,7 +25,7 @@ type Want struct {
 	// ScheduledAt is when the job may run, to the microsecond. A job
 	// enqueued without worker.WithScheduledAt is scheduled at the store time of its enqueue.
 	ScheduledAt time.Time
-	// Priorities are to come (issue 11): a Priority field will match them
+	// Priorities are to come: a Priority field will match them
 	// here, next to the other fields.
 }
 

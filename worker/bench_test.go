@@ -23,7 +23,7 @@ import (
 )
 
 // benchJobs is how many no-op jobs the throughput benchmarks process
-// (TICKWORK_BENCH_JOBS overrides the 100,000 of issue 3).
+// (100,000 unless TICKWORK_BENCH_JOBS says otherwise).
 func benchJobs(b *testing.B) int {
 	if s := os.Getenv("TICKWORK_BENCH_JOBS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -36,7 +36,7 @@ func benchJobs(b *testing.B) int {
 }
 
 // benchConfig is a throughput setup: 100 jobs in flight, fetched 100 at a
-// time; the SPEC defaults stay the package's defaults.
+// time; DefaultConfig's smaller figures stay the package's defaults.
 func benchConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Queues = []string{"noop"}
@@ -176,7 +176,7 @@ func span(b *testing.B, st *pg.Store) (first, last time.Time) {
 }
 
 // BenchmarkEnqueueToStart enqueues jobs one at a time on an idle worker
-// (SPEC defaults) and reports the p50 and p99 delay from enqueue (the
+// (DefaultConfig) and reports the p50 and p99 delay from enqueue (the
 // job's created_at) to start (started_at), both database time.
 func BenchmarkEnqueueToStart(b *testing.B) {
 	const samples = 500

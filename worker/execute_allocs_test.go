@@ -11,7 +11,7 @@ import (
 // decoded job and the result's. Each of the metric calls once allocated
 // its options, the output slot and its context were two, and the span
 // that records nothing three more (startSpan): with 100 jobs in flight a
-// job's allocations are a share of the pass worth measuring (issue 14).
+// job's allocations are a share of the pass worth measuring.
 func TestExecuteAllocations(t *testing.T) {
 	w := newInlineWorker(t)
 	if err := Handle(w, "q", func(context.Context, Job[struct{}]) error { return nil }); err != nil {

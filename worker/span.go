@@ -14,7 +14,7 @@ import (
 // hands out spans that record nothing, and building one (a span value and
 // a context, looked up through the job's chain of contexts) cost about a
 // tenth of the runner's processor time per no-op job in the side-by-side
-// benchmark (issue 14). startSpan therefore starts no span while nothing
+// benchmark beside River. startSpan therefore starts no span while nothing
 // is registered, and looks again for every job, so that a provider
 // registered after New, even while Run runs, traces the jobs started
 // after it.

@@ -15,7 +15,8 @@ import (
 // instrumentationName names tickwork's meter and tracer.
 const instrumentationName = "github.com/tickwork/tickwork/worker"
 
-// instruments are the SPEC 9 metrics, with the original's names, plus a
+// instruments are the worker's OpenTelemetry metrics (wakeups, tick and
+// job durations, active jobs), with the original worker's names, plus a
 // count of fenced results.
 type instruments struct {
 	wakeups      metric.Int64Counter

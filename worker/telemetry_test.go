@@ -21,7 +21,7 @@ import (
 	"github.com/tickwork/tickwork/store/mem"
 )
 
-// The SPEC 9 instruments are recorded with their attributes, and each job's
+// The OpenTelemetry instruments are recorded with their attributes, and each job's
 // span links to the span that enqueued it.
 func TestRunnerMetricsAndSpans(t *testing.T) {
 	st := mem.New(time.Now)

@@ -1,5 +1,5 @@
 // Command simulate runs tickwork's deterministic simulator over many seeds
-// and checks the queue's promises (SPEC 10) on each run.
+// and checks the queue's promises (props, docs/DESIGN.md) on each run.
 //
 //	simulate -seeds 10000             seeds 1..10000 on all cores
 //	simulate -seed 42 -v              replay one seed with its full trace

@@ -10,7 +10,7 @@ import (
 )
 
 // scheduleFlag collects the -schedule flags, each NAME|CRON|QUEUE|PAYLOAD:
-// a recurring job (SPEC 6) whose cron expression has six fields, seconds
+// a recurring job whose cron expression has six fields, seconds
 // first, read in UTC; NAME|CRON|QUEUE|unique=KEY|PAYLOAD gives its runs the
 // unique key KEY (no JSON document begins "unique="), so that a cron time
 // is skipped while another job holds it. The cron expression and the key

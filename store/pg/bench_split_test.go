@@ -21,7 +21,7 @@ import (
 const splitBatch = 100
 
 // BenchmarkTickSplit splits the job pass of a worker with 100 jobs in
-// flight into what it waits for (issue 14, section 5):
+// flight into what it waits for:
 //
 //   - roundtrip: one SELECT 1, the floor of any pass;
 //   - pass/durable: the pass as production runs it (the server's
@@ -33,7 +33,7 @@ const splitBatch = 100
 //     pass/async: pass/durable with synchronous_commit off, so the
 //     difference is the commit's wait for the WAL flush;
 //     pass/limited: pass/durable with the queue limited to ten times the
-//     jobs in flight, so the difference is the limit's work (issue 12);
+//     jobs in flight, so the difference is the limit's work;
 //   - server: the execution time PostgreSQL reports (EXPLAIN ANALYZE) for
 //     reserving and for completing 100 jobs, per job, and the time it
 //     spent planning the two, per pass; server/limited: the same with the

@@ -15,7 +15,8 @@ import (
 
 // The lease statements never lock the leader row while another worker holds
 // a valid lease: every worker runs them each tick, and a row lock there
-// would make all ticks wait for each other (SPEC 8 #9). ExpireLease's DELETE
+// would make all ticks wait for each other, as in the original worker,
+// whose ticks all held the leader row lock. ExpireLease's DELETE
 // only locks a row its WHERE matches (an expired one); TryAcquireLease reads
 // with a plain SELECT and writes only when the lease is free or its own.
 

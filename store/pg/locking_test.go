@@ -72,7 +72,8 @@ func registerWorkers(t *testing.T, s *pg.Store, n int) []ulid.ULID {
 
 // TestLeaseChecksDoNotWaitForTheLeader: while the leader's renewal holds
 // the leader row locked, another worker's lease statements and its job path
-// run without waiting (SPEC 8 #9).
+// run without waiting: the original worker's ticks all queued behind that
+// lock.
 func TestLeaseChecksDoNotWaitForTheLeader(t *testing.T) {
 	s := pgtest.Open(t, nil)
 	ws := registerWorkers(t, s, 2)

@@ -29,7 +29,8 @@ const (
 
 // millionRows returns a store whose jobs table holds a backlog of a million
 // available jobs after a million finished ones, a few running and scheduled
-// jobs, and nothing analyzed: the state of issue 14, built with
+// jobs, and nothing analyzed: the state in which the reservation once
+// sorted the whole backlog at every pass, built with
 // generate_series in a few seconds rather than through the store.
 func millionRows(t *testing.T) *pg.Store {
 	s := pgtest.Open(t, nil)
@@ -98,7 +99,7 @@ type planCase struct {
 // then with fresh ones, over a million waiting and a million finished jobs,
 // and requires each to read jobs only through index scans bounded by a
 // condition. The reservation is also run: it must read about limit index
-// entries, where the plan of issue 14 sorted the whole backlog.
+// entries, where a bitmap plan once sorted the whole backlog.
 func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 	t.Parallel()
 	s := millionRows(t)

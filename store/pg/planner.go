@@ -13,7 +13,7 @@ import (
 // and a table that changes faster than ANALYZE runs (or autovacuum off, or
 // a freshly grown table) gives it estimates off by a millionfold. It then
 // bitmap-scans the whole index and sorts every row to return a hundred
-// (330 ms per reservation with 800,000 jobs waiting, issue 14), and bitmap
+// (330 ms per reservation with 800,000 jobs waiting), and bitmap
 // scans never mark the entries of dead rows, so each scan reads every
 // entry the index ever had until a vacuum. A plain index scan reads the
 // entries its conditions bound, in index order, and marks the dead ones so

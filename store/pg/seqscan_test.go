@@ -21,7 +21,7 @@ import (
 // jobs sequentially. Each statement runs more than five times, so that
 // PostgreSQL settles on the generic plan it then keeps for the
 // connection: kept from a small table, a sequential plan reads the whole
-// table at every call once it has grown (issue 14), until its statistics
+// table at every call once it has grown, until its statistics
 // change, which with autovacuum off they never do.
 func TestJobPathNeverReadsJobsSequentially(t *testing.T) {
 	ctx := context.Background()

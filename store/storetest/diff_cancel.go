@@ -10,7 +10,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// The differential's draws of the cancel check (issue 12): which of the
+// The differential's draws of the cancel check: which of the
 // jobs a worker executes were cancelled, alone and inside a job pass.
 
 // drawExecuting draws the ids a worker asks about: up to three, aimed at

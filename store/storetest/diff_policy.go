@@ -10,7 +10,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// The differential's draws of issue 11's retry policies: a job's own
+// The differential's draws of the retry policies: a job's own
 // bound at insert, and snoozes.
 
 // drawMaxAttempts is usually none, sometimes a bound and rarely one out of

@@ -11,7 +11,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// The differential's draws of the queue controls (issue 12): pause,
+// The differential's draws of the queue controls: pause,
 // resume, limit, rate and the listing.
 
 // drawPriority is usually the default, sometimes any valid priority and

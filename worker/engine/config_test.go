@@ -16,7 +16,7 @@ func TestDefaultConfigIsTheSpec(t *testing.T) {
 		c.DeadWorkerThreshold != 2*time.Minute || c.JobRetention != 30*24*time.Hour ||
 		c.WorkerRetention != 7*24*time.Hour || c.DrainTimeout != 30*time.Second ||
 		c.Backoff != clockrng.DefaultBackoff() {
-		t.Fatalf("DefaultConfig() = %+v, not the SPEC defaults", c)
+		t.Fatalf("DefaultConfig() = %+v, not the documented defaults", c)
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatalf("DefaultConfig does not validate: %v", err)

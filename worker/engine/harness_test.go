@@ -52,7 +52,7 @@ func (e *env) advance(d time.Duration) time.Time {
 	return e.now
 }
 
-// testConfig is the SPEC defaults on queue "q" without jitter.
+// testConfig is the defaults on queue "q" without jitter.
 func testConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Queues = []string{"q"}

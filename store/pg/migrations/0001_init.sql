@@ -1,4 +1,4 @@
--- The tables of SPEC section 1. Applied with search_path set to the store's
+-- The tables of docs/DESIGN.md's "Tables". Applied with search_path set to the store's
 -- schema, so names are unqualified here.
 
 CREATE TABLE workers (

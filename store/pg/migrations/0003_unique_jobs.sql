@@ -1,4 +1,4 @@
--- Unique jobs (issue 11, item 2). unique_key is the stored key (the given
+-- Unique jobs. unique_key is the stored key (the given
 -- key, the covered statuses and the period's window: store.StoredUniqueKey);
 -- unique_states the covered statuses, one bit each in the order of
 -- store.StatusesOf. A row holds its key while its status is covered, and

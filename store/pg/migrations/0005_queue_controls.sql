@@ -1,4 +1,4 @@
--- Priorities (issue 11) and the operator's queue controls (issue 12).
+-- Priorities and the operator's queue controls.
 --
 -- A job's priority: Reserve takes the smallest first. 0, the default, is
 -- what every row written before this migration has, so they keep their

@@ -1,4 +1,4 @@
--- A job's own bound on its attempts (issue 11, item 3): set at enqueue
+-- A job's own bound on its attempts: set at enqueue
 -- (worker.WithMaxAttempts) and kept by every retry and snooze of the job,
 -- so that whichever worker decides its retry, a leader rescuing it without
 -- a handler for its queue included, applies the same bound. NULL: none,

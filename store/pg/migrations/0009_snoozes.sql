@@ -1,4 +1,4 @@
--- Snoozes (issue 11, item 4). A handler that returns worker.Snooze(d)
+-- Snoozes. A handler that returns worker.Snooze(d)
 -- ends its row's run as 'snoozed' (completed_at is when) and a new row
 -- takes its place d later, with the same attempt number and one more
 -- snooze: snoozes counts those of the job before the row, and a worker

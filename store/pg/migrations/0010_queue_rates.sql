@@ -1,4 +1,4 @@
--- Rate limits per queue (issue 12, item 4): at most rate_starts starts of
+-- Rate limits per queue: at most rate_starts starts of
 -- the queue's jobs in any window of rate_period of store time.
 ALTER TABLE queues
     ADD COLUMN rate_starts integer CHECK (rate_starts > 0),

@@ -1,4 +1,4 @@
--- A limit without serialization (issue 12): a limited queue's reservations
+-- A limit without serialization: a limited queue's reservations
 -- took its advisory lock exclusive to count its running rows one after
 -- another, so workers waited on each other's commits (a third to a half of
 -- the unlimited throughput). Now the queue has max_running run slots: a

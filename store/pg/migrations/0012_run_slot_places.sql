@@ -1,4 +1,4 @@
--- Run slots with places (issue 12): with one slot per unit of the limit, a
+-- Run slots with places: with one slot per unit of the limit, a
 -- reservation of a hundred jobs locked and rewrote a hundred slots, which
 -- cost a limited queue about a third of its throughput. A slot now has
 -- places, and a limit above 64 (store.MaxRunSlots) shares them out among

@@ -1,4 +1,4 @@
--- A limit counted, without run slots (issue 12): claiming and rewriting a
+-- A limit counted, without run slots: claiming and rewriting a
 -- queue's run slots cost a limited queue a sixth of its throughput. A
 -- reservation now counts the queue's running rows, holding the queue's
 -- limit lock (an advisory lock of its own) so that those that add running
