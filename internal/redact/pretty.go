@@ -43,11 +43,21 @@ func Compact(raw []byte) json.RawMessage {
 	return json.RawMessage(p.b.String())
 }
 
+// Indent lays out a valid JSON document as Pretty does, indentation
+// capped at MaxIndentDepth, hiding nothing: for a document whose secrets
+// are hidden already, such as one built of Compact's results.
+func Indent(raw []byte) []byte {
+	p := printer{limit: math.MaxInt, indent: true, plain: true}
+	p.document(raw)
+	return []byte(p.b.String())
+}
+
 // printer writes a document into b until it holds limit bytes.
 type printer struct {
 	b      strings.Builder
 	limit  int
 	indent bool
+	plain  bool // hide nothing
 	cut    bool
 }
 
@@ -98,7 +108,7 @@ func (p *printer) document(raw []byte) {
 			stack = append(stack, frame{object: delim == '{', expectKey: delim == '{', secret: secret})
 			continue
 		}
-		p.write(scalar(tok, secret))
+		p.write(p.scalar(tok, secret))
 	}
 }
 
@@ -117,16 +127,19 @@ func (p *printer) key(f *frame, k string, depth int) {
 	if p.indent {
 		p.write(" ")
 	}
-	f.keySecret, f.expectKey = Name(k) || isHeaders(k), false
+	f.keySecret, f.expectKey = !p.plain && (Name(k) || isHeaders(k)), false
 }
 
 // scalar writes a string, number, bool or null, hidden when secret (null
 // stays null: it holds nothing).
-func scalar(tok json.Token, secret bool) string {
+func (p *printer) scalar(tok json.Token, secret bool) string {
 	switch x := tok.(type) {
 	case nil:
 		return "null"
 	case string:
+		if p.plain {
+			return quote(x)
+		}
 		if !secret {
 			return quote(Text(x))
 		}

@@ -53,7 +53,8 @@ func TestTextHidesSecretsByValue(t *testing.T) {
 	cases := map[string]string{
 		`POST https://bot:hunter2@hooks.example.com/x?sig=abc123&v=1: 500`: `POST https://xxxxx@hooks.example.com/x?sig=xxxxx&v=xxxxx: 500`,
 		`Post "https://TOKEN123@h.example/p": dial tcp: refused`:           `Post "https://xxxxx@h.example/p": dial tcp: refused`,
-		`no url here`:                                          `no url here`,
+		`no url here`: `no url here`,
+		`https://u:p@example.com/a/b?token=t&flag&x=1#frag`:    `https://xxxxx@example.com/a/b?token=xxxxx&xxxxx&x=xxxxx`,
 		`http://h.example/p#frag-secret`:                       `http://h.example/p`,
 		`host=h user=u password=hunter2 dbname=d`:              `host=h user=u password=xxxxx dbname=d`,
 		`host=h password='hunter2 x' dbname=d`:                 `host=h password='xxxxx' dbname=d`,
