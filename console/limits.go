@@ -21,7 +21,7 @@ import (
 // page links to the whole.
 const (
 	// defaultQueryTimeout ends any statement of a console page.
-	defaultQueryTimeout = 5 * time.Second
+	defaultQueryTimeout = 10 * time.Second
 	// maxSearchText is the longest text search, in characters: the time
 	// ILIKE spends on a row grows with the pattern.
 	maxSearchText = 200
