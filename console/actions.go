@@ -153,5 +153,5 @@ func (s *Server) apiAction(w http.ResponseWriter, r *http.Request) {
 		s.failJSON(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, attemptOf(job))
+	writeJSON(w, http.StatusOK, attemptOf(job, maxShownJSON))
 }

@@ -14,16 +14,11 @@ import (
 
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
+	status, body := get(t, url)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: %d\n%s", url, status, body)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := json.Unmarshal([]byte(body), v); err != nil {
 		t.Fatalf("GET %s: %v\n%s", url, err, body)
 	}
 }

@@ -59,10 +59,16 @@ var allStatuses = store.Statuses()
 // readTx runs fn in one read-only REPEATABLE READ transaction, so that every
 // number on a page comes from the same snapshot; fn may use the store's own
 // methods on the same transaction through st.
+// Every statement in it ends at the query timeout (SET LOCAL, which a
+// transaction-mode pooler keeps to the transaction).
 func (s *Server) readTx(ctx context.Context, fn func(db pgx.Tx, st store.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, s.opts.Store.Pool(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(db pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.opts.Store.Pool(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(db pgx.Tx) error {
+		if _, err := db.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", s.opts.QueryTimeout.Milliseconds())); err != nil {
+			return fmt.Errorf("set the console's statement timeout: %w", err)
+		}
 		return s.opts.Store.InPgxTx(ctx, db, func(st store.Tx) error { return fn(db, st) })
 	})
+	return timedOut(err, s.opts.QueryTimeout, "reading the page")
 }
 
 func (s *Server) overview(ctx context.Context) (*Overview, error) {

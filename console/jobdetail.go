@@ -4,22 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/redact"
 	"github.com/tickwork/tickwork/store"
 )
 
 // JobDetail is one job with every attempt of its chain, oldest first.
+// Payload, metadata and output are pretty-printed with credentials hidden
+// and shown up to maxShownJSON bytes (an attempt's output in the chain up
+// to maxCellJSON); a document cut short is flagged, and
+// /api/jobs/ID/payload (metadata, output) serves it whole.
 type JobDetail struct {
-	Now      time.Time `json:"now"`
-	Job      Attempt   `json:"job"`
-	Payload  string    `json:"payload"`  // pretty-printed, credentials hidden
-	Metadata string    `json:"metadata"` // likewise
-	Attempts []Attempt `json:"attempts"`
+	Now         time.Time `json:"now"`
+	Job         Attempt   `json:"job"`
+	Payload     string    `json:"payload"`
+	PayloadCut  bool      `json:"payload_cut,omitempty"`
+	Metadata    string    `json:"metadata"`
+	MetadataCut bool      `json:"metadata_cut,omitempty"`
+	Attempts    []Attempt `json:"attempts"`
 	// CanRetry and CanCancel say which actions apply to the job's status.
 	CanRetry  bool `json:"can_retry"`
 	CanCancel bool `json:"can_cancel"`
@@ -41,17 +49,19 @@ type Attempt struct {
 	NextAttempt  ulid.ULID    `json:"next_attempt_id,omitzero"`
 	ScheduleName string       `json:"schedule,omitempty"`
 	Output       string       `json:"output,omitempty"`
+	OutputCut    bool         `json:"output_cut,omitempty"`
 	Snoozes      int          `json:"snoozes,omitempty"`      // the job's snoozes before this row
 	MaxAttempts  int          `json:"max_attempts,omitempty"` // the job's own bound, 0 for none
 }
 
-func attemptOf(j store.Job) Attempt {
+// attemptOf is row j with its output shown up to limit bytes.
+func attemptOf(j store.Job, limit int) Attempt {
 	a := Attempt{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Status: j.Status, CreatedAt: j.CreatedAt,
 		ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
-		Reason: redactText(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName,
+		Reason: redact.Text(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName,
 		Snoozes: j.Snoozes, MaxAttempts: j.MaxAttempts}
 	if j.Output != nil {
-		a.Output = prettyJSON(j.Output)
+		a.Output, a.OutputCut = redact.Pretty(j.Output, limit)
 	}
 	for _, t := range []time.Time{j.CompletedAt, j.FailedAt, j.CancelledAt} {
 		if !t.IsZero() {
@@ -95,11 +105,13 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 				return err
 			}
 			if cid == id {
-				d.Job, d.Payload, d.Metadata = attemptOf(j), prettyJSON(j.Payload), prettyJSON(j.Metadata)
+				d.Job = attemptOf(j, maxShownJSON)
+				d.Payload, d.PayloadCut = redact.Pretty(j.Payload, maxShownJSON)
+				d.Metadata, d.MetadataCut = redact.Pretty(j.Metadata, maxShownJSON)
 				d.CanRetry = (j.Status == store.Failed || j.Status == store.Lost) && j.NextAttemptID.IsZero()
 				d.CanCancel = !j.Status.Terminal()
 			}
-			d.Attempts = append(d.Attempts, attemptOf(j))
+			d.Attempts = append(d.Attempts, attemptOf(j, maxCellJSON))
 		}
 		d.explainSnoozes()
 		return nil
@@ -140,4 +152,37 @@ func (s *Server) chain(ctx context.Context, db pgx.Tx, id ulid.ULID) ([]ulid.ULI
 		ids[i] = u.Bytes
 	}
 	return ids, nil
+}
+
+// jobDocument serves /api/jobs/ID/payload, metadata or output: the whole
+// document, compact, with credentials hidden, for what the job's page cut
+// short.
+func (s *Server) jobDocument(w http.ResponseWriter, r *http.Request) {
+	column, ok := map[string]string{"payload": "payload", "metadata": "metadata", "output": "output"}[r.PathValue("doc")]
+	if !ok {
+		s.failJSON(w, r, &httpError{http.StatusNotFound, fmt.Errorf("%q is not a job document: want payload, metadata or output", r.PathValue("doc"))})
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		s.failJSON(w, r, err)
+		return
+	}
+	var doc []byte
+	err = s.readTx(r.Context(), func(db pgx.Tx, _ store.Tx) error {
+		err := db.QueryRow(r.Context(), s.sql(`SELECT `+column+`::text FROM {jobs} WHERE id = $1`), uuid(id)).Scan(&doc)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("job %s: %w", id, errNoJob)
+		}
+		return err
+	})
+	if err != nil {
+		s.failJSON(w, r, err)
+		return
+	}
+	if doc == nil {
+		doc = []byte("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(redact.Compact(doc)) // the client went away; nothing to tell it
 }

@@ -8,11 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/redact"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -33,9 +35,18 @@ type JobQuery struct {
 const pageSize, maxPageSize = 50, 500
 
 // parseJobQuery reads a JobQuery from URL parameters: queue, status, q,
-// worker, before, after, limit.
+// worker, before, after, limit. Text that reaches SQL must be UTF-8
+// without NUL, and a search at most maxSearchText characters.
 func parseJobQuery(v url.Values) (JobQuery, error) {
 	q := JobQuery{Queue: v.Get("queue"), Status: store.Status(v.Get("status")), Text: strings.TrimSpace(v.Get("q")), Limit: pageSize}
+	for _, name := range []string{"queue", "status", "q"} {
+		if err := checkText(name, v.Get(name)); err != nil {
+			return q, err
+		}
+	}
+	if n := utf8.RuneCountInString(q.Text); n > maxSearchText {
+		return q, fmt.Errorf("q is %d characters long; a search may have at most %d", n, maxSearchText)
+	}
 	if q.Status != "" && !q.Status.Valid() {
 		return q, fmt.Errorf("unknown status %q", q.Status)
 	}
@@ -59,6 +70,16 @@ func parseJobQuery(v url.Values) (JobQuery, error) {
 		q.Limit = n
 	}
 	return q, nil
+}
+
+// searches reports whether the query looks for text in the rows, which
+// reads every row its other filters leave.
+func (q JobQuery) searches() bool {
+	if q.Text == "" {
+		return false
+	}
+	_, err := ulid.ParseStrict(q.Text)
+	return err != nil
 }
 
 // values is the query as URL parameters, without the cursors.
@@ -90,6 +111,13 @@ type JobList struct {
 }
 
 func (s *Server) listJobs(ctx context.Context, q JobQuery) (*JobList, error) {
+	if q.searches() {
+		release, err := s.search.enter(ctx, s.opts.QueryTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("search the jobs for %q: %w", q.Text, err)
+		}
+		defer release()
+	}
 	l := &JobList{Query: q}
 	err := s.readTx(ctx, func(db pgx.Tx, st store.Tx) error {
 		var err error
@@ -154,8 +182,8 @@ func (s *Server) jobsSQL(q JobQuery, limit int) (string, []any) {
 		add("started_by = $?", uuid(q.Worker))
 	}
 	if q.Text != "" {
-		if id, err := ulid.ParseStrict(q.Text); err == nil {
-			add("id = $?", uuid(id))
+		if !q.searches() {
+			add("id = $?", uuid(ulid.MustParseStrict(q.Text)))
 		} else {
 			add(`(payload::text ILIKE $? ESCAPE '\' OR failed_reason ILIKE $? ESCAPE '\')`, "%"+likeEscape.Replace(q.Text)+"%")
 		}
@@ -184,7 +212,7 @@ func scanAttempt(r pgx.CollectableRow) (Attempt, error) {
 	var started, ended pgtype.Timestamptz
 	err := r.Scan(&id, &a.Queue, &status, &a.Attempt, &a.CreatedAt, &a.ScheduledAt, &started, &by, &ended, &a.Reason, &next, &a.ScheduleName)
 	a.ID, a.StartedBy, a.NextAttempt = id.Bytes, by.Bytes, next.Bytes
-	a.Status, a.Reason = store.Status(status), redactText(a.Reason)
+	a.Status, a.Reason = store.Status(status), redact.Text(a.Reason)
 	a.CreatedAt, a.ScheduledAt = a.CreatedAt.UTC(), a.ScheduledAt.UTC()
 	if started.Valid {
 		a.StartedAt = started.Time.UTC()

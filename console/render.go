@@ -40,6 +40,13 @@ var funcs = template.FuncMap{
 	"statuses": func() []store.Status { return allStatuses },
 	"window":   func(sec int) string { return (time.Duration(sec) * time.Second).String() },
 	"pageAt":   pageURL,
+	"cut": func(id ulid.ULID, doc string) any {
+		return struct {
+			ID  ulid.ULID
+			Doc string
+			KiB int
+		}{id, doc, maxShownJSON >> 10}
+	},
 }
 
 // pages holds one template per page, each the layout plus the page's

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/redact"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -51,6 +52,9 @@ type Options struct {
 	// Now is the clock of sessions and of the login throttle; nil means
 	// time.Now.
 	Now func() time.Time
+	// QueryTimeout ends any statement of a page that runs longer; 0 means
+	// 10 seconds.
+	QueryTimeout time.Duration
 	// Logger receives failed requests and logins; nil discards them.
 	Logger *slog.Logger
 }
@@ -63,6 +67,7 @@ type Server struct {
 	hosts    hostNames
 	sessions *sessions
 	throttle *throttle
+	search   *searchGate
 }
 
 // New returns the console for opts.Store.
@@ -95,11 +100,15 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.QueryTimeout == 0 {
+		opts.QueryTimeout = defaultQueryTimeout
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, jobs: pgx.Identifier{opts.Store.Schema(), "jobs"}.Sanitize(), hosts: hosts,
-		sessions: newSessions(opts.SessionIdle, opts.SessionMax, opts.Now), throttle: newThrottle(opts.Now)}
+		sessions: newSessions(opts.SessionIdle, opts.SessionMax, opts.Now), throttle: newThrottle(opts.Now),
+		search: newSearchGate(searchSlots(opts.Store.Pool().Config().MaxConns))}
 	mux := http.NewServeMux()
 	s.routes(mux)
 	// A request for a host name not served is refused first (origin.go).
@@ -145,6 +154,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 		}
 		return s.jobDetail(r.Context(), id)
 	})
+	mux.HandleFunc("GET /api/jobs/{id}/{doc}", s.jobDocument)
 	mux.Handle("GET /metrics", s.metricsHandler())
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.login)
@@ -186,15 +196,15 @@ func (s *Server) statusOf(r *http.Request, err error) (int, string) {
 	var he *httpError
 	switch {
 	case errors.As(err, &he):
-		return he.status, redactText(he.err.Error())
+		return he.status, redact.Text(he.err.Error())
 	case errors.Is(err, errNoJob), errors.Is(err, store.ErrNotFound):
-		return http.StatusNotFound, redactText(err.Error())
+		return http.StatusNotFound, redact.Text(err.Error())
 	case errors.Is(err, store.ErrConflict):
-		return http.StatusConflict, redactText(err.Error())
+		return http.StatusConflict, redact.Text(err.Error())
 	case errors.Is(err, store.ErrInvalid):
-		return http.StatusBadRequest, redactText(err.Error())
+		return http.StatusBadRequest, redact.Text(err.Error())
 	}
-	s.opts.Logger.Error("console request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	s.opts.Logger.Error("console request failed", "method", r.Method, "path", redact.Text(r.URL.Path), "err", redact.Text(err.Error()))
 	return http.StatusInternalServerError, "the database could not answer; see the console's log"
 }
 

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tickwork/tickwork/internal/redact"
 )
 
 // Exit statuses of the binary.
@@ -184,7 +186,7 @@ func isStringFlag(f *flag.Flag) bool {
 
 func redactIfURL(flagName, v string) string {
 	if flagName == "database-url" || flagName == "listen-url" {
-		return redactURL(v)
+		return redact.ConnString(v)
 	}
 	return v
 }
@@ -239,7 +241,7 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	if err := level.UnmarshalText([]byte(l.level)); err != nil {
 		return nil, usagef("-log-level %q: want debug, info, warn or error", l.level)
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redact.ReplaceAttr}
 	switch l.format {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
@@ -278,5 +280,5 @@ func (c *cli) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 // defaultLogger is the logger of the short-lived commands: text at info
 // level on standard error.
 func (c *cli) defaultLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(c.stderr, nil))
+	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{ReplaceAttr: redact.ReplaceAttr}))
 }

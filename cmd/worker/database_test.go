@@ -257,24 +257,3 @@ func TestPermanentServerErrorIsNotRetried(t *testing.T) {
 		t.Errorf("a permanent error was retried or reported as success:\n%s%s", stdout, stderr)
 	}
 }
-
-func TestRedactURLByStructure(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{
-		"postgres://u:hunter2@h:5432/d?sslmode=disable":     "postgres://u:xxxxx@h:5432/d?sslmode=disable",
-		"postgres://u@h/d?sslmode=require&password=hunter2": "postgres://u@h/d?sslmode=require&password=xxxxx",
-		"postgres://u@h/d?pass%77ord=hunter2&sslpassword=k": "postgres://u@h/d?pass%77ord=xxxxx&sslpassword=xxxxx",
-		"host=h user=u password=hunter2 dbname=d":           "host=h user=u password=xxxxx dbname=d",
-		"host=h password = 'hunter2 \\' x' dbname=d":        "host=h password = 'xxxxx' dbname=d",
-		"postgres://u@h/d":            "postgres://u@h/d",
-		"postgres://u:12/hunter2@h/d": "(not shown: it does not parse)",
-		"postgres//u:hunter2@h/d":     "(not shown: it does not parse)",
-		"host=h password='hunter2":    "(not shown: it does not parse)",
-		"postgres://u:hunter2@h:x/d":  "(not shown: it does not parse)",
-	}
-	for in, want := range cases {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/redact"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -62,7 +63,7 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 		return writeJSON(c.stdout, struct {
 			Job      jobJSON   `json:"job"`
 			Attempts []jobJSON `json:"attempts"`
-		}{jobJSON(job), jobsJSON(chain)})
+		}{shownJob(job), jobsJSON(chain)})
 	}
 	return printJob(c.stdout, job, chain)
 }
@@ -124,11 +125,11 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	block(w, "reason", job.FailedReason)
-	block(w, "payload", indentJSON(job.Payload))
-	block(w, "metadata", indentJSON(job.Metadata))
+	block(w, "reason", redact.Text(job.FailedReason))
+	block(w, "payload", shownJSON(job.Payload, job.ID))
+	block(w, "metadata", shownJSON(job.Metadata, job.ID))
 	if job.Output != nil {
-		block(w, "output", indentJSON(job.Output))
+		block(w, "output", shownJSON(job.Output, job.ID))
 	}
 
 	fmt.Fprintf(w, "\nattempts (%d, oldest first):\n", len(chain))
@@ -139,7 +140,7 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 			mark = "->"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, a.Attempt, a.Snoozes, a.ID, a.Status, workerOf(a),
-			formatTime(a.StartedAt), formatTime(ended(a)), shorten(chainReason(chain, i), 60))
+			formatTime(a.StartedAt), formatTime(ended(a)), shorten(redact.Text(chainReason(chain, i)), 60))
 	}
 	return tw.Flush()
 }
@@ -215,14 +216,19 @@ func escapeControls(s string) string {
 // format character, or a byte that is not UTF-8.
 func isControl(r rune) bool { return !unicode.IsGraphic(r) || r == utf8.RuneError }
 
-// indentJSON pretty-prints a stored document; one that does not parse (it
-// cannot, the store checks) is shown as it is.
-func indentJSON(doc json.RawMessage) string {
-	var b bytes.Buffer
-	if err := json.Indent(&b, doc, "", "  "); err != nil {
-		return string(doc)
+// maxShownJSON is the most of a payload, metadata or output document the
+// text form of jobs show prints.
+const maxShownJSON = 64 << 10
+
+// shownJSON pretty-prints a stored document of job id with its secrets
+// hidden, up to maxShownJSON bytes, saying where the whole is when it is
+// cut.
+func shownJSON(doc json.RawMessage, id ulid.ULID) string {
+	s, cut := redact.Pretty(doc, maxShownJSON)
+	if cut {
+		s += fmt.Sprintf("\n… cut at %d KiB; worker jobs show -format json %s prints the whole", maxShownJSON>>10, id)
 	}
-	return b.String()
+	return s
 }
 
 // jobJSON is a job row as the JSON outputs print it: store.Job with
@@ -252,19 +258,39 @@ type jobJSON struct {
 	Snoozes       int             `json:"snoozes,omitempty"`
 }
 
+// shownJob is j as the JSON outputs print it, its secrets hidden: in the
+// documents and the failure reason.
+func shownJob(j store.Job) jobJSON {
+	s := jobJSON(j)
+	s.Payload, s.FailedReason = redact.Compact(j.Payload), redact.Text(j.FailedReason)
+	if j.Metadata != nil {
+		s.Metadata = redact.Compact(j.Metadata)
+	}
+	if j.Output != nil {
+		s.Output = redact.Compact(j.Output)
+	}
+	return s
+}
+
 func jobsJSON(jobs []store.Job) []jobJSON {
 	out := make([]jobJSON, len(jobs))
 	for i, j := range jobs {
-		out[i] = jobJSON(j)
+		out[i] = shownJob(j)
 	}
 	return out
 }
 
 // writeJSON writes v as indented JSON, leaving <, > and & as they are (a
-// reason or payload with a URL stays readable).
+// reason or payload with a URL stays readable), the indentation capped as
+// redact.Indent caps it: a document nested thousands deep would otherwise
+// print the square of its depth in spaces.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(append(redact.Indent(b.Bytes()), '\n'))
+	return err
 }

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tickwork/tickwork/internal/redact"
 )
 
 // webhookPayload is the payload of a job on the webhook queue: POST Body
@@ -26,7 +28,7 @@ type webhookPayload struct {
 
 // validate rejects a payload no attempt could deliver, so that enqueue can
 // refuse it and the handler can fail it without a retry. Its errors name
-// the URL only as redactWebhookURL does and never quote a header's value.
+// the URL only as redact.URL does and never quote a header's value.
 func (p webhookPayload) validate() error {
 	u, err := url.Parse(p.URL)
 	if err != nil {
@@ -35,10 +37,10 @@ func (p webhookPayload) validate() error {
 		return errors.New("webhook url does not parse as a URL (not shown: it may hold credentials)")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("webhook url %s: scheme must be http or https", redactWebhookURL(p.URL))
+		return fmt.Errorf("webhook url %s: scheme must be http or https", redact.URL(p.URL))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("webhook url %s has no host", redactWebhookURL(p.URL))
+		return fmt.Errorf("webhook url %s has no host", redact.URL(p.URL))
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Headers)) {
 		if !validHeaderName(name) {
@@ -148,7 +150,7 @@ func (s *webhookSender) send(ctx context.Context, p webhookPayload) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	target := redactWebhookURL(p.URL)
+	target := redact.URL(p.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
 	if err != nil {
 		return permanent("webhook request to %s: %v", target, withoutURL(err))

@@ -240,7 +240,4 @@ func TestWebhookErrorsRedactTheURL(t *testing.T) {
 			t.Errorf("send to %s: the error shows the secret: %v", c.url, err)
 		}
 	}
-	if got, want := redactWebhookURL("https://u:p@example.com/a/b?token=t&flag&x=1#frag"), "https://xxxxx@example.com/a/b?token=xxxxx&xxxxx&x=xxxxx"; got != want {
-		t.Errorf("redactWebhookURL = %q, want %q", got, want)
-	}
 }
