@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
 )
 
 const jobsUsage = `Usage:
@@ -137,7 +138,11 @@ func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []stri
 	if err != nil {
 		return nil, ulid.ULID{}, "", err
 	}
-	st, err := c.openStore(ctx, db, c.defaultLogger())
+	open := c.openWriterStore
+	if name == "worker jobs show" {
+		open = c.openStore
+	}
+	st, err := open(ctx, db, c.defaultLogger())
 	if err != nil {
 		return nil, ulid.ULID{}, "", err
 	}
@@ -164,6 +169,8 @@ func explainStoreError(err error, schema string) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("%w (no such job in schema %q)", err, schema)
+	case errors.Is(err, pg.ErrNotMigrated):
+		return fmt.Errorf("%w (run 'worker migrate -schema %s' first)", err, schema)
 	case isUndefinedTable(err):
 		return fmt.Errorf("%w (the queue tables do not exist in schema %q: run 'worker migrate -schema %s' first)", err, schema, schema)
 	}
