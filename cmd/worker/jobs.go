@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/jobid"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -153,13 +153,8 @@ func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []stri
 // commands print it, or the same 16 bytes in the UUID form PostgreSQL
 // shows (with or without dashes).
 func parseJobID(s string) (ulid.ULID, error) {
-	if id, err := ulid.ParseStrict(s); err == nil {
+	if id, ok := jobid.Parse(s); ok {
 		return id, nil
-	}
-	if len(s) >= 32 {
-		if u, err := uuid.Parse(s); err == nil {
-			return ulid.ULID(u), nil
-		}
 	}
 	return ulid.ULID{}, usagef("%s is not a job id (a 26-character ULID such as 01J0000000000000000000000A, or a UUID)", shown(s))
 }
