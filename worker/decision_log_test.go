@@ -27,7 +27,7 @@ func TestLogsTheDecisionTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := store.Job{ID: clockrng.NewULID(epoch, clockrng.NewRand(2)), Queue: "q", Payload: []byte(`{}`), Status: store.Running}
-	if r := w.Execute(context.Background(), job); r.Decision != Retry {
+	if r := w.executeInline(context.Background(), job); r.Decision != Retry {
 		t.Fatalf("the handler's error asks %v, want retry", r.Decision)
 	}
 	w.observe(engine.Event{Kind: engine.EventRetryAbandoned, Job: job, Decision: Retry, Reason: "attempt 0 reached MaxRetries 0"})
