@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/jobid"
 	"github.com/tickwork/tickwork/internal/redact"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
@@ -172,8 +173,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) sql(text string) string { return strings.ReplaceAll(text, "{jobs}", s.jobs) }
 
 func pathID(r *http.Request) (ulid.ULID, error) {
-	id, err := ulid.ParseStrict(r.PathValue("id"))
-	if err != nil {
+	id, ok := jobid.Parse(r.PathValue("id")) // a ULID, or the UUID form PostgreSQL shows
+	if !ok {
 		return ulid.ULID{}, badRequest(fmt.Errorf("%q is not a job id", r.PathValue("id")))
 	}
 	return id, nil

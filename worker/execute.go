@@ -71,7 +71,11 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 	if err != nil {
 		r.Reason, r.Err = err.Error(), err
 		span.SetStatus(codes.Error, r.Reason)
-		log(slog.LevelWarn, "job attempt failed", slog.String("outcome", outcome), slog.String("decision", r.Decision.String()),
+		// No decision here: whether the job is retried, fails for good or
+		// stays cancelled is the core's to decide (its attempts, its
+		// cancellation); the retry-scheduled or retry-abandoned event logs
+		// what it decided.
+		log(slog.LevelWarn, "job attempt failed", slog.String("outcome", outcome),
 			slog.String("error", r.Reason), slog.Duration("duration", elapsed))
 	} else if r.Decision == Succeed {
 		log(slog.LevelDebug, "job attempt succeeded", slog.Duration("duration", elapsed))

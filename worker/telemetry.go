@@ -97,7 +97,8 @@ func (w *Worker) observe(e engine.Event) {
 	switch e.Kind {
 	case engine.EventShutdownAbandoned, engine.EventReleaseAbandoned:
 		level = slog.LevelError
-	case engine.EventStoreError, engine.EventResultFenced, engine.EventDeclaredDead, engine.EventReleasedAtShutdown, engine.EventLeaseLost, engine.EventDrainDeadline:
+	case engine.EventStoreError, engine.EventResultFenced, engine.EventDeclaredDead, engine.EventReleasedAtShutdown, engine.EventLeaseLost, engine.EventDrainDeadline,
+		engine.EventRetryAbandoned:
 		level = slog.LevelWarn
 	case engine.EventRegistered, engine.EventLeaseAcquired, engine.EventShutDown, engine.EventLeaseReleased, engine.EventDeadWorkersShutDown, engine.EventJobRescued,
 		engine.EventJobCancelled, engine.EventVacuumClaimed, engine.EventVacuumEnded:
@@ -120,6 +121,12 @@ func eventAttrs(e engine.Event) []slog.Attr {
 	}
 	if !e.Next.ID.IsZero() {
 		attrs = append(attrs, slog.String("next_job_id", e.Next.ID.String()), slog.Duration("delay", e.Delay))
+	}
+	switch e.Kind { // the decision taken, whatever the handler asked
+	case engine.EventRetryScheduled:
+		attrs = append(attrs, slog.String("decision", Retry.String()))
+	case engine.EventRetryAbandoned:
+		attrs = append(attrs, slog.String("decision", Fail.String()))
 	}
 	if e.Reason != "" {
 		attrs = append(attrs, slog.String("reason", e.Reason))

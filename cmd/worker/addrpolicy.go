@@ -39,6 +39,12 @@ var (
 	benchmarking       = netip.MustParsePrefix("198.18.0.0/15")
 	reservedIPv4       = netip.MustParsePrefix("240.0.0.0/4") // with the broadcast address
 	siteLocal          = netip.MustParsePrefix("fec0::/10")
+	ietfProtocol       = netip.MustParsePrefix("192.0.0.0/24") // special-purpose (DS-Lite, NAT64 discovery, ...)
+	documentation      = []netip.Prefix{
+		netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.51.100.0/24"),
+		netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"),
+	}
+	discardOnly = netip.MustParsePrefix("100::/64")
 
 	// IPv6 prefixes that carry an IPv4 address to which the traffic goes.
 	nat64          = netip.MustParsePrefix("64:ff9b::/96")
@@ -47,6 +53,9 @@ var (
 	sixToFour      = netip.MustParsePrefix("2002::/16")
 	teredo         = netip.MustParsePrefix("2001::/32")
 	ipv4Compatible = netip.MustParsePrefix("::/96")
+	// IPv4-translated (SIIT), ::ffff:0:a.b.c.d: not the IPv4-mapped
+	// ::ffff:a.b.c.d, which Unmap already reads.
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
 )
 
 // nonPublicKind names the kind of a non-public address, or returns "" for
@@ -80,6 +89,12 @@ func nonPublicKind(a netip.Addr) string {
 		return "local-use NAT64"
 	case benchmarking.Contains(a):
 		return "benchmarking"
+	case ietfProtocol.Contains(a):
+		return "IETF protocol assignment"
+	case documentation[0].Contains(a), documentation[1].Contains(a), documentation[2].Contains(a), documentation[3].Contains(a):
+		return "documentation"
+	case discardOnly.Contains(a):
+		return "discard-only"
 	case reservedIPv4.Contains(a):
 		return "reserved"
 	}
@@ -101,6 +116,8 @@ func embeddedIPv4(a netip.Addr) (v4 netip.Addr, via string) {
 	case teredo.Contains(a):
 		// The client's address, obfuscated by inverting its bits.
 		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), "Teredo of"
+	case ipv4Translated.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), "IPv4-translated"
 	case ipv4Compatible.Contains(a) && !a.IsUnspecified() && !a.IsLoopback():
 		return netip.AddrFrom4([4]byte(b[12:16])), "IPv4-compatible"
 	}

@@ -32,6 +32,17 @@ func TestNonPublicKind(t *testing.T) {
 		"240.0.0.1":       "reserved",
 		"255.255.255.255": "reserved",
 		"fec0::1":         "site-local",
+		"192.0.0.170":     "IETF protocol assignment",
+		"192.0.0.8":       "IETF protocol assignment",
+		"192.0.2.1":       "documentation",
+		"203.0.113.9":     "documentation",
+		"2001:db8::1":     "documentation",
+		"100::1":          "discard-only",
+		"192.0.1.1":       "",
+		// IPv4-translated (::ffff:0:a.b.c.d), unlike IPv4-mapped.
+		"::ffff:0:7f00:1":  "loopback (IPv4-translated 127.0.0.1)",
+		"::ffff:0:a00:1":   "private (IPv4-translated 10.0.0.1)",
+		"::ffff:0:808:808": "",
 		// IPv6 addresses that carry an IPv4 address are judged by it.
 		"64:ff9b::7f00:1":                      "loopback (NAT64 of 127.0.0.1)",
 		"64:ff9b::a9fe:a9fe":                   "link-local (NAT64 of 169.254.169.254)",

@@ -135,6 +135,21 @@ func isUndefinedTable(err error) bool {
 // openedStore is the store the commands work on.
 type openedStore = *pg.Store
 
+// openWriterStore is openStore for a command that writes rows: it also
+// refuses, as run does, a schema this release cannot write safely (not
+// migrated yet, damaged, or migrated by a newer release).
+func (c *cli) openWriterStore(ctx context.Context, db *dbFlags, log *slog.Logger) (openedStore, error) {
+	st, err := c.openStore(ctx, db, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.CheckMigrated(ctx); err != nil {
+		st.Close()
+		return nil, explainStoreError(err, db.schema)
+	}
+	return st, nil
+}
+
 // openStore checks the database flags, waits for the database as
 // -connect-timeout allows and opens the store on schema db.schema. Nothing
 // it prints holds the URL itself, only the parts dbTarget names.

@@ -80,7 +80,7 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	if _, ok := builtinQueues[job.Queue]; !ok {
 		log.Warn("queue has no built-in handler: the job runs only on a worker that registers one", "queue", job.Queue)
 	}
-	st, err := c.openStore(ctx, db, log)
+	st, err := c.openWriterStore(ctx, db, log)
 	if err != nil {
 		return err
 	}

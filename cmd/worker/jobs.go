@@ -6,11 +6,12 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/jobid"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/pg"
 )
 
 const jobsUsage = `Usage:
@@ -137,7 +138,11 @@ func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []stri
 	if err != nil {
 		return nil, ulid.ULID{}, "", err
 	}
-	st, err := c.openStore(ctx, db, c.defaultLogger())
+	open := c.openWriterStore
+	if name == "worker jobs show" {
+		open = c.openStore
+	}
+	st, err := open(ctx, db, c.defaultLogger())
 	if err != nil {
 		return nil, ulid.ULID{}, "", err
 	}
@@ -148,13 +153,8 @@ func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []stri
 // commands print it, or the same 16 bytes in the UUID form PostgreSQL
 // shows (with or without dashes).
 func parseJobID(s string) (ulid.ULID, error) {
-	if id, err := ulid.ParseStrict(s); err == nil {
+	if id, ok := jobid.Parse(s); ok {
 		return id, nil
-	}
-	if len(s) >= 32 {
-		if u, err := uuid.Parse(s); err == nil {
-			return ulid.ULID(u), nil
-		}
 	}
 	return ulid.ULID{}, usagef("%s is not a job id (a 26-character ULID such as 01J0000000000000000000000A, or a UUID)", shown(s))
 }
@@ -164,6 +164,8 @@ func explainStoreError(err error, schema string) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("%w (no such job in schema %q)", err, schema)
+	case errors.Is(err, pg.ErrNotMigrated):
+		return fmt.Errorf("%w (run 'worker migrate -schema %s' first)", err, schema)
 	case isUndefinedTable(err):
 		return fmt.Errorf("%w (the queue tables do not exist in schema %q: run 'worker migrate -schema %s' first)", err, schema, schema)
 	}

@@ -87,7 +87,7 @@ func (c *cli) jobsListCmd(ctx context.Context, args []string) error {
 		return err
 	})
 	if err != nil {
-		return explainStoreError(fmt.Errorf("list jobs: %w", err), db.schema)
+		return explainStoreError(err, db.schema)
 	}
 	if f.format == "json" {
 		err = writeJSON(c.stdout, jobsJSON(jobs))
@@ -144,9 +144,21 @@ func cell(s string) string {
 
 // shorten keeps a reason on one line of at most about n characters.
 func shorten(s string, n int) string {
-	s = cell(strings.Join(strings.Fields(s), " "))
+	return truncate(cell(strings.Join(strings.Fields(s), " ")), n)
+}
+
+// truncate cuts s to n characters, the last an ellipsis when it cuts.
+func truncate(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// arguments is "1 argument" or "N arguments".
+func arguments(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return strconv.Itoa(n) + " arguments"
 }

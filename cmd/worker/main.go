@@ -58,6 +58,8 @@ Usage:
                                            each queue's state, limit and jobs by status
   worker queues pause|resume [flags] Q     stop or restart reserving jobs of queue Q
   worker queues set-limit [flags] Q N|none at most N jobs of Q running across all workers
+  worker queues set-rate [flags] Q N/PERIOD|none
+                                           at most N jobs of Q starting per PERIOD across all workers
   worker version                           print the version and build information
   worker console [-addr A] [-admin-token T] [flags]
                                            serve the web console (read-only without a token)

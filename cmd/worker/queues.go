@@ -72,7 +72,7 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		return err
 	}
 	if len(rest) != want {
-		return usagef("want %d arguments (%s), got %d", want, synopsis, len(rest))
+		return usagef("want %s (%s), got %d", arguments(want), synopsis, len(rest))
 	}
 	queue := rest[0]
 	if err := store.CheckName("queue", queue); err != nil {
@@ -88,7 +88,7 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	if err != nil {
 		return err
 	}
-	st, err := c.openStore(ctx, db, c.defaultLogger())
+	st, err := c.openWriterStore(ctx, db, c.defaultLogger())
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,24 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		return explainStoreError(err, db.schema)
 	}
 	fmt.Fprintln(c.stdout, msg)
+	if verb != "resume" {
+		c.noteUnusedQueue(ctx, st, verb, queue)
+	}
 	return nil
+}
+
+// noteUnusedQueue says on standard error when no job is on queue: the
+// setting holds for the jobs it will get (setting it ahead is
+// legitimate), but a mistyped name would otherwise go unnoticed.
+func (c *cli) noteUnusedQueue(ctx context.Context, st openedStore, verb, queue string) {
+	var jobs []store.Job
+	err := st.InTx(ctx, func(tx store.Tx) (err error) {
+		jobs, err = tx.ListJobs(ctx, store.JobFilter{Queue: queue, Limit: 1})
+		return err
+	})
+	if err == nil && len(jobs) == 0 {
+		fmt.Fprintf(c.stderr, "worker queues %s: no job is on queue %s (a mistyped name?); the setting holds for the jobs it gets\n", verb, shown(queue))
+	}
 }
 
 // parseLimit reads set-limit's N: a count, or 0 or none for no limit.
@@ -182,7 +199,7 @@ func printQueues(w io.Writer, queues []store.QueueStats) error {
 		if q.Rate > 0 {
 			rate = formatRate(q.Rate, q.RatePeriod)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", shorten(q.Name, 40), state, limit, rate)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, rate)
 		for _, s := range listedStatuses {
 			fmt.Fprintf(tw, "\t%d", q.Counts[s])
 		}

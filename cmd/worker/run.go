@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/worker"
 )
 
@@ -210,10 +209,7 @@ func (c *cli) runCmd(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if err := st.CheckMigrated(ctx); err != nil {
-		if errors.Is(err, pg.ErrNotMigrated) {
-			return fmt.Errorf("%w (run 'worker migrate -schema %s' first)", err, f.db.schema)
-		}
-		return err
+		return explainStoreError(err, f.db.schema)
 	}
 	return c.serve(ctx, st, cfg, &f, log)
 }

@@ -19,7 +19,10 @@ import (
 // key, ErrInvalid for data PostgreSQL rejects. A missing schema or table is
 // reported with where the store points. Errors that already carry a
 // sentinel, and cancellations, pass through.
-func (s *Store) classify(err error) error {
+func (s *Store) classify(err error) error { return classifyAt(err, s.target) }
+
+// classifyAt is classify for an error of the server target describes.
+func classifyAt(err error, target string) error {
 	if err == nil {
 		return nil
 	}
@@ -36,16 +39,16 @@ func (s *Store) classify(err error) error {
 		case pgErr.Code == "23503": // foreign_key_violation: the row referred to is gone
 			return fmt.Errorf("%w: %w", store.ErrNotFound, err)
 		case pgErr.Code == "3F000" || pgErr.Code == "42P01": // invalid_schema_name, undefined_table
-			return fmt.Errorf("%w at %s (call Migrate): %w", ErrNotMigrated, s.target, err)
+			return fmt.Errorf("%w at %s (call Migrate): %w", ErrNotMigrated, target, err)
 		case transientCode(pgErr.Code):
-			return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, s.target, err)
+			return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, target, err)
 		case strings.HasPrefix(pgErr.Code, "22"): // data_exception: a value PostgreSQL cannot store
 			return fmt.Errorf("%w: %w", store.ErrInvalid, err)
 		}
 		return err
 	}
 	if connectionLost(err) {
-		return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, s.target, err)
+		return fmt.Errorf("%w (%s): %w", store.ErrUnavailable, target, err)
 	}
 	return err
 }
@@ -54,12 +57,16 @@ func (s *Store) classify(err error) error {
 // names where the store points exactly once: classify adds it to the
 // failures worth retrying, this adds it to the others (a wrong password, a
 // database that does not exist).
-func (s *Store) connectError(op string, err error) error {
-	err = s.classify(err)
+func (s *Store) connectError(op string, err error) error { return connectErrorAt(op, err, s.target) }
+
+// connectErrorAt is connectError for a connection to the server target
+// describes.
+func connectErrorAt(op string, err error, target string) error {
+	err = classifyAt(err, target)
 	if errors.Is(err, store.ErrUnavailable) {
 		return fmt.Errorf("%s: cannot connect: %w", op, err)
 	}
-	return fmt.Errorf("%s: cannot connect to %s: %w", op, s.target, err)
+	return fmt.Errorf("%s: cannot connect to %s: %w", op, target, err)
 }
 
 // Retryable reports whether err, from a connection attempt or a statement,

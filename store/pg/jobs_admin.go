@@ -111,7 +111,32 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 			return jobs, nil
 		}
 	}
-	return nil, t.fail(err, "list jobs %+v", f)
+	return nil, t.fail(err, "list %s", describeFilter(f))
+}
+
+// describeFilter says in words which jobs f selects, for an error.
+func describeFilter(f store.JobFilter) string {
+	words := []string{"jobs"}
+	if f.Status != "" {
+		words = append(words, "with status "+string(f.Status))
+	}
+	if f.Queue != "" {
+		words = append(words, "on queue "+strconv.Quote(f.Queue))
+	}
+	if f.LastAttempt {
+		words = append(words, "at their last attempt")
+	}
+	if f.NextAttempt != (ulid.ULID{}) {
+		words = append(words, "whose next attempt is "+f.NextAttempt.String())
+	}
+	order, page := "oldest first", "after"
+	if f.NewestFirst {
+		order, page = "newest first", "before"
+	}
+	if f.After != (ulid.ULID{}) {
+		words = append(words, page+" "+f.After.String())
+	}
+	return strings.Join(words, " ") + ", " + order
 }
 
 // DeleteOldJobs deletes up to limit terminal rows that ended before

@@ -49,14 +49,20 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 		return nil, err
 	}
 	cfg.RuntimeParams["application_name"] = "tickwork listen " + s.schema
+	// A listen URL's server is named, not the pool's: a wrong listen URL
+	// must not read as a fault of the main one.
+	target := s.target
+	if s.listenCfg != nil {
+		target = "the listen URL's " + describe(s.listenCfg, s.schema)
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, s.connectError("listen", err)
+		return nil, connectErrorAt("listen", err, target)
 	}
 	listen := "LISTEN " + quoteIdent(s.chAvailable) + "; LISTEN " + quoteIdent(s.chStepdown) + "; LISTEN " + quoteIdent(s.chCancel)
 	if _, err := conn.Exec(ctx, listen); err != nil {
 		_ = conn.Close(ctx)
-		return nil, fmt.Errorf("listen on %s: %w", s.target, s.classify(err))
+		return nil, fmt.Errorf("listen on %s: %w", target, classifyAt(err, target))
 	}
 	return conn, nil
 }

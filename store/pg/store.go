@@ -109,7 +109,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg, opts.Schema), err)
+		return nil, fmt.Errorf("store/pg: %s: %w", describe(cfg.ConnConfig, opts.Schema), err)
 	}
 	s := newStore(pool, opts, listenCfg)
 	s.ownsPool = true
@@ -159,7 +159,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		opts:        opts,
 		schema:      opts.Schema,
 		ident:       quoteIdent(opts.Schema),
-		target:      describe(cfg, opts.Schema),
+		target:      describe(cfg.ConnConfig, opts.Schema),
 		chAvailable: opts.Schema + "_" + string(store.ChannelAvailable),
 		chStepdown:  opts.Schema + "_" + string(store.ChannelStepdown),
 		chCancel:    opts.Schema + "_" + string(store.ChannelCancel),
@@ -176,8 +176,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 
 // describe names where a store points, for error messages: every field of
 // the connection but the password.
-func describe(cfg *pgxpool.Config, schema string) string {
-	c := cfg.ConnConfig
+func describe(c *pgx.ConnConfig, schema string) string {
 	var b strings.Builder
 	b.WriteString("host=" + c.Host + " port=" + strconv.Itoa(int(c.Port)))
 	b.WriteString(" database=" + c.Database + " user=" + c.User + " schema=" + schema)
