@@ -35,7 +35,7 @@ timed-%:
 # with -short (the long ones skip themselves, saying why: internal/long).
 check: lint
 	@t0=$$(date +%s); \
-	$(GO) test -short -count=1 -timeout 5m -p $(TEST_P) ./... && \
+	$(GO) test -short -count=1 -timeout 10m -p $(TEST_P) ./... && \
 	(cd bench && $(GO) test -short -count=1 -timeout 2m ./...) && \
 	echo "make check: tests $$(( $$(date +%s) - t0 )) s"
 
