@@ -41,11 +41,14 @@ check: lint
 
 # race: the race detector on every package that starts goroutines, its own
 # or its libraries' (pgx, net/http, chromedp), with -short: the long tests
-# are the same code run longer, at ten times the cost under -race.
+# are the same code run longer, at ten times the cost under -race. Then 20
+# seeds of the simulator interleaving transactions on PostgreSQL, which
+# -short leaves out: actors' goroutines, pgx's reader and the controller.
 RACE_PKGS = ./worker/... ./store/... ./console/... ./cmd/... ./tickworktest/... ./sim/... ./internal/browser/...
 race:
 	@t0=$$(date +%s); \
 	$(GO) test -race -short -count=1 -timeout 10m -p $(TEST_P) $(RACE_PKGS) && \
+	$(GO) run -race ./cmd/simulate -store pg -interleave -seeds 20 -duration 5s -parallel 2 && \
 	echo "make race: $$(( $$(date +%s) - t0 )) s"
 
 # TEST_P: packages tested at once. Most wait on PostgreSQL or on timers
