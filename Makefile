@@ -2,21 +2,65 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test build unit lint bench bench-river simulate simulate-pg simulate-pg-ci mutants chaos chaos-ci
+.PHONY: test check race build unit lint bench bench-river simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg chaos chaos-ci test-steps
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
 # 200 seeds with transactions interleaved on PostgreSQL, the planted-bug
 # check, and a short live chaos run (which restarts PostgreSQL only under CI
-# or with TICKWORK_CHAOS_RESTART_PG=1).
-test: lint unit simulate simulate-pg-ci mutants chaos-ci
+# or with TICKWORK_CHAOS_RESTART_PG=1). Steps run side by side (see
+# test-steps); each prints its time, and the total comes last.
+test:
+	@t0=$$(date +%s); rc=0; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-steps || rc=$$?; \
+	echo "make test: $$(( $$(date +%s) - t0 )) s in all$$([ $$rc = 0 ] || echo ', FAILED')"; exit $$rc
+
+# TEST_JOBS: how many steps of make test run at once. On 2 cores, 3: the
+# steps that wait (on PostgreSQL, on chaos's real time) leave room for the
+# ones that compute.
+TEST_JOBS ?= 3
+
+# test-steps: the simulator steps that need no database (simulate and the
+# in-memory planted bugs) run beside the database ones; chaos-ci comes after
+# every database step, since under CI it restarts PostgreSQL.
+test-steps: timed-lint timed-unit timed-simulate timed-simulate-pg-ci timed-mutants-mem timed-mutants-pg timed-chaos-ci
+timed-chaos-ci: | timed-unit timed-simulate-pg-ci timed-mutants-pg
+
+# timed-STEP runs make STEP and prints how long it took.
+timed-%:
+	@t0=$$(date +%s); rc=0; $(MAKE) --no-print-directory $* || rc=$$?; \
+	echo "== $*: $$(( $$(date +%s) - t0 )) s$$([ $$rc = 0 ] || echo ', FAILED')"; exit $$rc
+
+# check: the fast loop, before each commit: lint, then every package's tests
+# with -short (the long ones skip themselves, saying why: internal/long).
+check: lint
+	@t0=$$(date +%s); \
+	$(GO) test -short -count=1 -timeout 10m -p $(TEST_P) ./... && \
+	(cd bench && $(GO) test -short -count=1 -timeout 2m ./...) && \
+	echo "make check: tests $$(( $$(date +%s) - t0 )) s"
+
+# race: the race detector on every package that starts goroutines, its own
+# or its libraries' (pgx, net/http, chromedp), with -short: the long tests
+# are the same code run longer, at ten times the cost under -race. Then 20
+# seeds of the simulator interleaving transactions on PostgreSQL, which
+# -short leaves out: actors' goroutines, pgx's reader and the controller.
+RACE_PKGS = ./worker/... ./store/... ./console/... ./cmd/... ./tickworktest/... ./sim/... ./internal/browser/...
+race:
+	@t0=$$(date +%s); \
+	$(GO) test -race -short -count=1 -timeout 10m -p $(TEST_P) $(RACE_PKGS) && \
+	$(GO) run -race ./cmd/simulate -store pg -interleave -seeds 20 -duration 5s -parallel 2 && \
+	echo "make race: $$(( $$(date +%s) - t0 )) s"
+
+# TEST_P: packages tested at once. Most wait on PostgreSQL or on timers
+# more than they compute, so more than the 2 cores' default.
+TEST_P ?= 4
 
 # build: the production binary, into bin/ (ignored by git).
 build:
 	$(GO) build -o bin/worker ./cmd/worker
 
 unit:
-	$(GO) test -count=1 -timeout 10m ./...
+	$(GO) test -count=1 -timeout 10m -p $(TEST_P) ./...
 	cd bench && $(GO) test -count=1 -timeout 2m ./...
 
 lint:
@@ -63,8 +107,12 @@ simulate-pg:
 # transactions, with -store pg -interleave); then draw a caught seed with
 # -html and check the picture in Chromium (UPDATE_DOCS=1 refreshes
 # docs/seed-picture.png).
-mutants:
+mutants: mutants-mem mutants-pg
+
+mutants-mem:
 	$(GO) run -tags mutants ./cmd/simulate -mutants -seeds 10000
+
+mutants-pg:
 	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave -mutants -seeds 250 -duration 10s -parallel 4
 	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
 	$(GO) test -tags mutants -count=1 -run TestReservationWithoutSkipLockedIsCaught ./store/pg/interleave/

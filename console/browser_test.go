@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tickwork/tickwork/internal/browser"
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -20,6 +21,7 @@ const adminToken = "test-admin-token"
 // CSRF token and without logging in, and that no page shows the webhook
 // password. The overview's screenshot is docs/console.png.
 func TestConsoleInBrowser(t *testing.T) {
+	long.Test(t, "drives the console in Chromium")
 	f := newFixture(t)
 	srv := f.server(t, adminToken)
 	ctx := browser.New(t)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
@@ -17,7 +18,7 @@ var pgSeeds = flag.Int("pg-seeds", 50, "seeds TestPostgresTracesMatchMem runs ag
 func TestPostgresTracesMatchMem(t *testing.T) {
 	open := pgtest.Recycler(t)
 	viaPG := func(now func() time.Time) (Backend, error) { return DiffBackend(open(t, now)), nil }
-	for seed := uint64(1); seed <= uint64(*pgSeeds); seed++ {
+	for seed := uint64(1); seed <= uint64(long.Count(*pgSeeds, 3)); seed++ {
 		got, diff := RunCompared(Draw(seed, FaultOverrides{}), viaPG)
 		if got.Err != nil {
 			t.Fatalf("seed %d on PostgreSQL: %v", seed, got.Err)

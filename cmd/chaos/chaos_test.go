@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
@@ -39,6 +40,7 @@ func shortOptions(t *testing.T) options {
 // A short live run with every fault kind but the PostgreSQL restart
 // finds no violation, and really injected its faults and ran jobs.
 func TestShortChaosRun(t *testing.T) {
+	long.Test(t, "a live chaos run of worker processes in real time")
 	o := shortOptions(t)
 	var out bytes.Buffer
 	sum, err := chaos(context.Background(), o, &out)

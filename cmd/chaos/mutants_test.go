@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/props"
 )
 
@@ -15,6 +16,7 @@ import (
 // history a live run rebuilds is not too weak to see a broken promise.
 // Run with: go test -tags mutants ./cmd/chaos
 func TestChaosCatchesPlantedBugs(t *testing.T) {
+	long.Test(t, "live chaos runs, one per planted bug")
 	for _, tc := range []struct {
 		mutant string
 		want   props.Property

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
@@ -13,6 +14,7 @@ import (
 // every property and both trace hashes must hold. The summary lists the
 // marks of interleaving, which serial runs leave out.
 func TestInterleaveIsDeterministic(t *testing.T) {
+	long.Test(t, "interleaved seeds on PostgreSQL, each run twice")
 	url := pgtest.URL(t)
 	status, out, errOut := runArgs(t, "-store", "pg", "-interleave", "-database-url", url, "-seeds", "6", "-duration", "5s", "-parallel", "2", "-check-determinism")
 	if status != 0 || !strings.Contains(out, "seeds 6 (from 1), failed 0,") {
@@ -32,6 +34,7 @@ func TestInterleaveIsDeterministic(t *testing.T) {
 // seed, each round trip a line naming its connection and the transactions
 // open as it goes, and twice the same.
 func TestInterleaveReplayShowsRoundTrips(t *testing.T) {
+	long.Test(t, "replays an interleaved seed on PostgreSQL twice")
 	url := pgtest.URL(t)
 	args := []string{"-store", "pg", "-interleave", "-database-url", url, "-seed", "2", "-duration", "5s", "-v"}
 	s1, a, e1 := runArgs(t, args...)
@@ -57,6 +60,7 @@ func TestInterleaveNeedsStorePG(t *testing.T) {
 // lease write now share-locks the worker row), 117 and 198 with 10 s of
 // chaos (an operator's cancel of a job another transaction had ended).
 func TestInterleaveRegressionSeeds(t *testing.T) {
+	long.Test(t, "replays three interleaved seeds on PostgreSQL")
 	url := pgtest.URL(t)
 	for _, c := range []struct {
 		seed     string

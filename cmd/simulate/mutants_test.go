@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/internal/mutant"
 )
 
 // TestEveryMutantIsCaught plants each bug and requires a failing seed
 // within the first 300: the properties have the power to see every one.
 func TestEveryMutantIsCaught(t *testing.T) {
+	long.Test(t, "seeds until every planted bug is caught")
 	status, out, _ := runArgs(t, "-mutants", "-seeds", "300", "-parallel", "2")
 	if status != 0 || strings.Contains(out, "SURVIVED") {
 		t.Fatalf("a planted bug survived (status %d):\n%s", status, out)

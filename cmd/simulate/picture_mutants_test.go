@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tickwork/tickwork/internal/browser"
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/internal/mutant"
 )
 
@@ -19,6 +20,7 @@ import (
 // (marker, report, replay command), the lanes, and the executions involved.
 // The screenshot is a test artefact and, with UPDATE_DOCS=1, docs/seed-picture.png.
 func TestPictureOfAFailingSeed(t *testing.T) {
+	long.Test(t, "a planted bug's seed drawn in Chromium")
 	defer mutant.Select("")
 	path := filepath.Join(t.TempDir(), "seed.html")
 	seed := ""

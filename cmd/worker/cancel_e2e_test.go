@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgbouncertest"
@@ -24,6 +25,7 @@ import (
 // reports how long the request outlived its cancel's commit (figures, not
 // asserted: the bound is tested on a mock clock in package worker).
 func TestCancelEndToEnd(t *testing.T) {
+	long.Test(t, "builds the binary and runs worker processes")
 	bin := buildWorker(t)
 	t.Run("OnTheNotification", func(t *testing.T) {
 		t.Parallel()

@@ -19,6 +19,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -54,6 +55,7 @@ type e2eCase struct {
 // runEndToEnd builds the binary once and runs every case as a parallel
 // subtest.
 func runEndToEnd(t *testing.T, cases []e2eCase) {
+	long.Test(t, "builds the binary and runs worker processes")
 	bin := buildWorker(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"go.uber.org/goleak"
+
+	"github.com/tickwork/tickwork/internal/long"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -17,6 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // a page's JavaScript (the text below exists only after the script ran) and
 // that a screenshot is a PNG.
 func TestBrowserRunsScriptsAndScreenshots(t *testing.T) {
+	long.Test(t, "starts Chromium")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>t</title><p id="out">static</p>
 <script>document.getElementById("out").textContent = "computed " + (6 * 7);</script>`)

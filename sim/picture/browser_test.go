@@ -9,11 +9,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tickwork/tickwork/internal/browser"
+	"github.com/tickwork/tickwork/internal/long"
 )
 
 // TestHoverShowsTheJobRow opens a seed's picture in Chromium, moves the
 // mouse over a completed execution and expects the job's row in the tooltip.
 func TestHoverShowsTheJobRow(t *testing.T) {
+	long.Test(t, "drives the picture in Chromium")
 	page, _ := render(t, 3)
 	path := filepath.Join(t.TempDir(), "seed3.html")
 	if err := os.WriteFile(path, page, 0o644); err != nil {

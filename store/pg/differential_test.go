@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/mem"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -19,5 +20,5 @@ const differentialChecks = 100
 // hold the same rows as store/mem after every step of random sequences.
 func TestDifferentialWithMem(t *testing.T) {
 	storetest.RunDifferential(t, pgtest.Recycler(t),
-		func(_ *testing.T, now func() time.Time) store.Store { return mem.New(now) }, differentialChecks)
+		func(_ *testing.T, now func() time.Time) store.Store { return mem.New(now) }, long.Count(differentialChecks, 10))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
@@ -101,6 +102,7 @@ type planCase struct {
 // condition. The reservation is also run: it must read about limit index
 // entries, where a bitmap plan once sorted the whole backlog.
 func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
+	long.Test(t, "builds two million rows")
 	t.Parallel()
 	s := millionRows(t)
 	for _, stats := range []string{"no statistics", "fresh statistics"} {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 )
@@ -120,6 +121,7 @@ func TestLostCommitAnswer(t *testing.T) {
 // allows several. Only go test -race shows the difference: it found the
 // unguarded Read in each of 6 runs of this test.
 func TestSeverAfterLongPark(t *testing.T) {
+	long.Test(t, "40 interleaved seeds, each parked past pgx's write timer")
 	w := newWorld(t)
 	labels := []string{"a", "b", "c", "d"}
 	for seed := uint64(1); seed <= 40; seed++ {

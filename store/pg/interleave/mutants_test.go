@@ -5,6 +5,7 @@ package interleave_test
 import (
 	"testing"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store/pg"
@@ -17,6 +18,7 @@ import (
 // pg.IsReservation reports exactly those waits, as the interleaved
 // simulation does.
 func TestReservationWithoutSkipLockedIsCaught(t *testing.T) {
+	long.Test(t, "interleaves seeds until the planted bug is caught")
 	if err := mutant.Select(mutant.PGNoSkipLocked); err != nil {
 		t.Fatal(err)
 	}

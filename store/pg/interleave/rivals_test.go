@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg/interleave"
 )
 
@@ -18,6 +19,7 @@ import (
 // later one (b) as a deadlock victim, so that h's commit wakes a single
 // waiter; the same seed gives the same events.
 func TestRivalWaitersLeaveOne(t *testing.T) {
+	long.Test(t, "24 interleaved seeds")
 	w := newWorld(t)
 	run := func(seed uint64) ([]interleave.Event, map[string]error) {
 		r := w.run(seed, "a", "b", "h")

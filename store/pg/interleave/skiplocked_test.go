@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
@@ -128,6 +129,7 @@ func heldBetween(events []interleave.Event, sql string) bool {
 // row it reserved, another worker's reservation does not wait for it: it
 // takes the other job. The controller would see a wait (next test).
 func TestReservationSkipsLockedRows(t *testing.T) {
+	long.Test(t, "16 interleaved seeds of two reservations")
 	w := newReserveWorld(t)
 	overlapped := 0
 	for seed := uint64(1); seed <= 16; seed++ {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
@@ -23,6 +24,7 @@ import (
 // pg_stat_activity in the statement that found the wait, whose snapshot
 // could predate the batch and still show the prepared reservation).
 func TestBatchWaitNamesTheStatementThatWaits(t *testing.T) {
+	long.Test(t, "12 interleaved seeds")
 	w := newReserveWorld(t)
 	waited := 0
 	for seed := uint64(1); seed <= 12; seed++ {

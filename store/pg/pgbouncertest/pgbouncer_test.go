@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgbouncertest"
@@ -42,6 +43,7 @@ func openThrough(t *testing.T, bouncer string, opts pg.Options) *pg.Store {
 // statement going through PgBouncer in transaction mode, and LISTEN on a
 // direct connection.
 func TestConformanceThroughPgBouncer(t *testing.T) {
+	long.Test(t, "the conformance suite again, through PgBouncer")
 	direct := pgtest.URL(t)
 	bouncer := pgbouncertest.Start(t, direct)
 	var clock atomic.Pointer[func() time.Time]
