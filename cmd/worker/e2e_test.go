@@ -42,6 +42,7 @@ func TestEndToEnd(t *testing.T) {
 		{"ConnectionsTerminated", testConnectionsTerminated},
 		{"WrongPassword", testWrongPassword},
 		{"UnknownDatabase", testUnknownDatabase},
+		{"ScheduleThatNeverFires", testScheduleThatNeverFires},
 	})
 }
 
