@@ -103,14 +103,22 @@ func (c *Checker) backoff(queue string) clockrng.Backoff {
 
 // checkDelay checks the retry's scheduled_at against the failure time and
 // the queue's policy. Stores add the delay truncated to the microsecond.
+// No policy's delay is negative: a retry due before its failure is an
+// overflowed delay, whatever bounds the policy gives.
 func (c *Checker) checkDelay(p, n JobRow) {
 	if p.FailedAt.IsZero() {
 		c.report(WellFormed, fmt.Sprintf("job %s is %s without a failed_at", p.ID, p.Status), withJobs(p))
 		return
 	}
+	d := n.ScheduledAt.Sub(p.FailedAt)
+	if d < 0 {
+		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v before its failure: a delay overflowed",
+			p.Attempt, p.ID, -d), withJobs(p, n))
+		return
+	}
 	lo, hi := c.backoff(p.Queue).Bounds(p.Attempt)
-	lo = lo.Truncate(time.Microsecond)
-	if d := n.ScheduledAt.Sub(p.FailedAt); d < lo || d > hi {
+	lo = max(lo, 0).Truncate(time.Microsecond)
+	if d < lo || d > hi {
 		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v after its failure, outside the policy's [%v, %v]",
 			p.Attempt, p.ID, d, lo, hi), withJobs(p, n))
 	}
