@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -116,12 +117,33 @@ func (c *Checker) checkDelay(p, n JobRow) {
 			p.Attempt, p.ID, -d), withJobs(p, n))
 		return
 	}
-	lo, hi := c.backoff(p.Queue).Bounds(p.Attempt)
+	b := c.backoff(p.Queue)
+	lo, hi := b.Bounds(p.Attempt)
 	lo = max(lo, 0).Truncate(time.Microsecond)
 	if d < lo || d > hi {
 		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v after its failure, outside the policy's [%v, %v]",
 			p.Attempt, p.ID, d, lo, hi), withJobs(p, n))
+		return
 	}
+	if floor := backoffFloor(b, p.Attempt); d < floor {
+		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v after its failure, before the policy's floor %v",
+			p.Attempt, p.ID, d, floor), withJobs(p, n))
+	}
+}
+
+// backoffFloor is the shortest delay policy b allows before the retry of
+// attempt: Base × Factor^attempt, capped by Max and clockrng.MaxDuration,
+// less its jitter, less a microsecond for the stores' truncation and the
+// rounding of floats. It is worked out here in floats rather than by b's
+// own methods, so that a delay that those compute wrongly (a product that
+// overflowed) still falls below it.
+func backoffFloor(b clockrng.Backoff, attempt int) time.Duration {
+	n := min(float64(b.Base)*math.Pow(b.Factor, float64(max(attempt, 0))), float64(clockrng.MaxDuration))
+	if b.Max > 0 {
+		n = min(n, float64(b.Max))
+	}
+	floor := n * (1 - min(max(b.Jitter, 0), 1))
+	return max(time.Duration(floor)-time.Microsecond, 0)
 }
 
 // extendChain makes next the tail of prev's chain. A history that began

@@ -60,7 +60,7 @@ func (s *sim) newProc(i int) *proc {
 		ppm = int64(p.rnd[Drift].IntN(int(2*limit+1))) - limit
 		s.count(Drift)
 	}
-	p.clock = newLocalClock(Epoch.Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
+	p.clock = newLocalClock(s.sc.start().Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
 	p.store = &faultStore{s: s, p: p}
 	return p
 }
