@@ -1,10 +1,6 @@
 package clockrng
 
-import (
-	"time"
-
-	"github.com/tickwork/tickwork/internal/mutant"
-)
+import "time"
 
 // MaxDuration is the ceiling of every duration tickwork computes from a
 // number it does not choose itself: a Retry-After header, a handler's
@@ -35,9 +31,6 @@ func MulDuration(d time.Duration, n int64) time.Duration {
 // makes the product too long for a time.Duration, +Inf included, gives
 // MaxDuration, and a negative or NaN factor gives 0.
 func ScaleDuration(d time.Duration, f float64) time.Duration {
-	if mutant.On(mutant.ScaleUnclamped) {
-		return time.Duration(float64(d) * f)
-	}
 	p := float64(ClampDuration(d)) * f
 	switch {
 	case !(p > 0): // NaN, negative or zero

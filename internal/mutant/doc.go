@@ -40,7 +40,6 @@ var Names = []string{
 	SnoozeConsumesAttempt,
 	ScheduleKeyDropped,
 	ScheduleZeroDue,
-	ScaleUnclamped,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -123,10 +122,6 @@ const (
 	// reads as due long ago (and Validate accepts an expression that never
 	// fires).
 	ScheduleZeroDue = "schedule-zero-due"
-	// ScaleUnclamped: clockrng.ScaleDuration converts its product to a
-	// time.Duration unchecked, so a backoff past the range wraps around
-	// (to a negative delay on amd64) instead of stopping at MaxDuration.
-	ScaleUnclamped = "scale-unclamped"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them
