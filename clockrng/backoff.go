@@ -34,29 +34,32 @@ func (b Backoff) Validate() error {
 	return nil
 }
 
-// Nominal returns the delay before the retry of attempt, without jitter.
+// Nominal returns the delay before the retry of attempt, without jitter:
+// at most Max when the policy has a cap, and at most MaxDuration however
+// high the attempt (5 s × 2^attempt passes it at attempt 30).
 func (b Backoff) Nominal(attempt int) time.Duration {
-	d := float64(b.Base) * math.Pow(b.Factor, float64(max(attempt, 0)))
-	if b.Max > 0 && d > float64(b.Max) {
-		return b.Max
+	d := ScaleDuration(b.Base, math.Pow(b.Factor, float64(max(attempt, 0))))
+	if b.Max > 0 {
+		d = min(d, b.Max)
 	}
-	if d > math.MaxInt64/2 {
-		return math.MaxInt64 / 2
-	}
-	return time.Duration(d)
+	return d
 }
 
 // Delay returns the delay before the retry of attempt, with jitter drawn
-// from r (r may be nil when the policy has no jitter).
+// from r (r may be nil when the policy has no jitter), within [0,
+// MaxDuration].
 func (b Backoff) Delay(attempt int, r *Rand) time.Duration {
 	if b.Jitter == 0 || r == nil {
 		return b.Nominal(attempt)
 	}
-	return Jitter(r, b.Nominal(attempt), b.Jitter)
+	lo, hi := b.Bounds(attempt)
+	return r.DurationBetween(lo, hi)
 }
 
 // Bounds returns the smallest and largest delay Delay can return for
-// attempt; a checker uses it to verify a retry's scheduled time.
+// attempt; a checker uses it to verify a retry's scheduled time. Both are
+// within [0, MaxDuration].
 func (b Backoff) Bounds(attempt int) (lo, hi time.Duration) {
-	return JitterBounds(b.Nominal(attempt), b.Jitter)
+	lo, hi = JitterBounds(b.Nominal(attempt), b.Jitter)
+	return ClampDuration(lo), ClampDuration(hi)
 }

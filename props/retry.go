@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -109,17 +110,46 @@ func (c *Checker) backoff(queue string) clockrng.Backoff {
 
 // checkDelay checks the retry's scheduled_at against the failure time and
 // the queue's policy. Stores add the delay truncated to the microsecond.
+// No policy's delay is negative: a retry due before its failure is an
+// overflowed delay, whatever bounds the policy gives.
 func (c *Checker) checkDelay(p, n JobRow) {
 	if p.FailedAt.IsZero() {
 		c.report(WellFormed, fmt.Sprintf("job %s is %s without a failed_at", p.ID, p.Status), withJobs(p))
 		return
 	}
-	lo, hi := c.backoff(p.Queue).Bounds(p.Attempt)
-	lo = lo.Truncate(time.Microsecond)
-	if d := n.ScheduledAt.Sub(p.FailedAt); d < lo || d > hi {
+	d := n.ScheduledAt.Sub(p.FailedAt)
+	if d < 0 {
+		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v before its failure: a delay overflowed",
+			p.Attempt, p.ID, -d), withJobs(p, n))
+		return
+	}
+	b := c.backoff(p.Queue)
+	lo, hi := b.Bounds(p.Attempt)
+	lo = max(lo, 0).Truncate(time.Microsecond)
+	if d < lo || d > hi {
 		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v after its failure, outside the policy's [%v, %v]",
 			p.Attempt, p.ID, d, lo, hi), withJobs(p, n))
+		return
 	}
+	if floor := backoffFloor(b, p.Attempt); d < floor {
+		c.report(RetryBounds, fmt.Sprintf("the retry of attempt %d of job %s is scheduled %v after its failure, before the policy's floor %v",
+			p.Attempt, p.ID, d, floor), withJobs(p, n))
+	}
+}
+
+// backoffFloor is the shortest delay policy b allows before the retry of
+// attempt: Base × Factor^attempt, capped by Max and clockrng.MaxDuration,
+// less its jitter, less a microsecond for the stores' truncation and the
+// rounding of floats. It is worked out here in floats rather than by b's
+// own methods, so that a delay that those compute wrongly (a product that
+// overflowed) still falls below it.
+func backoffFloor(b clockrng.Backoff, attempt int) time.Duration {
+	n := min(float64(b.Base)*math.Pow(b.Factor, float64(max(attempt, 0))), float64(clockrng.MaxDuration))
+	if b.Max > 0 {
+		n = min(n, float64(b.Max))
+	}
+	floor := n * (1 - min(max(b.Jitter, 0), 1))
+	return max(time.Duration(floor)-time.Microsecond, 0)
 }
 
 // extendChain makes next the tail of prev's chain. A history that began

@@ -33,9 +33,11 @@ func (c *Checker) checkScheduleRuns(e *Event, sc *commitScope) {
 }
 
 // scheduleRun checks a new run of a schedule (property 7): it is due at the
-// next cron time after its creation (missed times are not made up), at a
-// cron time later than the previous run's (at most one job per cron time),
-// and the previous run's chain has ended (runs never overlap).
+// next cron time after its creation (missed times are not made up; a
+// schedule with no cron time ahead has no run), at a cron time later than
+// the previous run's (at most one job per cron time; with the first, no
+// earlier than the cron time after it: a schedule never fires before its
+// next time), and the previous run's chain has ended (runs never overlap).
 func (c *Checker) scheduleRun(e *Event, r JobRow, sc *commitScope) {
 	name := r.ScheduleName
 	sc.leader("enqueued a run of schedule", ulid.ULID{}, name)
@@ -47,7 +49,11 @@ func (c *Checker) scheduleRun(e *Event, r JobRow, sc *commitScope) {
 		if created.IsZero() {
 			created = e.Time
 		}
-		if want := cs.Next(created.UTC()); !want.Equal(r.ScheduledAt) {
+		switch want := cs.Next(created.UTC()); {
+		case want.IsZero():
+			c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s is due at %s, but the schedule has no cron time after its creation at %s",
+				r.ID, name, formatTime(r.ScheduledAt), formatTime(created)), withJobs(r))
+		case !want.Equal(r.ScheduledAt):
 			c.report(ScheduleRuns, fmt.Sprintf("run %s of schedule %s is due at %s, but the next cron time after its creation at %s is %s",
 				r.ID, name, formatTime(r.ScheduledAt), formatTime(created), formatTime(want)), withJobs(r))
 		}

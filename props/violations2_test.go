@@ -89,6 +89,14 @@ var scheduleCases = []violationCase{
 		b.commit(none, b.setJob(job(100), func(r *JobRow) { r.Status, r.CancelledAt = Cancelled, b.now }))
 		return atNext(b, func() { b.duties(w1, b.scheduleRun(101)) }) + 1
 	}},
+	{"run of a schedule with no cron time", ScheduleRuns, "no cron time after its creation", func(b *builder) int {
+		b.params.Schedules = append(b.params.Schedules, ScheduleSpec{Name: "feb30", Cron: "0 0 0 30 2 *"})
+		setup(b)
+		return atNext(b, func() {
+			b.duties(w1, b.insertJob(JobRow{ID: job(100), Queue: "q", Status: Available, CreatedAt: b.now, ScheduleName: "feb30"}),
+				b.setSchedule("feb30", time.Time{}, job(100)))
+		}) + 1
+	}},
 	{"overlapping runs", ScheduleRuns, "previous run's attempt", func(b *builder) int {
 		firstRunDue(b)
 		b.after(time.Second)

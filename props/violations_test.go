@@ -160,6 +160,10 @@ var retryCases = []violationCase{
 		failedOnce(b)
 		return atNext(b, func() { b.commit(w1, b.fail(1, "again"), b.retry(1, 2, 4*time.Second)) })
 	}},
+	{"retry due before its failure", RetryBounds, "before its failure", func(b *builder) int {
+		failedOnce(b)
+		return atNext(b, func() { b.commit(w1, b.fail(1, "again"), b.retry(1, 2, -292*365*24*time.Hour)) })
+	}},
 	{"retry delay too long", RetryBounds, "outside the policy", func(b *builder) int {
 		failedOnce(b)
 		return atNext(b, func() { b.commit(w1, b.fail(1, "again"), b.retry(1, 2, 6*time.Second)) })

@@ -64,7 +64,7 @@ func (s *sim) newProc(i int) *proc {
 		ppm = int64(p.rnd[Drift].IntN(int(2*limit+1))) - limit
 		s.count(Drift)
 	}
-	p.clock = newLocalClock(Epoch.Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
+	p.clock = newLocalClock(s.sc.start().Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
 	p.store = newFaultStore(s, p)
 	p.callAct = func() { s.storeCall(p, p.act) }
 	return p

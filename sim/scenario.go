@@ -38,6 +38,7 @@ type Scenario struct {
 	BackoffBase     Dur     `json:"backoff_base"`
 	BackoffFactor   float64 `json:"backoff_factor"`
 	BackoffJitter   float64 `json:"backoff_jitter"`
+	BackoffMax      Dur     `json:"backoff_max,omitzero"` // drawn with a huge factor (edges.go)
 	// The vacuum duty, on with its fault kind: the dead-row threshold is
 	// its rate, the interval drawn.
 	VacuumInterval Dur `json:"vacuum_interval,omitzero"`
@@ -51,6 +52,9 @@ type Scenario struct {
 	Crons       []CronSpec `json:"crons,omitempty"`
 	Unique      UniqueLoad `json:"unique,omitzero"`
 	Policy      PolicyLoad `json:"policy,omitzero"`
+
+	// Start is where the store's clock starts; zero: Epoch (edges.go).
+	Start time.Time `json:"start,omitzero"`
 
 	// Phases.
 	Chaos      Dur `json:"chaos"`      // faults on
@@ -121,6 +125,7 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 		s.WorkerRetention = pick(5*time.Second, 30*time.Second)
 	}
 	s.Policy = drawPolicyLoad(&s)
+	drawEdges(&s)
 	s.Quiescence = Dur(s.settleBound())
 	s.Unique = drawUniqueLoad(seed)
 	if s.On(Vacuum) {
@@ -259,7 +264,7 @@ func (s *Scenario) fault(k FaultKind) (FaultSetting, bool) {
 
 // Backoff returns the retry policy in force.
 func (s *Scenario) Backoff() clockrng.Backoff {
-	return clockrng.Backoff{Base: s.BackoffBase.D(), Factor: s.BackoffFactor, Jitter: s.BackoffJitter}
+	return clockrng.Backoff{Base: s.BackoffBase.D(), Factor: s.BackoffFactor, Max: s.BackoffMax.D(), Jitter: s.BackoffJitter}
 }
 
 // Validate reports a scenario that cannot be run.
@@ -315,6 +320,7 @@ func (s *Scenario) Lines() []string {
 	add("poll %v jitter %.2f heartbeat %v lease-ttl %v leader-interval %v dead-threshold %v", s.PollInterval, s.PollJitter, s.Heartbeat, s.LeaseTTL, s.LeaderInterval, s.DeadThreshold)
 	add("drain %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
 	add("backoff base %v factor %.1f jitter %.2f", s.BackoffBase, s.BackoffFactor, s.BackoffJitter)
+	out = append(out, edgeLines(s)...)
 	add("job-max %v job-timeout %v chaos %v quiescence-bound %v", s.JobMax, s.JobTimeout, s.Chaos, s.Quiescence)
 	if s.Unique.Frac > 0 {
 		add("%s", s.Unique.line())

@@ -59,8 +59,17 @@ type Result struct {
 // Failed reports whether the run broke a property or could not run.
 func (r *Result) Failed() bool { return r.Violation != nil || r.Err != nil }
 
-// Epoch is virtual time zero: the store's clock starts here.
+// Epoch is virtual time zero: the store's clock starts here, unless the
+// scenario says otherwise (Scenario.Start).
 var Epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// start is where the scenario's store clock starts.
+func (sc *Scenario) start() time.Time {
+	if sc.Start.IsZero() {
+		return Epoch
+	}
+	return sc.Start
+}
 
 type phase int
 
@@ -202,7 +211,8 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		for i := range sc.Workers {
 			actors = append(actors, fmt.Sprintf("w%d", i))
 		}
-		il, err := opt.Interleave(func() time.Time { return Epoch.Add(time.Duration(s.il.now.Load())) }, actors)
+		start := sc.start()
+		il, err := opt.Interleave(func() time.Time { return start.Add(time.Duration(s.il.now.Load())) }, actors)
 		if err != nil {
 			return nil, fmt.Errorf("scenario seed %d: interleaved stores: %w", sc.Seed, err)
 		}
@@ -265,7 +275,7 @@ func (s *sim) inflight() int {
 }
 
 // storeNow is the store's time now.
-func (s *sim) storeNow() time.Time { return Epoch.Add(s.now) }
+func (s *sim) storeNow() time.Time { return s.sc.start().Add(s.now) }
 
 // at schedules e at true time t (never before now), in whole microseconds
 // like the store's clock.

@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -34,10 +35,11 @@ type Job[T any] struct {
 type HandlerOption func(*handler)
 
 // WithTimeout cancels the handler's context d after it starts (on the
-// worker's clock). A handler that returns an error after its timeout is
-// retried; one that returns nil succeeded.
+// worker's clock); d is at most clockrng.MaxDuration. A handler that
+// returns an error after its timeout is retried; one that returns nil
+// succeeded.
 func WithTimeout(d time.Duration) HandlerOption {
-	return func(h *handler) { h.timeout = d }
+	return func(h *handler) { h.timeout = min(d, clockrng.MaxDuration) }
 }
 
 // handler runs one queue's jobs: it decodes the payload and calls the

@@ -97,7 +97,7 @@ func (w *Worker) observe(e engine.Event) {
 	switch e.Kind {
 	case engine.EventShutdownAbandoned, engine.EventReleaseAbandoned:
 		level = slog.LevelError
-	case engine.EventStoreError, engine.EventResultFenced, engine.EventDeclaredDead, engine.EventReleasedAtShutdown, engine.EventLeaseLost, engine.EventDrainDeadline,
+	case engine.EventStoreError, engine.EventResultFenced, engine.EventScheduleNoNextTime, engine.EventDeclaredDead, engine.EventReleasedAtShutdown, engine.EventLeaseLost, engine.EventDrainDeadline,
 		engine.EventRetryAbandoned:
 		level = slog.LevelWarn
 	case engine.EventRegistered, engine.EventLeaseAcquired, engine.EventShutDown, engine.EventLeaseReleased, engine.EventDeadWorkersShutDown, engine.EventJobRescued,

@@ -43,6 +43,7 @@ func TestEndToEnd(t *testing.T) {
 		{"ConnectionsTerminated", testConnectionsTerminated},
 		{"WrongPassword", testWrongPassword},
 		{"UnknownDatabase", testUnknownDatabase},
+		{"ScheduleThatNeverFires", testScheduleThatNeverFires},
 	})
 }
 

@@ -65,9 +65,21 @@ func startProc(t *testing.T, bin, name string, args ...string) *proc {
 // (nil for none).
 func startProcStdin(t *testing.T, bin, name string, stdin io.Reader, args ...string) *proc {
 	t.Helper()
+	return startProcWith(t, bin, name, stdin, nil, args...)
+}
+
+// startProcEnv is startProc with env (NAME=value) added to the process's
+// environment.
+func startProcEnv(t *testing.T, bin, name string, env []string, args ...string) *proc {
+	t.Helper()
+	return startProcWith(t, bin, name, nil, env, args...)
+}
+
+func startProcWith(t *testing.T, bin, name string, stdin io.Reader, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{t: t, name: name, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = processEnv()
+	p.cmd.Env = append(processEnv(), env...)
 	p.cmd.Stdin = stdin
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr

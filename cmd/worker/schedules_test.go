@@ -18,6 +18,7 @@ func TestScheduleFlagMistakes(t *testing.T) {
 		{"beat|*/2 * * * * *|noop", "want NAME|CRON|QUEUE|PAYLOAD"},
 		{"beat|*/2 * * * * *|noop|{nope", `schedule "beat": payload "{nope" is not valid JSON`},
 		{`hook|*/2 * * * * *|webhook|{"url": "ftp://x"}`, `schedule "hook": payload for queue "webhook"`},
+		{"feb30|0 0 0 30 2 *|noop|{}", `schedule "feb30": cron expression "0 0 0 30 2 *" matches no time within 5 years: it never fires`},
 	} {
 		code, _, stderr := runCLI(t, env, "run", "-schedule", tc.value)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

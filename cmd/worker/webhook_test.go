@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tickwork/tickwork/clockrng"
 )
 
 // recordingServer answers every request with handler and counts them.
@@ -238,6 +240,39 @@ func TestWebhookErrorsRedactTheURL(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), webhookSecret) {
 			t.Errorf("send to %s: the error shows the secret: %v", c.url, err)
+		}
+	}
+}
+
+// A server's Retry-After is a number of seconds it chooses: one whose
+// product with a second overflows a time.Duration (9,300,000,000 s) used
+// to wrap to a negative delay, so every retry ran at once, without any
+// backoff. Every such answer waits the longest Retry-After the worker
+// honours; one that is not a number of seconds gets the backoff.
+func TestWebhookHugeRetryAfterWaitsTheCap(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		want   time.Duration
+	}{
+		{"9300000000", maxRetryAfter},
+		{"99999999999999999999999", maxRetryAfter},
+		{"9223372036854775807", maxRetryAfter},
+		{"120", 2 * time.Minute},
+		{"-5", clockrng.DefaultBackoff().Nominal(3)},
+		{"Wed, 21 Oct 2015 07:28:00 GMT", clockrng.DefaultBackoff().Nominal(3)},
+	} {
+		ts, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", c.header)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		s := newWebhookSender(true, 5*time.Second)
+		err := s.send(context.Background(), webhookPayload{URL: ts.URL + "/hook", Body: json.RawMessage(`{}`)})
+		s.close()
+		if err == nil || isPermanent(err) {
+			t.Fatalf("Retry-After %s: send = %v, want a retried error", c.header, err)
+		}
+		if got := webhookDelay(clockrng.DefaultBackoff(), 3, err, clockrng.NewRand(1)); got != c.want {
+			t.Errorf("Retry-After %s: retry delay %v, want %v", c.header, got, c.want)
 		}
 	}
 }

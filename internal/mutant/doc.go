@@ -39,6 +39,7 @@ var Names = []string{
 	HandlerMaxAttemptsIgnored,
 	SnoozeConsumesAttempt,
 	ScheduleKeyDropped,
+	ScheduleZeroDue,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -116,6 +117,11 @@ const (
 	// ScheduleKeyDropped: the leader enqueues a schedule's runs without the
 	// schedule's unique key.
 	ScheduleKeyDropped = "schedule-key-dropped"
+	// ScheduleZeroDue: a schedule's cron time is taken as the cron
+	// library gives it, its zero "no next time" included, which the store
+	// reads as due long ago (and Validate accepts an expression that never
+	// fires).
+	ScheduleZeroDue = "schedule-zero-due"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

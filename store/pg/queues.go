@@ -161,5 +161,5 @@ func (r *queueRow) dest() []any { return []any{&r.paused, &r.limit, &r.rate, &r.
 
 func (r *queueRow) queue(name string) *store.Queue {
 	return &store.Queue{Name: name, PausedAt: toTime(r.paused), Limit: int(r.limit), Rate: int(r.rate),
-		RatePeriod: time.Duration(r.period.Microseconds) * time.Microsecond}
+		RatePeriod: fromInterval(r.period)}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
@@ -38,6 +40,17 @@ func timeArg(t time.Time) pgtype.Timestamptz {
 // now + d in SQL equals store/mem's now.Add(d.Truncate(time.Microsecond)).
 func durationArg(d time.Duration) pgtype.Interval {
 	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
+}
+
+// fromInterval reads an interval from a row as a duration within [0,
+// clockrng.MaxDuration]: a row written by hand may hold any interval, and
+// its microseconds alone overflow a time.Duration past 292 years. A day
+// counts 24 hours and a month 30 days; a negative part counts as none.
+func fromInterval(iv pgtype.Interval) time.Duration {
+	us := clockrng.MulDuration(time.Microsecond, iv.Microseconds)
+	days := clockrng.MulDuration(24*time.Hour, int64(iv.Days))
+	months := clockrng.MulDuration(30*24*time.Hour, int64(iv.Months))
+	return clockrng.ClampDuration(clockrng.ClampDuration(us+days) + months)
 }
 
 func toULID(u pgtype.UUID) ulid.ULID {

@@ -10,6 +10,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -204,8 +205,24 @@ func validateSchedules(specs []ScheduleSpec) []error {
 	return append(errs, validateNames("schedule", scheduleNames(specs))...)
 }
 
-// parseCron reads a six-field UTC expression. Time zone prefixes are
-// refused because schedules run in UTC, the store's zone.
+// ScheduleHorizon is how far ahead of any moment a schedule must have a
+// cron time: an expression with none within it (30 February, 31 April)
+// never fires, and Validate refuses it. The cron library looks no further
+// than five years ahead either: past that it answers "no time".
+const ScheduleHorizon = 5 * 365 * 24 * time.Hour
+
+// horizonFrom is the moment Validate looks ahead from. Which moment does
+// not matter within this century: the times a six-field UTC expression
+// matches repeat every 28 years from 1901 to 2099, and the horizon from
+// here holds every day of the calendar, 29 February 2004 included. The
+// one expression it cannot speak for, 29 February alone, has no time
+// within the horizon from March 2096 on (2100 is no leap year): the
+// leader then enqueues nothing for it (nextRun).
+var horizonFrom = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// parseCron reads a six-field UTC expression that has a time within
+// ScheduleHorizon. Time zone prefixes are refused because schedules run
+// in UTC, the store's zone.
 func parseCron(expr string) (cron.Schedule, error) {
 	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
 		return nil, fmt.Errorf("cron expression %q names a time zone; schedules run in UTC", expr)
@@ -214,7 +231,25 @@ func parseCron(expr string) (cron.Schedule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cron expression %q (want 6 fields, seconds first): %w", expr, err)
 	}
+	if _, ok := nextRun(s, horizonFrom); !ok {
+		return nil, fmt.Errorf("cron expression %q matches no time within %d years: it never fires (a day the month does not have?)",
+			expr, ScheduleHorizon/(365*24*time.Hour))
+	}
 	return s, nil
+}
+
+// nextRun returns the schedule's next cron time after now, and false when
+// it has none within ScheduleHorizon: the cron library's zero time for
+// "none" must never read as a time that is due.
+func nextRun(s cron.Schedule, now time.Time) (time.Time, bool) {
+	at := s.Next(now.UTC())
+	if mutant.On(mutant.ScheduleZeroDue) {
+		return at, true
+	}
+	if at.IsZero() || at.Sub(now) > ScheduleHorizon {
+		return time.Time{}, false
+	}
+	return at, true
 }
 
 // scheduleNames returns the schedule names in the order of specs (the

@@ -40,6 +40,7 @@ type Core struct {
 
 	schedules []ScheduleSpec // sorted by name
 	crons     map[string]cron.Schedule
+	noNext    map[string]bool // schedules reported to have no next cron time
 
 	id           ulid.ULID // zero until registered, and after being declared dead
 	leader       bool
@@ -119,6 +120,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		st: st, cfg: cfg, obs: obs,
 		idRand: rnd.Child("ids"), pollRand: rnd.Child("poll"), backoffRand: rnd.Child("backoff"),
 		crons:     map[string]cron.Schedule{},
+		noNext:    map[string]bool{},
 		executing: map[ulid.ULID]*store.Job{},
 		stopped:   map[ulid.ULID]bool{},
 	}

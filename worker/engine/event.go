@@ -149,6 +149,11 @@ const (
 	// EventScheduleSkipped: Schedule's run at CronTime was not enqueued:
 	// Job, another row, holds the schedule's unique key.
 	EventScheduleSkipped
+	// EventScheduleNoNextTime: Schedule has no cron time within
+	// ScheduleHorizon of StoreTime, so its leader enqueues nothing for it;
+	// Reason says so with the expression. Reported once until the
+	// schedule has a time again, not at every leader pass.
+	EventScheduleNoNextTime
 )
 
 var eventNames = map[EventKind]string{
@@ -167,6 +172,7 @@ var eventNames = map[EventKind]string{
 	EventCancelChecked: "cancel-checked", EventJobCancelled: "job-cancelled",
 	EventVacuumClaimed: "vacuum-claimed", EventVacuumStarted: "vacuum-started", EventVacuumEnded: "vacuum-ended",
 	EventJobSnoozed: "job-snoozed", EventScheduleSkipped: "schedule-skipped",
+	EventScheduleNoNextTime: "schedule-no-next-time",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".

@@ -23,7 +23,8 @@ type RetryPolicy struct {
 	// with err, drawing any jitter from r (the worker's own seeded source:
 	// it must draw from nothing else). err is the handler's error, or one
 	// wrapping ErrJobLost or ErrReleased for a job the worker did not see
-	// end. A negative delay counts as 0.
+	// end. A negative delay counts as 0, and one longer than
+	// clockrng.MaxDuration as that.
 	Delay func(attempt int, err error, r *clockrng.Rand) time.Duration
 }
 
@@ -78,12 +79,13 @@ func (c *Core) exhausted(job store.Job) (bool, string) {
 }
 
 // retryDelay returns the wait before the retry of job, which failed with
-// err: its queue's policy's, or the config's backoff.
+// err: its queue's policy's, or the config's backoff, within [0,
+// clockrng.MaxDuration] so that the store adds no overflowed delay.
 func (c *Core) retryDelay(job store.Job, err error) time.Duration {
 	if delay := c.cfg.Policies[job.Queue].Delay; delay != nil {
-		return max(delay(job.Attempt, err, c.backoffRand), 0)
+		return clockrng.ClampDuration(delay(job.Attempt, err, c.backoffRand))
 	}
-	return c.cfg.Backoff.Delay(job.Attempt, c.backoffRand)
+	return clockrng.ClampDuration(c.cfg.Backoff.Delay(job.Attempt, c.backoffRand))
 }
 
 // cause is the error a retry's delay is decided on: the handler's, or one

@@ -84,7 +84,12 @@ func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID, now
 // another row holds the schedule's unique key, nothing is enqueued: the
 // schedule is advanced past that cron time, still pointing at its last run.
 func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleSpec, row store.Schedule) error {
-	at := c.crons[s.Name].Next(now.UTC())
+	at, ok := nextRun(c.crons[s.Name], now)
+	if !ok {
+		c.noNextTime(s, now)
+		return nil
+	}
+	delete(c.noNext, s.Name)
 	job := store.NewJob{ID: clockrng.NewULID(now, c.idRand), Queue: s.Queue, Payload: s.Payload, ScheduledAt: at, ScheduleName: s.Name,
 		UniqueKey: s.UniqueKey}
 	if mutant.On(mutant.ScheduleKeyDropped) {
@@ -107,6 +112,20 @@ func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleS
 	c.note(Event{Kind: EventScheduleFired, Worker: c.id, StoreTime: now, Schedule: s.Name, CronTime: at,
 		Job: store.Job{ID: job.ID, Queue: s.Queue, Payload: s.Payload, Status: store.Scheduled, CreatedAt: now, ScheduledAt: at, ScheduleName: s.Name}})
 	return nil
+}
+
+// noNextTime reports, once until it has a time again, a schedule that has
+// no cron time within ScheduleHorizon of the store's now: Validate refuses
+// such expressions, but one can still get here (29 February alone, from
+// March 2096). Nothing is enqueued for it, and each leader pass asks again.
+func (c *Core) noNextTime(s ScheduleSpec, now time.Time) {
+	if c.noNext[s.Name] {
+		return
+	}
+	c.noNext[s.Name] = true
+	c.emit(Event{Kind: EventScheduleNoNextTime, Worker: c.id, StoreTime: now, Schedule: s.Name,
+		Reason: fmt.Sprintf("cron expression %q has no time within %d years of %s: no run enqueued", s.Cron,
+			ScheduleHorizon/(365*24*time.Hour), now.UTC().Format(time.RFC3339))})
 }
 
 // endedAt is when a terminal row ended.
