@@ -8,6 +8,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) actQueue(ctx context.Context, action, queue string) error {
 		return &httpError{http.StatusNotFound, fmt.Errorf("unknown queue action %q: want pause or resume", action)}
 	}
 	if err := s.opts.Store.InTx(ctx, edit); err != nil {
-		return fmt.Errorf("%s queue %s: %w", action, store.QuoteCut(queue), err)
+		return fmt.Errorf("%s queue %s: %w", action, names.Quote(queue), err)
 	}
 	s.opts.Logger.Info("console action", "action", action, "queue", queue)
 	return nil

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/internal/format"
 )
 
 // A person logs in by typing the admin token once; the console then starts
@@ -82,7 +82,7 @@ func (s *Server) checkForm(r *http.Request) error {
 	_, csrf, ok := s.session(r)
 	switch {
 	case !ok:
-		return &httpError{http.StatusForbidden, fmt.Errorf("log in with the admin token to act (a session ends at logout, after %s idle and after %s)", store.FormatPeriod(s.opts.SessionIdle), store.FormatPeriod(s.opts.SessionMax))}
+		return &httpError{http.StatusForbidden, fmt.Errorf("log in with the admin token to act (a session ends at logout, after %s idle and after %s)", format.Period(s.opts.SessionIdle), format.Period(s.opts.SessionMax))}
 	case !equal(r.PostFormValue("csrf"), csrf):
 		return &httpError{http.StatusForbidden, fmt.Errorf("the form's CSRF token is missing or wrong: reload the page and try again")}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/format"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -118,7 +119,7 @@ func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(s
 		q := queue(l.Name)
 		q.Counts, q.Limit = l.Counts, l.Limit
 		if l.Rate > 0 {
-			q.Rate, q.RatePeriodSec, q.RateShown = l.Rate, l.RatePeriod.Seconds(), store.FormatRate(l.Rate, l.RatePeriod)
+			q.Rate, q.RatePeriodSec, q.RateShown = l.Rate, l.RatePeriod.Seconds(), format.Rate(l.Rate, l.RatePeriod)
 		}
 		if !l.PausedAt.IsZero() {
 			at, sec := l.PausedAt, max(now.Sub(l.PausedAt).Seconds(), 0)

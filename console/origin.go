@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/internal/names"
 )
 
 // The console serves only the host names it is told of. Reads need no
@@ -23,12 +23,12 @@ import (
 // localhost: lower case, without port or trailing dot.
 type hostNames map[string]bool
 
-func newHostNames(names []string) (hostNames, error) {
+func newHostNames(allowed []string) (hostNames, error) {
 	h := hostNames{}
-	for _, n := range names {
+	for _, n := range allowed {
 		name := normHost(n)
 		if name == "" || strings.ContainsAny(name, "/:@ \t") {
-			return nil, fmt.Errorf("console: allowed host %s is not a host name (want a name such as console.example.com, without scheme or port)", store.QuoteCut(n))
+			return nil, fmt.Errorf("console: allowed host %s is not a host name (want a name such as console.example.com, without scheme or port)", names.Quote(n))
 		}
 		h[name] = true
 	}
@@ -64,7 +64,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 		w.WriteHeader(http.StatusMisdirectedRequest)
 		fmt.Fprintf(w, "421 Misdirected Request: this console does not serve the host name %s.\n"+
 			"It serves IP addresses, localhost and the names it was given (worker console -allowed-hosts),\n"+
-			"so that another site cannot reach it through a name of its own (DNS rebinding).\n", store.QuoteCut(r.Host))
+			"so that another site cannot reach it through a name of its own (DNS rebinding).\n", names.Quote(r.Host))
 	})
 }
 

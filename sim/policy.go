@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tickwork/tickwork/clockrng"
+	keys "github.com/tickwork/tickwork/internal/names" // sim has a names type of its own
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
@@ -133,7 +134,7 @@ func (p PolicyLoad) boundJob(r *clockrng.Rand, j *store.NewJob) {
 
 // storedKey is the unique key the runs of a schedule with key carry.
 func storedKey(key string) string {
-	return store.StoredUniqueKey(store.NewJob{UniqueKey: key}, time.Time{})
+	return keys.StoredKey(key, store.LiveStatuses.String(), 0, time.Time{})
 }
 
 // bound returns how many attempts r's job may take, as the workers decide.

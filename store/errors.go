@@ -1,6 +1,10 @@
 package store
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/tickwork/tickwork/internal/names"
+)
 
 // Errors a caller can test with errors.Is. Stores wrap them with the
 // operation and the input that failed.
@@ -22,5 +26,5 @@ var (
 	ErrUnavailable = errors.New("store unavailable")
 	// ErrInvalid: the input was rejected before anything was written
 	// (payload that is not JSON or too large, empty queue name, bad limit).
-	ErrInvalid = errors.New("invalid input")
+	ErrInvalid = names.ErrInvalid
 )

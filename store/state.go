@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/internal/format"
 )
 
 // State is every row of a store at one moment: what the conformance suite
@@ -122,19 +123,19 @@ func (s State) String() string {
 		fmt.Fprintln(&b, FormatJob(j))
 	}
 	for _, w := range s.Workers {
-		fmt.Fprintf(&b, "worker %s registered=%s seen=%s shutdown=%s\n", w.ID, FormatTime(w.RegisteredAt), FormatTime(w.LastSeenAt), FormatTime(w.ShutdownAt))
+		fmt.Fprintf(&b, "worker %s registered=%s seen=%s shutdown=%s\n", w.ID, format.Time(w.RegisteredAt), format.Time(w.LastSeenAt), format.Time(w.ShutdownAt))
 	}
 	if s.Lease != nil {
-		fmt.Fprintln(&b, FormatLease(*s.Lease))
+		fmt.Fprintln(&b, format.Lease(s.Lease.WorkerID, s.Lease.ElectedAt, s.Lease.ExpiresAt))
 	}
 	for _, sc := range s.Schedules {
-		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, FormatTime(sc.LastScheduledAt), FormatID(sc.LastScheduledJobID))
+		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, format.Time(sc.LastScheduledAt), format.ID(sc.LastScheduledJobID))
 	}
 	for _, q := range s.Queues {
-		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s\n", q.Name, FormatTime(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s\n", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
 	}
 	if s.Vacuum != nil {
-		fmt.Fprintf(&b, "vacuum started=%s dead=%d\n", FormatTime(s.Vacuum.StartedAt), s.Vacuum.DeadRows)
+		fmt.Fprintf(&b, "vacuum started=%s dead=%d\n", format.Time(s.Vacuum.StartedAt), s.Vacuum.DeadRows)
 	}
 	return b.String()
 }
@@ -143,29 +144,7 @@ func (s State) String() string {
 // rows compare as text.
 func FormatJob(j Job) string {
 	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q priority=%d max-attempts=%d snoozes=%d",
-		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, FormatTime(j.CreatedAt), FormatTime(j.ScheduledAt),
-		FormatTime(j.StartedAt), FormatID(j.StartedBy), FormatTime(j.CompletedAt), FormatTime(j.FailedAt), j.FailedReason,
-		FormatTime(j.CancelledAt), FormatID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output, j.Priority, j.MaxAttempts, j.Snoozes)
-}
-
-// FormatLease formats the lease row.
-func FormatLease(l Lease) string {
-	return fmt.Sprintf("lease worker=%s elected=%s expires=%s", l.WorkerID, FormatTime(l.ElectedAt), FormatTime(l.ExpiresAt))
-}
-
-// FormatTime formats a time with its zone, or "null" for the zero time, so
-// that times compare as text including their location.
-func FormatTime(t time.Time) string {
-	if t.IsZero() {
-		return "null"
-	}
-	return t.Format(time.RFC3339Nano) + "[" + t.Location().String() + "]"
-}
-
-// FormatID formats an id, or "null" for the zero id (a NULL column).
-func FormatID(u ulid.ULID) string {
-	if u == (ulid.ULID{}) {
-		return "null"
-	}
-	return u.String()
+		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, format.Time(j.CreatedAt), format.Time(j.ScheduledAt),
+		format.Time(j.StartedAt), format.ID(j.StartedBy), format.Time(j.CompletedAt), format.Time(j.FailedAt), j.FailedReason,
+		format.Time(j.CancelledAt), format.ID(j.NextAttemptID), j.ScheduleName, j.UniqueKey, j.UniqueStates, j.Output, j.Priority, j.MaxAttempts, j.Snoozes)
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
@@ -66,8 +65,10 @@ type Job struct {
 	CancelledAt   time.Time
 	NextAttemptID ulid.ULID
 	ScheduleName  string
-	// UniqueKey is the stored key (StoredUniqueKey), "" for none; the row
-	// holds it while its status is in UniqueStates.
+	// UniqueKey is the stored key, "" for none: the given key, "|" and the
+	// covered statuses (StatusSet.String) and, with a period, "|" and the
+	// window of store time ("2026-01-02T15:00:00Z/1h0m0s"). The row holds
+	// it while its status is in UniqueStates.
 	UniqueKey    string
 	UniqueStates StatusSet
 	// Output is what the handler recorded for a completed row; nil: none.
@@ -101,7 +102,7 @@ type NewJob struct {
 	ScheduledAt  time.Time
 	ScheduleName string
 	// UniqueKey, when set, makes the insert a no-op reporting the existing
-	// row if a row holds the same stored key (StoredUniqueKey).
+	// row if a row holds the same stored key (see Job.UniqueKey).
 	// UniqueStates are the statuses covered (0: LiveStatuses); a positive
 	// UniquePeriod makes the key unique per window of store time.
 	UniqueKey    string
@@ -165,25 +166,6 @@ func (f JobFilter) Match(j Job) bool {
 
 // DefaultListLimit is the page size of ListJobs when the filter sets none.
 const DefaultListLimit = 100
-
-// PageSize returns how many jobs ListJobs may return for f: its Limit, or
-// DefaultListLimit when that is 0. An unknown status, a queue that is not
-// a valid name or a negative limit is an error wrapping ErrInvalid, the
-// same in every store.
-func (f JobFilter) PageSize() (int, error) {
-	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
-		return 0, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, ErrInvalid)
-	}
-	if f.Queue != "" {
-		if err := CheckName("queue", f.Queue); err != nil {
-			return 0, fmt.Errorf("list jobs: %w", err)
-		}
-	}
-	if f.Limit == 0 {
-		return DefaultListLimit, nil
-	}
-	return f.Limit, nil
-}
 
 // Notification is a message on one of the store's channels.
 type Notification struct {

@@ -1,12 +1,10 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
-	"time"
-	"unicode/utf8"
+
+	"github.com/tickwork/tickwork/internal/names"
 )
 
 // StatusSet is a set of statuses, one bit per status: the statuses in which
@@ -55,33 +53,8 @@ var LiveStatuses = StatusesOf(Scheduled, Available, Running)
 // coverable are the statuses a unique key may cover.
 var coverable = LiveStatuses | StatusesOf(Completed, Cancelled)
 
-// MaxUniqueKeyBytes is the longest unique key a job may be given.
-const MaxUniqueKeyBytes = 256
-
-// PayloadUniqueKey derives a unique key from a job's queue and payload
-// bytes: jobs with the same queue and the same payload text share it.
-func PayloadUniqueKey(queue string, payload []byte) string {
-	h := sha256.New()
-	h.Write([]byte(queue))
-	h.Write([]byte{0})
-	h.Write(payload)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// StoredUniqueKey is the key a store writes for nj inserted at now: the
-// given key, the covered statuses and, with a period, the window of store
-// time now falls in. Two rows conflict only when all three agree. "" when
-// nj has no key.
-func StoredUniqueKey(nj NewJob, now time.Time) string {
-	if nj.UniqueKey == "" {
-		return ""
-	}
-	key := nj.UniqueKey + "|" + nj.CoveredStatuses().String()
-	if nj.UniquePeriod > 0 {
-		key += "|" + now.UTC().Truncate(nj.UniquePeriod).Format(time.RFC3339Nano) + "/" + nj.UniquePeriod.String()
-	}
-	return key
-}
+// MaxUniqueKeyBytes (256) is the longest unique key a job may be given.
+const MaxUniqueKeyBytes = names.MaxKeyBytes
 
 // CoveredStatuses returns the statuses nj's key covers: UniqueStates, or
 // LiveStatuses when that is empty. Empty when nj has no key.
@@ -98,10 +71,6 @@ func (nj NewJob) CoveredStatuses() StatusSet {
 // Holds reports whether row j holds its unique key now.
 func (j Job) Holds() bool { return j.UniqueKey != "" && j.UniqueStates.Has(j.Status) }
 
-// CheckUniqueKey returns an error wrapping ErrInvalid, saying why, unless
-// key may be a job's unique key ("" is none, and may).
-func CheckUniqueKey(key string) error { return validateUnique(NewJob{UniqueKey: key}) }
-
 // validateUnique checks the unique fields of a new job.
 func validateUnique(j NewJob) error {
 	if j.UniqueKey == "" {
@@ -110,12 +79,11 @@ func validateUnique(j NewJob) error {
 		}
 		return nil
 	}
+	if err := names.CheckKey(j.UniqueKey); err != nil {
+		return err
+	}
 	var why string
 	switch set := j.CoveredStatuses(); {
-	case len(j.UniqueKey) > MaxUniqueKeyBytes:
-		why = fmt.Sprintf("is longer than %d bytes", MaxUniqueKeyBytes)
-	case !utf8.ValidString(j.UniqueKey) || strings.IndexByte(j.UniqueKey, 0) >= 0:
-		why = "is not valid UTF-8 without NUL"
 	case set&LiveStatuses != LiveStatuses || set&^coverable != 0:
 		why = fmt.Sprintf("covers %q: it must cover %s and may add completed or cancelled only", set, LiveStatuses)
 	case j.UniquePeriod < 0:
@@ -123,7 +91,7 @@ func validateUnique(j NewJob) error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("unique key %s %s: %w", QuoteCut(j.UniqueKey), why, ErrInvalid)
+	return fmt.Errorf("unique key %s %s: %w", names.Quote(j.UniqueKey), why, ErrInvalid)
 }
 
 // Duplicate is a job InsertJobs did not insert because a row holding the

@@ -3,13 +3,16 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tickwork/tickwork/internal/names"
 )
 
-// MaxQueueNameBytes is the longest queue or schedule name a store accepts.
-const MaxQueueNameBytes = 128
+// MaxQueueNameBytes (128) is the longest queue or schedule name a store
+// accepts: 1 to 128 bytes of valid UTF-8 without NUL, which PostgreSQL's
+// text type cannot hold.
+const MaxQueueNameBytes = names.MaxNameBytes
 
 // The times a store accepts: the years of RFC 3339, so that every row can
 // be written, compared and printed the same way in both stores (PostgreSQL
@@ -20,29 +23,6 @@ var (
 	MaxTime = time.Date(9999, time.December, 31, 23, 59, 59, 999999000, time.UTC)
 )
 
-// ValidName reports whether name may name a queue or a schedule (see
-// CheckName).
-func ValidName(name string) bool { return CheckName("queue", name) == nil }
-
-// CheckName returns nil if name may name a queue or a schedule: 1 to
-// MaxQueueNameBytes bytes of valid UTF-8 without NUL, which PostgreSQL's
-// text type cannot hold. Otherwise it returns an error wrapping ErrInvalid
-// that says why, calls the name a what name and quotes at most its start.
-func CheckName(what, name string) error {
-	var why string
-	switch {
-	case name == "" || len(name) > MaxQueueNameBytes:
-		why = fmt.Sprintf("must be 1 to %d bytes", MaxQueueNameBytes)
-	case !utf8.ValidString(name):
-		why = "is not valid UTF-8"
-	case strings.IndexByte(name, 0) >= 0:
-		why = "contains a NUL byte"
-	default:
-		return nil
-	}
-	return fmt.Errorf("%s name %s %s: %w", what, QuoteCut(name), why, ErrInvalid)
-}
-
 // checkTime returns an error wrapping ErrInvalid unless t is zero (which
 // means the store's now) or lies between MinTime and MaxTime.
 func checkTime(what string, t time.Time) error {
@@ -50,19 +30,6 @@ func checkTime(what string, t time.Time) error {
 		return nil
 	}
 	return fmt.Errorf("%s %s is outside the years 1 to 9999: %w", what, t.UTC().Format(time.RFC3339Nano), ErrInvalid)
-}
-
-// quoteLimit is how much of a bad value an error message quotes.
-const quoteLimit = 64
-
-// QuoteCut quotes s like %q, cut to its first quoteLimit bytes with its
-// length added when longer: an error must say which value it refuses
-// without echoing ten thousand bytes of it.
-func QuoteCut(s string) string {
-	if len(s) <= quoteLimit {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:quoteLimit], len(s))
 }
 
 // ValidateNewJob checks a job before any store writes it, so that both
@@ -76,7 +43,7 @@ func ValidateNewJob(j NewJob) error {
 		}
 		return "job " + j.ID.String()
 	}
-	if err := CheckName("queue", j.Queue); err != nil {
+	if err := names.Check("queue", j.Queue); err != nil {
 		return fmt.Errorf("%s: %w", name(), err)
 	}
 	var err error
@@ -87,7 +54,7 @@ func ValidateNewJob(j NewJob) error {
 		err = fmt.Errorf("max attempts %d is outside 0 (none) to %d: %w", j.MaxAttempts, MaxJobAttempts, ErrInvalid)
 	}
 	if err == nil && j.ScheduleName != "" {
-		err = CheckName("schedule", j.ScheduleName)
+		err = names.Check("schedule", j.ScheduleName)
 	}
 	if err == nil {
 		err = checkTime("scheduled_at", j.ScheduledAt)

@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -43,7 +44,7 @@ func NewClient(st store.Store, rnd *clockrng.Rand) *Client {
 // RegisterQueue makes queue the destination of payloads of type T, for
 // types that have no Queue method (or to override it).
 func RegisterQueue[T any](c *Client, queue string) error {
-	if err := store.CheckName("queue", queue); err != nil {
+	if err := names.Check("queue", queue); err != nil {
 		return fmt.Errorf("worker: queue of %v: %w", reflect.TypeFor[T](), err)
 	}
 	c.mu.Lock()

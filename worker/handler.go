@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -143,7 +144,7 @@ func (w *Worker) HandledQueues() []string {
 }
 
 func (w *Worker) addHandler(h *handler) error {
-	if err := store.CheckName("queue", h.queue); err != nil {
+	if err := names.Check("queue", h.queue); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	if h.timeout < 0 {

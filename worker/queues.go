@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -56,7 +57,7 @@ func (c *Client) ListQueues(ctx context.Context) ([]store.QueueStats, error) {
 
 func (c *Client) queueControl(ctx context.Context, what, queue string, fn func(store.Tx) error) error {
 	if err := c.st.InTx(ctx, fn); err != nil {
-		return fmt.Errorf("worker: %s %s: %w", what, store.QuoteCut(queue), err)
+		return fmt.Errorf("worker: %s %s: %w", what, names.Quote(queue), err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"time"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -28,7 +29,7 @@ func WithUniqueKey(key string) EnqueueOption {
 }
 
 // WithUniqueByPayload makes each job unique by its queue and its payload's
-// JSON text (store.PayloadUniqueKey), as WithUniqueKey would.
+// JSON text (the key is a sha256 of both), as WithUniqueKey would.
 func WithUniqueByPayload() EnqueueOption {
 	return func(o *enqueueOptions) { o.unique.key, o.unique.byPayload = "", true }
 }
@@ -59,7 +60,7 @@ func WithOnDuplicate(fn func(i int, existing store.Job)) EnqueueOption {
 func (u uniqueOptions) apply(j *store.NewJob) {
 	j.UniqueKey = u.key
 	if u.byPayload {
-		j.UniqueKey = store.PayloadUniqueKey(j.Queue, j.Payload)
+		j.UniqueKey = names.PayloadKey(j.Queue, j.Payload)
 	}
 	j.UniqueStates, j.UniquePeriod = u.statuses, u.period
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/internal/format"
 )
 
 // Numeric flags and their environment variables accept only a documented
@@ -88,7 +88,7 @@ func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def, min, max 
 
 // fmtDuration writes whole hours and minutes without the zero units
 // time.Duration.String adds: 24h, not 24h0m0s.
-func fmtDuration(d time.Duration) string { return store.FormatPeriod(d) }
+func fmtDuration(d time.Duration) string { return format.Period(d) }
 
 // boolFlag is a boolean flag whose refusal says what it accepts.
 type boolFlag struct{ p *bool }

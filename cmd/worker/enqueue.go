@@ -14,6 +14,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
 )
@@ -119,7 +120,7 @@ func (f *enqueueFlags) newJob(stdin io.Reader) (store.NewJob, error) {
 	if f.queue == "" {
 		return store.NewJob{}, usagef("-queue is required")
 	}
-	if !store.ValidName(f.queue) || !utf8.ValidString(f.queue) || strings.ContainsRune(f.queue, 0) {
+	if !names.Valid(f.queue) || !utf8.ValidString(f.queue) || strings.ContainsRune(f.queue, 0) {
 		return store.NewJob{}, usagef("-queue %s: a queue name is 1 to %d bytes of UTF-8 without NUL", shown(f.queue), store.MaxQueueNameBytes)
 	}
 	payload, err := readPayload(f.payload, stdin)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
 )
@@ -75,7 +76,7 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		return usagef("want %s (%s), got %d", arguments(want), synopsis, len(rest))
 	}
 	queue := rest[0]
-	if err := store.CheckName("queue", queue); err != nil {
+	if err := names.Check("queue", queue); err != nil {
 		return usagef("%v", err)
 	}
 	limit, period := 0, time.Duration(0)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/format"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -40,4 +41,4 @@ func parseRate(s string) (int, time.Duration, error) {
 }
 
 // formatRate prints a rate as set-rate reads it: 100/1m.
-func formatRate(n int, period time.Duration) string { return store.FormatRate(n, period) }
+func formatRate(n int, period time.Duration) string { return format.Rate(n, period) }

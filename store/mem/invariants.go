@@ -7,6 +7,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/format"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -46,10 +47,10 @@ func (t *tx) checkCommit() {
 		}
 	}
 	if l := t.s.lease; t.lease != nil && l != nil && (l.WorkerID.IsZero() || l.ExpiresAt.IsZero()) {
-		broken = append(broken, "lease "+store.FormatLease(*l)+" has no holder or no expiry")
+		broken = append(broken, "lease "+format.Lease(l.WorkerID, l.ElectedAt, l.ExpiresAt)+" has no holder or no expiry")
 	}
 	if len(broken) > 0 {
-		panic(fmt.Sprintf("store/mem: invariant broken at the commit of %s: %s", store.FormatTime(t.now), strings.Join(broken, "; ")))
+		panic(fmt.Sprintf("store/mem: invariant broken at the commit of %s: %s", format.Time(t.now), strings.Join(broken, "; ")))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
@@ -91,7 +92,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now,
 		ScheduleName: nj.ScheduleName,
-		UniqueKey:    store.StoredUniqueKey(nj, t.now),
+		UniqueKey:    names.StoredKey(nj.UniqueKey, nj.CoveredStatuses().String(), nj.UniquePeriod, t.now),
 		UniqueStates: nj.CoveredStatuses(),
 		Priority:     nj.Priority,
 		MaxAttempts:  nj.MaxAttempts,
@@ -373,7 +374,7 @@ func (t *tx) ListJobs(_ context.Context, f store.JobFilter) ([]store.Job, error)
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	limit, err := f.PageSize()
+	limit, err := rules.PageSize(f)
 	if err != nil {
 		return nil, err
 	}

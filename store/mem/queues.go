@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
@@ -23,7 +24,7 @@ func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	if err := store.CheckName("queue", name); err != nil {
+	if err := names.Check("queue", name); err != nil {
 		return fmt.Errorf("%s queue: %w", what, err)
 	}
 	before := t.s.queues[name]

@@ -9,6 +9,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
@@ -30,7 +31,7 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
 	}
 	if holder, held := t.s.unique[old.UniqueKey]; held && old.UniqueKey != "" {
-		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key %s: %w", id, holder, store.QuoteCut(old.UniqueKey), store.ErrConflict)
+		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key %s: %w", id, holder, names.Quote(old.UniqueKey), store.ErrConflict)
 	}
 	return t.insertNext(old, newID, delay, old.Attempt+1, old.Snoozes), nil
 }

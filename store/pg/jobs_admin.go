@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
 // PromoteScheduledJobs makes due scheduled rows available and notifies each
@@ -73,7 +74,7 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	limit, err := f.PageSize()
+	limit, err := rules.PageSize(f)
 	if err != nil {
 		return nil, err
 	}

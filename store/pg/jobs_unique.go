@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -63,7 +64,7 @@ func (t *tx) insertUnique(ctx context.Context, jobs []store.NewJob) ([]store.Dup
 	}
 	keys := make([]string, len(jobs))
 	for i, j := range jobs {
-		keys[i] = store.StoredUniqueKey(j, now)
+		keys[i] = names.StoredKey(j.UniqueKey, j.CoveredStatuses().String(), j.UniquePeriod, now)
 	}
 	args := append(t.insertArgs(jobs, keys), t.s.chAvailable)
 	inserted := make(map[[16]byte]bool, len(jobs))
@@ -137,7 +138,7 @@ func (t *tx) holders(ctx context.Context, skipped []int, keys []string) ([]store
 		if !ok {
 			// ON CONFLICT saw the holder; it changed status since.
 			return nil, fmt.Errorf("job %d of the batch: the row holding its unique key %s left it meanwhile: %w",
-				i, store.QuoteCut(keys[n]), store.ErrConflict)
+				i, names.Quote(keys[n]), store.ErrConflict)
 		}
 		dups[n] = store.Duplicate{Index: i, Existing: held}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
@@ -56,7 +57,7 @@ func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.
 	if err := t.check(); err != nil {
 		return err
 	}
-	if err := store.CheckName("queue", name); err != nil {
+	if err := names.Check("queue", name); err != nil {
 		return fmt.Errorf("%s queue: %w", what, err)
 	}
 	before, err := t.readQueue(ctx, name)

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/tickwork/tickwork/internal/format"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -25,7 +26,7 @@ func drawRecordVacuum(rt *rapid.T, _ *diff) op {
 func drawLastVacuum(*rapid.T, *diff) op {
 	return op{"lastVacuum", func(ctx context.Context, tx store.Tx) (string, error) {
 		v, err := tx.LastVacuum(ctx)
-		return fmt.Sprintf("started=%s dead=%d", store.FormatTime(v.StartedAt), v.DeadRows), err
+		return fmt.Sprintf("started=%s dead=%d", format.Time(v.StartedAt), v.DeadRows), err
 	}}
 }
 

@@ -7,14 +7,15 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/format"
 	"github.com/tickwork/tickwork/store"
 )
 
 // ts and id are the suite's short names for store.State's formatting, used
 // in nearly every failure message.
-func ts(t time.Time) string { return store.FormatTime(t) }
+func ts(t time.Time) string { return format.Time(t) }
 
-func id(u ulid.ULID) string { return store.FormatID(u) }
+func id(u ulid.ULID) string { return format.ID(u) }
 
 // formatDuplicates formats InsertJobs' duplicates, so that the stores'
 // answers compare as text.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/format"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -37,7 +38,7 @@ func fmtLease(l *store.Lease) string {
 	if l == nil {
 		return "none"
 	}
-	return store.FormatLease(*l)
+	return format.Lease(l.WorkerID, l.ElectedAt, l.ExpiresAt)
 }
 
 var leaseCases = []testCase{

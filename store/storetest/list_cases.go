@@ -7,6 +7,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -89,7 +90,7 @@ var listCases = []testCase{
 		h.insert("q", time.Time{})
 		for _, queue := range []string{"q\x00", "q\xff", strings.Repeat("q", store.MaxQueueNameBytes+1)} {
 			err := h.tx(func(tx store.Tx) error { _, err := tx.ListJobs(h.ctx, store.JobFilter{Queue: queue}); return err })
-			h.wantErr(err, store.ErrInvalid, "ListJobs of queue "+store.QuoteCut(queue))
+			h.wantErr(err, store.ErrInvalid, "ListJobs of queue "+names.Quote(queue))
 		}
 	}},
 	{"GetUnknownJob", func(h *harness) {

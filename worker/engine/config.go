@@ -11,7 +11,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/mutant"
-	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/internal/names"
 )
 
 // Config is what a worker core does and how often. A zero field means its
@@ -171,11 +171,11 @@ func (c Config) Validate() error {
 }
 
 // validateNames checks that queue names are usable and distinct.
-func validateNames(what string, names []string) []error {
+func validateNames(what string, list []string) []error {
 	var errs []error
 	seen := map[string]bool{}
-	for _, n := range names {
-		if err := store.CheckName(what, n); err != nil {
+	for _, n := range list {
+		if err := names.Check(what, n); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: %w", err))
 		}
 		if seen[n] {
@@ -192,13 +192,13 @@ func validateSchedules(specs []ScheduleSpec) []error {
 		if _, err := parseCron(s.Cron); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
-		if err := store.CheckName("queue", s.Queue); err != nil {
+		if err := names.Check("queue", s.Queue); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
 		if !json.Valid(s.Payload) {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: payload %q is not valid JSON", s.Name, s.Payload))
 		}
-		if err := store.CheckUniqueKey(s.UniqueKey); err != nil {
+		if err := names.CheckKey(s.UniqueKey); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: schedule %q: %w", s.Name, err))
 		}
 	}

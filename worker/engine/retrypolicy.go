@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -40,7 +41,7 @@ var (
 func validatePolicies(policies map[string]RetryPolicy) []error {
 	var errs []error
 	for _, q := range slices.Sorted(maps.Keys(policies)) {
-		if err := store.CheckName("queue", q); err != nil {
+		if err := names.Check("queue", q); err != nil {
 			errs = append(errs, fmt.Errorf("worker config: retry policy: %w", err))
 		}
 		if n := policies[q].MaxAttempts; n < 0 || n > store.MaxJobAttempts {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -11,7 +12,7 @@ import (
 // valid queue name and limit lies between 0 and store.MaxQueueLimit, the same in
 // every store.
 func ValidateQueueLimit(name string, limit int) error {
-	if err := store.CheckName("queue", name); err != nil {
+	if err := names.Check("queue", name); err != nil {
 		return fmt.Errorf("set the limit of a queue: %w", err)
 	}
 	if limit < 0 || limit > store.MaxQueueLimit {
@@ -24,7 +25,7 @@ func ValidateQueueLimit(name string, limit int) error {
 // valid queue name, n lies between 0 and store.MaxQueueRate and, for n > 0,
 // period between store.MinRatePeriod and store.MaxRatePeriod, the same in every store.
 func ValidateQueueRate(name string, n int, period time.Duration) error {
-	if err := store.CheckName("queue", name); err != nil {
+	if err := names.Check("queue", name); err != nil {
 		return fmt.Errorf("set the rate of a queue: %w", err)
 	}
 	if n < 0 || n > store.MaxQueueRate {
@@ -44,14 +45,33 @@ func ValidateDeadRows(n int64) error {
 	return nil
 }
 
-// ValidateScheduleNames returns an error wrapping store.ErrInvalid for the first
-// name that is not ValidName, so that both stores' EnsureSchedules reject
-// the same input with the same error before writing anything.
-func ValidateScheduleNames(names []string) error {
-	for _, name := range names {
-		if err := store.CheckName("schedule", name); err != nil {
+// ValidateScheduleNames returns an error wrapping store.ErrInvalid for the
+// first name that names.Check refuses, so that both stores' EnsureSchedules
+// reject the same input with the same error before writing anything.
+func ValidateScheduleNames(list []string) error {
+	for _, name := range list {
+		if err := names.Check("schedule", name); err != nil {
 			return fmt.Errorf("ensure schedules: %w", err)
 		}
 	}
 	return nil
+}
+
+// PageSize returns how many jobs ListJobs may return for f: its Limit, or
+// store.DefaultListLimit when that is 0. An unknown status, a queue that
+// is not a valid name or a negative limit is an error wrapping
+// store.ErrInvalid, the same in every store.
+func PageSize(f store.JobFilter) (int, error) {
+	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
+		return 0, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, store.ErrInvalid)
+	}
+	if f.Queue != "" {
+		if err := names.Check("queue", f.Queue); err != nil {
+			return 0, fmt.Errorf("list jobs: %w", err)
+		}
+	}
+	if f.Limit == 0 {
+		return store.DefaultListLimit, nil
+	}
+	return f.Limit, nil
 }
