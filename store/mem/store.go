@@ -33,7 +33,7 @@ type Store struct {
 	running   map[ulid.ULID][]ulid.ULID
 	runningIn map[string]int // per queue: how many rows are running
 	queues    map[string]*store.Queue
-	rateSlots map[string][]time.Time  // per rate-limited queue: each slot's last start (see store/slots.go)
+	rateSlots map[string][]time.Time  // per rate-limited queue: each slot's last start (see store/internal/rules/rules.go)
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 
