@@ -25,12 +25,16 @@ type armWatch struct {
 	armed chan time.Duration
 }
 
+// Timer arms the mock's timer before it reports it: a test that moves the
+// clock on the report must find the timer set, or it fires only a whole
+// period after the move (seen under the race detector's slowdown).
 func (c armWatch) Timer(d time.Duration) *clock.Timer {
+	t := c.Mock.Timer(d)
 	select {
 	case c.armed <- d:
 	default: // nobody waits for that many
 	}
-	return c.Mock.Timer(d)
+	return t
 }
 
 // cancelRun is a worker on a mock clock, running one handler that blocks
