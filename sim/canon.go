@@ -16,8 +16,11 @@ type change[R any] struct{ Before, After *R }
 // stores that apply the same transaction give the same changes, however
 // many writes they report and in whatever order.
 func canonical[W, K, R any](writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
-	var keys []K
-	var out []change[R]
+	if len(writes) == 0 {
+		return nil, nil
+	}
+	keys := make([]K, 0, len(writes))
+	out := make([]change[R], 0, len(writes))
 	for _, w := range writes {
 		k := key(w)
 		before, after := rows(w)
@@ -29,18 +32,27 @@ func canonical[W, K, R any](writes []W, key func(W) K, rows func(W) (before, aft
 		}
 		out[i].After = after
 	}
-	order := make([]int, 0, len(out))
-	for i, ch := range out {
-		if !same(ch.Before, ch.After) {
-			order = append(order, i)
+	n := 0
+	for i := range out {
+		if !same(out[i].Before, out[i].After) {
+			keys[n], out[n] = keys[i], out[i]
+			n++
 		}
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpKey(keys[a], keys[b]) })
-	sortedKeys, sorted := make([]K, len(order)), make([]change[R], len(order))
-	for n, i := range order {
-		sortedKeys[n], sorted[n] = keys[i], out[i]
+	keys, out = keys[:n], out[:n]
+	sortByKey(keys, out, cmpKey)
+	return keys, out
+}
+
+// sortByKey sorts the distinct keys, and out with them. Insertion sort: a
+// transaction's rows are few, and they usually come in key order already.
+func sortByKey[K, C any](keys []K, out []C, cmp func(a, b K) int) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && cmp(keys[j-1], keys[j]) > 0; j-- {
+			keys[j-1], keys[j] = keys[j], keys[j-1]
+			out[j-1], out[j] = out[j], out[j-1]
+		}
 	}
-	return sortedKeys, sorted
 }
 
 // both reports whether a and b are both nil (true) or both set (false,

@@ -60,8 +60,9 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 	ids, folded := canonical(writes, store.JobChange.ID, func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After },
 		sameJob, ulid.ULID.Compare)
 	out := make([]props.JobChange, len(folded))
+	rows := make([]props.JobRow, 2*len(folded)) // one allocation for the commit's rows
 	for i, ch := range folded {
-		pc := props.JobChange{Before: JobRow(ch.Before), After: JobRow(ch.After)}
+		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		s.rows.change(pc.Before, pc.After)
 		s.jobMarks(pc)
 		s.traceJob(actor, ids[i], pc)
@@ -72,11 +73,14 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 
 // JobRow is a store's job row as the property checker reads it; nil stays
 // nil (an absent row). A live run on PostgreSQL converts its rows with it too.
-func JobRow(j *store.Job) *props.JobRow {
+func JobRow(j *store.Job) *props.JobRow { return fillJobRow(new(props.JobRow), j) }
+
+// fillJobRow sets *dst to j's row and returns dst, or nil for a nil j.
+func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 	if j == nil {
 		return nil
 	}
-	return &props.JobRow{
+	*dst = props.JobRow{
 		ID: j.ID, Queue: j.Queue, Status: props.Status(j.Status), Attempt: j.Attempt,
 		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
 		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
@@ -84,6 +88,7 @@ func JobRow(j *store.Job) *props.JobRow {
 		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
 		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes,
 	}
+	return dst
 }
 
 // jobMarks notes the rare job transitions.
@@ -177,7 +182,7 @@ func (s *sim) workerChanges(actor string, writes []store.WorkerChange) []props.W
 				s.res.Marks.set(MarkStallPastDead)
 			}
 		default:
-			s.tr.printf(s.now, actor, "worker %s seen", name)
+			s.tr.add(append(append(append(s.tr.begin(s.now, actor), "worker "...), name...), " seen"...))
 		}
 	}
 	return out
@@ -198,7 +203,8 @@ func WorkerRow(w *store.Worker) *props.WorkerRow {
 // reads a new ElectedAt as a new term, not a renewal of the expired lease.
 func (s *sim) leaseChanges(actor string, l *store.LeaseChange) []props.LeaseChange {
 	if a := l.After; a != nil {
-		s.tr.printf(s.now, actor, "lease %s until %s", s.names.worker(a.WorkerID), stamp(a.ExpiresAt))
+		b := append(append(s.tr.begin(s.now, actor), "lease "...), s.names.worker(a.WorkerID)...)
+		s.tr.add(appendTime(append(b, " until "...), a.ExpiresAt))
 		if a.WorkerID != s.lastHolder {
 			if !s.lastHolder.IsZero() && s.inflight() > 0 {
 				s.res.Marks.set(MarkLeaderChangeInFlight)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -98,7 +99,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	ex.ignoreCancel = s.sc.On(IgnoreCancel) && r.Chance(s.sc.Rate(IgnoreCancel))
 	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
 	p.execs = append(p.execs, ex)
-	s.tr.printf(s.now, p.name, "exec %s attempt %d as %s: %s after %v", s.names.job(j.ID), j.Attempt, s.names.worker(j.StartedBy), ex.decision, run)
+	s.traceExec(p, &j, ex, run)
 	if p.shutdownDue {
 		defer s.after(0, &event{kind: evShutdownNow, w: p.idx, inc: p.inc})
 	}
@@ -161,4 +162,14 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
 	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason,
 		Output: ex.output(), Snooze: ex.snooze}})
+}
+
+// traceExec adds the line of an execution's start, built without fmt: one
+// comes with nearly every job.
+func (s *sim) traceExec(p *proc, j *store.Job, ex *execution, run time.Duration) {
+	b := s.names.appendJob(append(s.tr.begin(s.now, p.name), "exec "...), j.ID)
+	b = strconv.AppendInt(append(b, " attempt "...), int64(j.Attempt), 10)
+	b = append(append(append(b, " as "...), s.names.worker(j.StartedBy)...), ": "...)
+	b = append(append(append(b, ex.decision.String()...), " after "...), run.String()...)
+	s.tr.add(b)
 }

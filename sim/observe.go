@@ -65,7 +65,8 @@ func (s *sim) traceObserved(p *proc, e engine.Event) {
 	who := s.names.worker(e.Worker)
 	switch e.Kind {
 	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:
-		s.tr.printf(s.now, p.name, "%s as %s until %s", e.Kind, who, stamp(e.LeaseExpires))
+		b := append(append(append(s.tr.begin(s.now, p.name), e.Kind.String()...), " as "...), who...)
+		s.tr.add(appendTime(append(b, " until "...), e.LeaseExpires))
 	case engine.EventRetryScheduled, engine.EventJobSnoozed:
 		s.tr.printf(s.now, p.name, "%s %s -> %s delay %v", e.Kind, s.names.job(e.Job.ID), s.names.job(e.Next.ID), e.Delay)
 	case engine.EventScheduleSkipped:
@@ -86,7 +87,10 @@ func (s *sim) traceObserved(p *proc, e engine.Event) {
 		s.tr.printf(s.now, p.name, "%s as %s at %d dead rows", e.Kind, who, e.Count)
 	default:
 		if e.Kind == engine.EventResultRecorded || e.Kind == engine.EventResultFenced || e.Kind == engine.EventRetryAbandoned {
-			s.tr.printf(s.now, p.name, "%s as %s job %s %s %s", e.Kind, who, s.names.job(e.Job.ID), e.Decision, s.names.replaceIDs(e.Reason))
+			b := append(append(append(s.tr.begin(s.now, p.name), e.Kind.String()...), " as "...), who...)
+			b = append(s.names.appendJob(append(b, " job "...), e.Job.ID), ' ')
+			b = append(append(b, e.Decision.String()...), ' ')
+			s.tr.add(append(b, s.names.replaceIDs(e.Reason)...))
 			return
 		}
 		if !e.Job.ID.IsZero() {
