@@ -61,14 +61,13 @@ func runMutants(cfg config, w io.Writer) int {
 			fmt.Fprintln(w, "simulate:", err)
 			return 2
 		}
-		sum, err := runSeeds(cfg, from, to, true)
+		o, kills, err := catch(cfg, from, to, sample)
 		if err != nil {
 			fmt.Fprintln(w, "simulate:", err)
 			return 2
 		}
-		o, caught := sum.lowestFailure()
-		if !caught {
-			fmt.Fprintf(w, "%-*s %10s %8d %12s  SURVIVED %d seeds\n", nameWidth, name, "-", sum.seeds, "0", sum.seeds)
+		if o == nil {
+			fmt.Fprintf(w, "%-*s %10s %8d %12s  SURVIVED %d seeds\n", nameWidth, name, "-", to-from+1, "0", to-from+1)
 			status = 1
 			continue
 		}
@@ -78,15 +77,35 @@ func runMutants(cfg config, w io.Writer) int {
 		} else if r.Err != nil {
 			what = "run error: " + firstWords(r.Err.Error(), 90)
 		}
-		kills, err := runSeeds(cfg, from, min(to, from+sample-1), false)
-		if err != nil {
-			fmt.Fprintln(w, "simulate:", err)
-			return 2
-		}
 		rate := fmt.Sprintf("%d/%d", kills.failed, kills.seeds)
 		fmt.Fprintf(w, "%-*s %10d %8d %12s  %s\n", nameWidth, name, o.seed, o.seed-from+1, rate, what)
 	}
 	return status
+}
+
+// catch runs the first sample seeds of from..to, all of them, for the kill
+// rate; if none of them fails it goes on from there to the first seed that
+// does. So a bug caught within the sample costs no seed twice. o is the
+// lowest failing seed's outcome, nil if the bug survived every seed.
+func catch(cfg config, from, to, sample uint64) (o *outcome, kills *summary, err error) {
+	kills, err = runSeeds(cfg, from, min(to, from+sample-1), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if first, ok := kills.lowestFailure(); ok {
+		return &first, kills, nil
+	}
+	if from+sample > to {
+		return nil, kills, nil
+	}
+	rest, err := runSeeds(cfg, from+sample, to, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if first, ok := rest.lowestFailure(); ok {
+		return &first, kills, nil
+	}
+	return nil, kills, nil
 }
 
 // firstWords shortens a message to at most n bytes for the table, cutting
