@@ -7,13 +7,13 @@ STATICCHECK := $(GO) tool staticcheck
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
 # 200 seeds with transactions interleaved on PostgreSQL, the planted-bug
-# check, and a short live chaos run (which restarts PostgreSQL only under CI
-# or with TICKWORK_CHAOS_RESTART_PG=1). The steps run one after another:
+# check, a short live chaos run (which restarts PostgreSQL only under CI
+# or with TICKWORK_CHAOS_RESTART_PG=1), and the race detector. The steps run one after another:
 # run side by side on two cores they starved each other (store/pg passed
 # its 10-minute timeout, the interleaved seeds took 720 s instead of about
 # 60, and timing-bound end-to-end tests failed). Each step prints its time,
 # and the total comes last.
-TEST_STEPS = lint unit simulate simulate-pg-ci mutants chaos-ci
+TEST_STEPS = lint unit simulate simulate-pg-ci mutants chaos-ci race
 test:
 	@t0=$$(date +%s); rc=0; \
 	for step in $(TEST_STEPS); do $(MAKE) --no-print-directory timed-$$step || { rc=1; break; }; done; \
@@ -52,8 +52,11 @@ TEST_P ?= 4
 build:
 	$(GO) build -o bin/worker ./cmd/worker
 
+# unit: every package's tests, the long ones too. Most of them wait on
+# PostgreSQL, on a browser or on timers more than they compute (a run
+# spends about half its wall time on the processor), so TEST_P packages at once.
 unit:
-	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -count=1 -timeout 15m -p $(TEST_P) ./...
 	cd bench && $(GO) test -count=1 -timeout 2m ./...
 
 lint:
