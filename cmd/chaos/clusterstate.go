@@ -128,15 +128,19 @@ func (c *cluster) tuneMonitor(ctx context.Context) error {
 }
 
 // primaryNow is the node that takes writes, as the nodes themselves say,
-// with when its postmaster started; nil when none answers as primary.
+// with when its postmaster started; nil when none does. A node promoted
+// but still read-only (pg_auto_failover's stop_replication state, until
+// the old primary's demote timeout) does not count: the workers'
+// target_session_attrs=read-write passes it by too.
 func (c *cluster) primaryNow(ctx context.Context) (*autoctl, time.Time) {
 	for _, n := range c.nodes {
-		var standby bool
+		var readOnly bool
 		var started time.Time
 		err := query(ctx, n.url("test"), func(conn *pgx.Conn) error {
-			return conn.QueryRow(ctx, "SELECT pg_is_in_recovery(), pg_postmaster_start_time()").Scan(&standby, &started)
+			return conn.QueryRow(ctx, "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool, pg_postmaster_start_time()").
+				Scan(&readOnly, &started)
 		})
-		if err == nil && !standby {
+		if err == nil && !readOnly {
 			return n, started
 		}
 	}
@@ -158,4 +162,19 @@ func (c *cluster) replication(ctx context.Context) string {
 		return "unknown: " + err.Error()
 	}
 	return fmt.Sprintf("synchronous_standby_names=%s synchronous_commit=%s", strings.TrimSpace(names), commit)
+}
+
+// droppedSyncSince reports whether the monitor, since t, set a primary to
+// wait_primary because no standby was healthy while a standby was being
+// promoted: synchronous replication is then off on a node that still
+// takes writes and is about to be demoted, and the commits it acknowledges
+// meanwhile are discarded by the rewind (a race of the monitor in planned
+// failovers, https://github.com/hapostgres/pg_auto_failover/issues/774).
+func (c *cluster) droppedSyncSince(ctx context.Context, t time.Time) bool {
+	var n int
+	err := query(ctx, c.monitor.url("pg_auto_failover"), func(conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, `SELECT count(*) FROM pgautofailover.event
+			WHERE eventtime >= $1 AND goalstate = 'wait_primary' AND description LIKE '%none of the standby nodes in the quorum are healthy%'`, t).Scan(&n)
+	})
+	return err == nil && n > 0
 }

@@ -40,7 +40,7 @@ type failoverFault struct {
 	kind      failoverKind
 	at        time.Time
 	old, next string        // the primary before and the node that took writes after
-	promoted  time.Duration // until a node answered as primary again (as the driver's probes saw); its commits may still wait for a synchronous standby
+	promoted  time.Duration // until a node took writes again (as the driver's probes saw)
 	firstJob  time.Duration // until the first job completed on that node
 	healthy   time.Duration // until the monitor had a primary and a secondary again
 	path      []string      // every node that took writes after the fault, in order
@@ -90,7 +90,7 @@ func (r *run) tendFor(ctx context.Context, d time.Duration) error {
 }
 
 // failoverOne injects one fault and follows the recovery (recovery.go)
-// until a node answers as primary, a job completed on it, the cluster is
+// until a node takes writes, a job completed on it, the cluster is
 // healthy and every worker is ready again, or a few minutes passed.
 func (r *run) failoverOne(ctx context.Context, k failoverKind) (failoverFault, error) {
 	c := r.failover.c
@@ -126,6 +126,10 @@ func (r *run) failoverOne(ctx context.Context, k failoverKind) (failoverFault, e
 	}
 	rc.f.gaps = r.failover.ready.gaps()
 	r.judgeReadiness(rc.f)
+	if c.droppedSyncSince(ctx, rc.f.at) {
+		r.problems = append(r.problems, problem{what: fmt.Sprintf("%s: the pg_auto_failover monitor turned synchronous replication off on %s (wait_primary) while promoting %s; "+
+			"commits %s acknowledged meanwhile are lost (https://github.com/hapostgres/pg_auto_failover/issues/774)", failoverNames[k], old.name, rc.f.next, old.name)})
+	}
 	return rc.f, nil
 }
 

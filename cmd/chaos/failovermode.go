@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,9 @@ func failoverMain(ctx context.Context, o options, stdout, stderr io.Writer) int 
 		oi := o
 		oi.seed = o.seed + uint64(i)
 		oi.cluster = &failoverRun{c: c, stop: o.failoverStop, ready: newReadyWatch(addrs)}
+		if o.workDir != "" && o.seeds > 1 {
+			oi.workDir = filepath.Join(o.workDir, fmt.Sprintf("seed%d", oi.seed))
+		}
 		sum, err := chaos(ctx, oi, stdout)
 		switch {
 		case err != nil:
@@ -87,7 +91,7 @@ func (r *run) reportFailover(w io.Writer) {
 		return
 	}
 	for _, f := range r.failover.faults {
-		fmt.Fprintf(w, "failover: %s of %s: %s answered as primary after %v (primaries: %s), first job completed on it after %v, cluster healthy after %v; /readyz %s\n",
+		fmt.Fprintf(w, "failover: %s of %s: %s took writes after %v (primaries: %s), first job completed on it after %v, cluster healthy after %v; /readyz %s\n",
 			failoverNames[f.kind], f.old, f.next, ms(f.promoted), strings.Join(f.path, ", "), ms(f.firstJob), ms(f.healthy), describeGaps(f.gaps))
 	}
 }

@@ -44,7 +44,7 @@ func (rc *recovery) step(ctx context.Context) (done bool, err error) {
 	return f.firstJob > 0 && f.healthy > 0 && r.failover.ready.allReady(r.fleet.slots), nil
 }
 
-// notePrimary records a node answering as primary that is not the old
+// notePrimary records a node taking writes that is not the old
 // primary as it was: another node, or the old one restarted. A later one
 // replaces it: after a kill -9 the keeper may restart the old node before
 // the monitor promotes the other.
@@ -56,7 +56,7 @@ func (rc *recovery) notePrimary(ctx context.Context) {
 	}
 	f.next, f.promoted, f.firstJob, rc.curStart = n.name, time.Since(f.at), 0, started
 	f.path = append(f.path, fmt.Sprintf("%s +%v", n.name, ms(f.promoted)))
-	rc.r.logf("%s answers as primary after %v", n.name, ms(f.promoted))
+	rc.r.logf("%s takes writes after %v", n.name, ms(f.promoted))
 }
 
 // noteHealth records when the monitor has a primary and a secondary again,
