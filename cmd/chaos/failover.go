@@ -101,8 +101,8 @@ func (r *run) failoverOne(ctx context.Context, k failoverKind) (failoverFault, e
 	rc := &recovery{r: r, f: failoverFault{kind: k, at: time.Now(), old: old.name}, old: old, oldStart: oldStart, restarted: k != foStop}
 	r.failover.ready.reset(rc.f.at)
 	r.logf("%s: %s was primary", failoverNames[k], old.name)
-	performed, err := r.injectFailover(ctx, k, old)
-	if err != nil {
+	var err error
+	if rc.performed, err = r.injectFailover(ctx, k, old); err != nil {
 		return rc.f, err
 	}
 	for deadline := rc.f.at.Add(r.failover.stop + 4*time.Minute); ; {
@@ -121,7 +121,7 @@ func (r *run) failoverOne(ctx context.Context, k failoverKind) (failoverFault, e
 			return rc.f, err
 		}
 	}
-	if err := r.performed(performed); err != nil {
+	if err := r.performed(rc.performed); err != nil {
 		return rc.f, err
 	}
 	rc.f.gaps = r.failover.ready.gaps()
@@ -156,20 +156,26 @@ func (r *run) injectFailover(ctx context.Context, k failoverKind, old *autoctl) 
 	return nil, fmt.Errorf("unknown failover fault %d", k)
 }
 
-// performed waits for a planned failover's command, if there was one.
+// performed waits for a planned failover's command, if there was one and
+// its outcome has not been taken yet.
 func (r *run) performed(done <-chan error) error {
 	if done == nil {
 		return nil
 	}
 	select {
 	case err := <-done:
-		if err != nil {
-			r.problems = append(r.problems, problem{what: "pg_autoctl perform failover failed", detail: err.Error()})
-		}
+		r.performFailed(err)
 	case <-time.After(2 * time.Minute):
 		return fmt.Errorf("pg_autoctl perform failover has not returned")
 	}
 	return nil
+}
+
+// performFailed records a planned failover the monitor refused.
+func (r *run) performFailed(err error) {
+	if err != nil {
+		r.problems = append(r.problems, problem{what: "pg_autoctl perform failover failed", detail: err.Error()})
+	}
 }
 
 // perform runs pg_autoctl perform action against the monitor and waits for

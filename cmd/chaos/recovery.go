@@ -10,11 +10,12 @@ import (
 type recovery struct {
 	r         *run
 	f         failoverFault
-	old       *autoctl  // the primary before the fault
-	oldStart  time.Time // when its postmaster had started
-	curStart  time.Time // when the postmaster of f.next started
-	restarted bool      // a stopped node was started again (true for the other faults)
-	hurried   time.Time // the last checkpoint asked for
+	old       *autoctl     // the primary before the fault
+	oldStart  time.Time    // when its postmaster had started
+	curStart  time.Time    // when the postmaster of f.next started
+	restarted bool         // a stopped node was started again (true for the other faults)
+	hurried   time.Time    // the last checkpoint asked for
+	performed <-chan error // a planned failover's command; nil once its outcome is taken
 }
 
 // step tends the workers, polls their /readyz, starts a stopped node again
@@ -27,6 +28,9 @@ func (rc *recovery) step(ctx context.Context) (done bool, err error) {
 		return false, err
 	}
 	r.failover.ready.poll(r.fleet.slots)
+	if rc.refused() {
+		return true, nil
+	}
 	if !rc.restarted && rc.old.exited() && time.Since(f.at) >= r.failover.stop {
 		rc.restarted = true
 		if err := c.run(rc.old, "run", "--pgdata", rc.old.pgdata); err != nil {
@@ -42,6 +46,19 @@ func (rc *recovery) step(ctx context.Context) (done bool, err error) {
 		rc.noteHealth(ctx)
 	}
 	return f.firstJob > 0 && f.healthy > 0 && r.failover.ready.allReady(r.fleet.slots), nil
+}
+
+// refused reports whether the planned failover's command has failed (the
+// monitor refused it: nothing to follow); it is then recorded as a problem.
+func (rc *recovery) refused() bool {
+	select {
+	case err := <-rc.performed: // never ready while nil
+		rc.performed = nil
+		rc.r.performFailed(err)
+		return err != nil
+	default:
+		return false
+	}
 }
 
 // notePrimary records a node taking writes that is not the old
