@@ -39,7 +39,7 @@ func (e skipError) Error() string { return "chaos skipped: " + e.err.Error() }
 // else the local server (localpg). Without either it fails, or with
 // o.skipWithoutDB outside CI returns a skipError.
 func findDatabase(o *options, env localpg.Finder) error {
-	if o.databaseURL != "" {
+	if o.databaseURL != "" || o.failover { // -failover makes its own
 		return nil
 	}
 	url, err := env.Find(context.Background())

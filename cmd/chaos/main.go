@@ -56,6 +56,9 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "chaos: %v\n", err)
 		return 2
 	}
+	if o.failover {
+		return failoverMain(ctx, o, stdout, stderr)
+	}
 	sum, err := chaos(ctx, o, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "chaos: %v\n", err)
@@ -79,7 +82,7 @@ type summary struct {
 // the run itself could not be carried out.
 func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	start := time.Now()
-	r := &run{o: o, out: out, rnd: clockrng.NewRand(o.seed), schema: o.schema}
+	r := &run{o: o, out: out, rnd: clockrng.NewRand(o.seed), schema: o.schema, failover: o.cluster}
 	if r.schema == "" {
 		r.schema = freshSchema(o.seed)
 	}
@@ -111,7 +114,7 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	workerURL, poolerEnv := o.workerDB()
 	env = append(env, poolerEnv...)
 	r.fleet = newFleet(bin, dir, workerURL, r.schema, o.workers, env, func(name, logPath string) []string {
-		return o.workerArgs(r.schema, name, logPath)
+		return r.withOps(name, o.workerArgs(r.schema, name, logPath))
 	})
 	fmt.Fprintf(out, "chaos: seed %d, schema %s, logs in %s\n", o.seed, r.schema, dir)
 	if o.mutant != "" {
@@ -139,6 +142,9 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 		if err := r.db.store.DropSchema(context.WithoutCancel(ctx)); err != nil {
 			return summary{}, err
 		}
+	}
+	if found > 0 && r.failover != nil {
+		r.failover.c.saveLogs(dir)
 	}
 	if found == 0 && tempDir {
 		removeWorkDir(dir)

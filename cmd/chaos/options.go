@@ -45,6 +45,11 @@ type options struct {
 	vacuumInterval time.Duration
 	mutant         string // planted bug the workers run with (internal/mutant)
 	bouncerURL     string // "" connects the workers directly (see workerDB)
+	// -failover: the run makes its own pg_auto_failover cluster (failover.go).
+	failover     bool
+	failoverStop time.Duration
+	seeds        int
+	cluster      *failoverRun // set by failoverMain for each of its runs
 }
 
 // parseOptions reads the command line; env supplies the environment and
@@ -86,6 +91,9 @@ func parseOptions(args []string, env localpg.Finder, stderr io.Writer) (options,
 	fs.IntVar(&o.vacuumDeadRows, "vacuum-dead-rows", 20, "the workers' vacuum duty: VACUUM jobs at this many dead rows (0: off)")
 	fs.DurationVar(&o.vacuumInterval, "vacuum-interval", 3*time.Second, "the vacuum duty's least time between vacuums")
 	fs.StringVar(&o.mutant, "mutant", "", "run the workers with this planted bug (built with -tags mutants) to show the checks catch it")
+	fs.BoolVar(&o.failover, "failover", false, "run against a pg_auto_failover cluster of the run's own (monitor and two nodes on loopback, synchronous replication)\nwith its faults instead: a planned failover, kill -9 of the primary's postmaster, the primary stopped (docs/FAILOVER.md)")
+	fs.DurationVar(&o.failoverStop, "failover-stop", 60*time.Second, "with -failover, how long the primary stays stopped")
+	fs.IntVar(&o.seeds, "seeds", 1, "with -failover, runs one after another on the same cluster, with seeds -seed, -seed+1, ...")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -125,6 +133,9 @@ func (o options) validate() error {
 	}
 	if o.mutant != "" && !mutant.Known(o.mutant) {
 		errs = append(errs, fmt.Errorf("-mutant %q is unknown; known: %s", o.mutant, strings.Join(mutant.Names, ", ")))
+	}
+	if o.seeds < 1 || (o.seeds > 1 && !o.failover) || (o.failover && o.failoverStop <= 0) {
+		errs = append(errs, fmt.Errorf("-seeds %d: at least 1, and more only with -failover; -failover-stop %v must be positive", o.seeds, o.failoverStop))
 	}
 	if strings.TrimSpace(o.schema) != o.schema {
 		errs = append(errs, fmt.Errorf("-schema %q has surrounding spaces", o.schema))

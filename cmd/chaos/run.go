@@ -25,6 +25,8 @@ type run struct {
 	hook   *hookServer
 	enq    *enqueuer
 
+	failover *failoverRun // -failover's cluster and figures; nil otherwise
+
 	driverLog  []props.Event // events the driver logs itself (crashes)
 	counts     [faultKinds]int
 	terminated int           // backends ended by pg_terminate_backend
@@ -71,6 +73,9 @@ func (r *run) chaosPhase(ctx context.Context) error {
 		r.enq.run(enqCtx)
 	}()
 	defer func() { stopEnq(); <-enqDone }()
+	if r.failover != nil {
+		return r.failoverPhase(ctx)
+	}
 
 	plan := planFaults(r.rnd.Child("faults"), r.o.duration, r.o.restartPG != "")
 	start := time.Now()

@@ -84,10 +84,13 @@ func Retryable(err error) bool {
 
 // transientCode reports the SQLSTATEs after which the same work may succeed
 // if retried: lost connections, a server shutting down or starting,
-// serialization failures, deadlocks and exhausted connection slots.
+// serialization failures, deadlocks, exhausted connection slots and a node
+// that no longer takes writes (retried on a new connection: see
+// dropIfReadOnly).
 func transientCode(code string) bool {
 	switch code {
 	case "40001", "40P01", // serialization_failure, deadlock_detected
+		readOnlyCode,
 		"57P01", "57P02", "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
 		"53300": // too_many_connections
 		return true

@@ -60,7 +60,11 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	if reserving {
 		epoch = s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, full, false) // the pass's last statement
 	}
-	res, err := s.readJobPass(s.pool.SendBatch(ctx, b), p, heartbeat, reserving, full, epoch)
+	var res store.JobPassResult
+	err := s.sendBatch(ctx, b, func(br pgx.BatchResults) (err error) {
+		res, err = s.readJobPass(br, p, heartbeat, reserving, full, epoch)
+		return err
+	})
 	if err != nil {
 		s.hints.forget() // its reservation may be rolled back
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))

@@ -51,7 +51,11 @@ func (s *Store) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", s.classify(err))
 	}
-	return s.run(ctx, db, fn)
+	return s.run(ctx, db, func(t store.Tx) error {
+		err := fn(t)
+		dropIfReadOnly(db.Conn(), err) // before run's rollback returns it to the pool
+		return err
+	})
 }
 
 // InPgxTx runs fn inside the caller's transaction outer, under a savepoint:

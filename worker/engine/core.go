@@ -44,7 +44,8 @@ type Core struct {
 
 	id           ulid.ULID // zero until registered, and after being declared dead
 	leader       bool
-	dutiesDue    bool // the last Tick's lease pass found us leading
+	leaseUntil   time.Time // when the lease we last saw committed expires
+	dutiesDue    bool      // the last Tick's lease pass found us leading
 	shuttingDown bool
 	closed       bool
 	vacuum       vacuumState // this core's vacuum (vacuum.go)

@@ -145,6 +145,7 @@ func (c *Core) reregister(ctx context.Context, err error) error {
 // the lease row.
 func (c *Core) maintainLease(ctx context.Context) error {
 	var held, expired bool
+	var until time.Time
 	err := c.inTx(ctx, "lease", func(tx store.Tx, now time.Time) error {
 		var err error
 		if expired, err = tx.ExpireLease(ctx); err != nil {
@@ -154,8 +155,14 @@ func (c *Core) maintainLease(ctx context.Context) error {
 			return asDead(c.id, err)
 		}
 		e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
+		until = e.LeaseExpires
 		switch {
-		case held && (expired || !c.leader):
+		case held && (expired || !c.leader || !now.Before(c.leaseUntil)):
+			// A renewal extends only an unexpired lease: once the one we
+			// last saw committed has expired, the lease we hold is a new
+			// term, even if another worker deleted the old row and this
+			// transaction expired nothing (seen in the failover chaos run,
+			// where every worker was cut off for longer than the TTL).
 			e.Kind = EventLeaseAcquired
 		case held:
 			e.Kind = EventLeaseRenewed
@@ -175,6 +182,9 @@ func (c *Core) maintainLease(ctx context.Context) error {
 		return err
 	}
 	c.leader = held
+	if held {
+		c.leaseUntil = until
+	}
 	c.lastLeader = c.now
 	return nil
 }
