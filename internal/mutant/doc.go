@@ -40,6 +40,8 @@ var Names = []string{
 	SnoozeConsumesAttempt,
 	ScheduleKeyDropped,
 	ScheduleZeroDue,
+	ContextFollowsStop,
+	StopRepeatAbandons,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -122,6 +124,12 @@ const (
 	// reads as due long ago (and Validate accepts an expression that never
 	// fires).
 	ScheduleZeroDue = "schedule-zero-due"
+	// ContextFollowsStop: the handlers' contexts are cancelled with the
+	// request to stop, not at the drain deadline.
+	ContextFollowsStop = "context-follows-stop"
+	// StopRepeatAbandons: the same signal repeated at once (a process and
+	// its group signalled) abandons the drain.
+	StopRepeatAbandons = "stop-repeat-abandons"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

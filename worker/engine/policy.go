@@ -136,6 +136,8 @@ func (p *Policy) step(in Input) []Action {
 		return nil
 	case InStop:
 		return p.stop()
+	case InAbandon:
+		return p.abandon()
 	case InCallReturned:
 		p.calling = false
 		return p.returned(in)
@@ -157,7 +159,7 @@ func (p *Policy) wants(n store.Notification) bool {
 
 func (p *Policy) call(c Call) Action {
 	p.calling = true
-	return Action{Kind: ActCall, Call: c}
+	return Action{Kind: ActCall, Call: c, Detached: p.phase != serving}
 }
 
 func (p *Policy) tick(wake string) Action {
@@ -239,6 +241,19 @@ func (p *Policy) stop() []Action {
 		return p.timer(TimerDrain)
 	}
 	return []Action{arm(TimerDrain, p.core.cfg.DrainTimeout)}
+}
+
+// abandon gives the drain up: the drain deadline is now. A runner not
+// stopped yet stops first; one past the deadline has nothing to give up.
+func (p *Policy) abandon() []Action {
+	var acts []Action
+	if p.phase == serving {
+		acts = p.stop()
+	}
+	if p.phase != draining {
+		return acts
+	}
+	return append(acts, p.timer(TimerDrain)...)
 }
 
 // returned decides what follows a store call.
