@@ -153,6 +153,8 @@ func (c *Checker) Step(e Event) *Violation {
 		p.shuttingDown, p.shutdownAt = true, e.Time
 	case ShutdownAbandoned:
 		c.shutdownAbandoned(&e)
+	case StopRequested:
+		c.stopRequested(&e)
 	case ExecsCancelled:
 		c.execsCancelled(&e)
 	case ExecCancelled:

@@ -40,6 +40,10 @@ type Params struct {
 	// 0 turns the checks of releases at shutdown off (a live log stamps
 	// ShutdownBegan at the next transaction, not at the signal).
 	DrainTimeout time.Duration
+	// RepeatWindow is how soon after the first request to stop the same
+	// request counts as a repeat of it (StopRequested); 0 for histories
+	// that record no requests.
+	RepeatWindow time.Duration `json:",omitzero"`
 	// SerialTransactions says that no two store transactions of the run
 	// overlapped (the simulator's in-memory store runs one at a time), so
 	// that a row left available by a reservation was locked by nobody:
@@ -113,6 +117,11 @@ const (
 	// after Failures failed shutdown transactions in a row, and exits; its
 	// executions stop, and a leader rescues what the worker still owns.
 	ShutdownAbandoned Kind = "shutdown_abandoned"
+	// StopRequested: Process (acting as Worker) received a request to stop
+	// named Reason (a signal's name). The first begins its graceful
+	// shutdown; the same again within Params.RepeatWindow is the same
+	// request; any other gives the drain up.
+	StopRequested Kind = "stop_requested"
 	// ExecsCancelled: Process cancelled the contexts of all its running
 	// handlers (the drain deadline of a graceful shutdown).
 	ExecsCancelled Kind = "execs_cancelled"

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -44,6 +45,14 @@ type proc struct {
 
 	timerGen [engine.NumTimers]uint64 // each runner timer's live generation
 	execs    []*execution
+	// ctxs are the incarnation's handler contexts, the runner's own
+	// (engine.Contexts); stopCancel ends the context they were made from,
+	// the incarnation's stop request, as a signal ends Run's.
+	ctxs       *engine.Contexts
+	stopCtx    context.Context // the calls the policy does not detach run under it
+	stopCancel context.CancelFunc
+	stops      engine.StopRequests // judges the incarnation's signals, as cmd/worker does
+	stopRnd    *clockrng.Rand      // draws the signals that follow the first
 
 	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
 	draining    bool               // graceful shutdown in progress
@@ -140,6 +149,8 @@ func (s *sim) startProc(p *proc, inc int) {
 	}
 	p.core, p.policy = core, engine.NewPolicy(core)
 	p.draining, p.shutdownDue, p.cancelled = false, false, false
+	p.stopCtx, p.stopCancel = context.WithCancel(s.ctx)
+	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}
 	p.history = history.Translator{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
@@ -152,6 +163,8 @@ func (s *sim) startProc(p *proc, inc int) {
 func (s *sim) down(p *proc, restartAfter time.Duration) {
 	p.execs = nil
 	p.core, p.policy = nil, nil
+	p.stopCancel()
+	p.ctxs, p.stopCtx, p.stopCancel = nil, nil, nil
 	p.inc++
 	p.draining, p.shutdownDue = false, false
 	if s.phase == quiescence {

@@ -250,7 +250,7 @@ func historyParams(sc *Scenario) props.Params {
 	p := props.Params{
 		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
-		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
+		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(), RepeatWindow: engine.RepeatWindow,
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,
