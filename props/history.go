@@ -44,6 +44,10 @@ type Params struct {
 	// request counts as a repeat of it (StopRequested); 0 for histories
 	// that record no requests.
 	RepeatWindow time.Duration `json:",omitzero"`
+	// ShutdownBound is how long after it began a graceful shutdown must
+	// have completed or been given up, not counting the time its process
+	// was stalled (0: not checked).
+	ShutdownBound time.Duration `json:",omitzero"`
 	// SerialTransactions says that no two store transactions of the run
 	// overlapped (the simulator's in-memory store runs one at a time), so
 	// that a row left available by a reservation was locked by nobody:
@@ -122,6 +126,11 @@ const (
 	// shutdown; the same again within Params.RepeatWindow is the same
 	// request; any other gives the drain up.
 	StopRequested Kind = "stop_requested"
+	// Stalled: Process froze (a pause of the whole process: no timer fires
+	// and no call goes on) until its Resumed.
+	Stalled Kind = "stalled"
+	// Resumed: Process goes on after its Stalled.
+	Resumed Kind = "resumed"
 	// ExecsCancelled: Process cancelled the contexts of all its running
 	// handlers (the drain deadline of a graceful shutdown).
 	ExecsCancelled Kind = "execs_cancelled"

@@ -18,8 +18,10 @@ type procState struct {
 	open         map[ulid.ULID]*execution // executions in progress, by job
 	started      map[ulid.ULID]struct{}   // jobs it started whose rows have not ended
 	shuttingDown bool
-	shutdownAt   time.Time // when the graceful shutdown began
-	stops        stops     // the requests to stop it received
+	shutdownAt   time.Time     // when the graceful shutdown began
+	stops        stops         // the requests to stop it received
+	stalledAt    time.Time     // when its stall in progress began (zero: none)
+	paused       time.Duration // the part of its shutdown it spent stalled
 }
 
 // stops are the requests to stop one process life received.
@@ -76,7 +78,7 @@ func (c *Checker) stop(p *procState) {
 		}
 	}
 	clear(p.started)
-	p.shuttingDown, p.stops = false, stops{}
+	p.shuttingDown, p.stops, p.paused = false, stops{}, 0
 	c.endDutiesOf(p.name)
 	c.forgetVacuumClaim(p.name)
 }

@@ -48,6 +48,9 @@ const (
 	// OneStopRequest: the same request to stop repeated within a moment
 	// is one request: it does not give the drain up (props/process.go).
 	OneStopRequest
+	// ShutdownBound: a graceful shutdown ends within Params.ShutdownBound,
+	// however slow or silent the store (props/bound.go).
+	ShutdownBound
 	numProperties // not a property: how many there are
 )
 
@@ -71,6 +74,7 @@ var propertyNames = [numProperties]string{
 	Vacuum:              "vacuum",
 	ReservationLockWait: "reservations never wait",
 	OneStopRequest:      "a repeated signal is one request",
+	ShutdownBound:       "shutdown bound",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -39,6 +39,7 @@ const (
 	MarkCommitAnswerLost                 // interleaving: a COMMIT's answer was lost
 	MarkStopRepeated                     // a signal repeated within a moment was judged the same request
 	MarkDrainAbandoned                   // a second request to stop gave a drain with jobs running up
+	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
 	numMarks
 )
 
@@ -76,6 +77,7 @@ var markNames = [numMarks]string{
 	MarkCommitAnswerLost:     "interleaved: COMMIT's answer lost",
 	MarkStopRepeated:         "signal repeated at once, one request",
 	MarkDrainAbandoned:       "drain abandoned by a second signal",
+	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

@@ -52,6 +52,8 @@ type proc struct {
 	stopCtx    context.Context // the calls the policy does not detach run under it
 	stopCancel context.CancelFunc
 	stops      engine.StopRequests // judges the incarnation's signals, as cmd/worker does
+	deadline   time.Duration       // true time the store call in progress gives up at (0: never)
+	silent     bool                // the store no longer answers this incarnation
 	stopRnd    *clockrng.Rand      // draws the signals that follow the first
 
 	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
@@ -148,7 +150,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	p.core, p.policy = core, engine.NewPolicy(core)
-	p.draining, p.shutdownDue, p.cancelled = false, false, false
+	p.draining, p.shutdownDue, p.cancelled, p.silent = false, false, false, false
 	p.stopCtx, p.stopCancel = context.WithCancel(s.ctx)
 	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}
 	p.history = history.Translator{}
@@ -210,6 +212,7 @@ func (s *sim) stall(p *proc) {
 	s.count(Stall)
 	p.stalledUntil = (s.now + d).Truncate(time.Microsecond)
 	s.tr.printf(s.now, p.name, "STALL for %v", d.Truncate(time.Microsecond))
+	s.record(props.Event{Kind: props.Stalled, Process: p.name})
 	s.at(p.stalledUntil, &event{kind: evStallEnd, w: p.idx, inc: p.inc})
 }
 
@@ -219,6 +222,7 @@ func (s *sim) stallEnd(p *proc) {
 	}
 	p.stalledUntil = 0
 	s.tr.printf(s.now, p.name, "resumes")
+	s.record(props.Event{Kind: props.Resumed, Process: p.name})
 	s.release(p)
 }
 

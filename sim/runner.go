@@ -122,6 +122,10 @@ func (s *sim) storeCall(p *proc, a engine.Action) {
 	if a.Detached {
 		ctx = s.ctx
 	}
+	p.deadline = 0
+	if a.Timeout > 0 {
+		p.deadline = s.now + p.clock.trueDelay(a.Timeout)
+	}
 	in := p.policy.Do(ctx, a, local)
 	s.traceCall(p, a.Call, local, in, running)
 	if a.Call == engine.CallRelease && in.Err == nil {

@@ -39,6 +39,7 @@ func (s *sim) beginShutdown(p *proc) {
 	p.draining = true
 	s.tr.printf(s.now, p.name, "SHUTDOWN begins with %d jobs running", len(p.execs))
 	s.outageAtShutdown()
+	s.silenceAtShutdown(p)
 	s.request(p, signalNames[0])
 	s.moreSignals(p)
 }
@@ -123,6 +124,23 @@ func (s *sim) outageAtShutdown() {
 	s.outages = append(s.outages, window{s.now, min(s.now+length, s.sc.Chaos.D())})
 	s.count(Outage)
 	s.tr.printf(s.now, "db", "outage for %v", length)
+}
+
+// silenceAtShutdown sometimes makes the store silent to p as its
+// shutdown begins (a connection black-holed): none of its incarnation's
+// calls returns but by its timeout, so the runner gives its shutdown up
+// within engine.ShutdownBound. Drawn from a source of its own.
+func (s *sim) silenceAtShutdown(p *proc) {
+	if !s.sc.On(Outage) {
+		return
+	}
+	if s.silenceRnd == nil {
+		s.silenceRnd = s.master.Child("global/silence")
+	}
+	if s.silenceRnd.Chance(0.1) {
+		p.silent = true
+		s.tr.printf(s.now, p.name, "store silent")
+	}
 }
 
 // ownedBy reads, without faults, what a shut-down worker must no longer

@@ -212,6 +212,11 @@ func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
 	if a.Detached {
 		ctx = context.WithoutCancel(ctx)
 	}
+	if a.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = l.w.clock.WithTimeout(ctx, a.Timeout)
+		defer cancel()
+	}
 	if a.Wake != "" {
 		l.w.inst.wakeup(ctx, a.Wake)
 	}

@@ -42,6 +42,7 @@ var Names = []string{
 	ScheduleZeroDue,
 	ContextFollowsStop,
 	StopRepeatAbandons,
+	ShutdownCallsUntimed,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -130,6 +131,9 @@ const (
 	// StopRepeatAbandons: the same signal repeated at once (a process and
 	// its group signalled) abandons the drain.
 	StopRepeatAbandons = "stop-repeat-abandons"
+	// ShutdownCallsUntimed: the runner's store calls after the stop have
+	// no timeout, so a silent store holds the shutdown up for ever.
+	ShutdownCallsUntimed = "shutdown-calls-untimed"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

@@ -159,7 +159,11 @@ func (p *Policy) wants(n store.Notification) bool {
 
 func (p *Policy) call(c Call) Action {
 	p.calling = true
-	return Action{Kind: ActCall, Call: c, Detached: p.phase != serving}
+	a := Action{Kind: ActCall, Call: c, Detached: p.phase != serving}
+	if a.Detached && !mutant.On(mutant.ShutdownCallsUntimed) {
+		a.Timeout = CallTimeout(p.core.cfg)
+	}
+	return a
 }
 
 func (p *Policy) tick(wake string) Action {
@@ -186,7 +190,7 @@ func (p *Policy) timer(t Timer) []Action {
 		p.phase = grace
 		cfg := p.core.cfg
 		p.core.emit(Event{Kind: EventDrainDeadline, Worker: p.core.id, Count: len(p.core.executing)})
-		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, min(cfg.DrainTimeout/10, time.Second))}
+		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, graceOf(cfg))}
 		if mutant.On(mutant.RunnerNoCancel) {
 			acts = acts[1:]
 		}

@@ -92,10 +92,15 @@ type Action struct {
 	// results and heartbeat, and the release and the shutdown are its
 	// end. A call made while serving is cut short by the stop.
 	Detached bool
-	Jobs     []store.Job   // ActStart
-	Timer    Timer         // ActArm
-	After    time.Duration // ActArm
-	Err      error         // ActExit
+	// Timeout is ActCall's: give the call up after this long on the local
+	// clock (0: no limit). Every call after the stop has one
+	// (CallTimeout), so that a silent store delays a shutdown by a bounded
+	// time (ShutdownBound).
+	Timeout time.Duration
+	Jobs    []store.Job   // ActStart
+	Timer   Timer         // ActArm
+	After   time.Duration // ActArm
+	Err     error         // ActExit
 	// JobIDs and Reason are ActCancelJobs's: the executing jobs whose rows
 	// were cancelled, and how the runner learned it (CancelByNotification,
 	// CancelByJobPass).
