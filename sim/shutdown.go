@@ -137,7 +137,7 @@ func (s *sim) silenceAtShutdown(p *proc) {
 	if s.silenceRnd == nil {
 		s.silenceRnd = s.master.Child("global/silence")
 	}
-	if s.silenceRnd.Chance(0.1) {
+	if s.silenceRnd.Chance(0.25) {
 		p.silent = true
 		s.tr.printf(s.now, p.name, "store silent")
 	}
