@@ -137,7 +137,7 @@ var publicAPI = map[string][]string{
 		"Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueLimit",
 		"Client.SetQueueRate", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue",
-		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled",
+		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled", "ErrShutdownCancel",
 		"ErrJobLost,ErrReleased", "FailJob", "Handle", "HandlerOption", "Job",
 		"Job.MetadataValue", "MaxLanes", "NoRetries,NoSnoozes,NoJitter,NoDrain", "Middleware", "New", "NewClient",
 		"Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",

@@ -36,7 +36,8 @@ type Checker struct {
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
-	cancelsDue []cancelDue // handlers a check found cancelled, to be stopped before time moves on
+	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
+	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
 	vacuum     vacuumState
 
 	found      []Violation // violations of the current event
@@ -137,6 +138,7 @@ func (c *Checker) Step(e Event) *Violation {
 	c.found = c.found[:0]
 	c.checkOrder(e)
 	c.checkCancelsDue(e.Time)
+	c.checkShutdownBounds(e.Time)
 	switch e.Kind {
 	case Commit:
 		c.commit(&e)
@@ -149,10 +151,15 @@ func (c *Checker) Step(e Event) *Violation {
 	case Restarted:
 		c.restarted(&e)
 	case ShutdownBegan:
-		p := c.proc(&e)
-		p.shuttingDown, p.shutdownAt = true, e.Time
+		c.shutdownBegan(&e)
+	case Stalled:
+		c.proc(&e).stalledAt = e.Time
+	case Resumed:
+		c.resumed(&e)
 	case ShutdownAbandoned:
 		c.shutdownAbandoned(&e)
+	case StopRequested:
+		c.stopRequested(&e)
 	case ExecsCancelled:
 		c.execsCancelled(&e)
 	case ExecCancelled:

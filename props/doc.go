@@ -57,7 +57,10 @@
 // snooze, due the snooze's wait later; past MaxSnoozes a Snooze fails the
 // job for good. Property 16, vacuum, in vacuum.go; property 17, a
 // reservation never waits on another transaction's lock, in lockwait.go
-// (interleaved runs only).
+// (interleaved runs only). Property 18, one stop request, in process.go:
+// a drain cut short after only a repeat of the first request to stop
+// within RepeatWindow. Property 19, the shutdown bound, in bound.go: a
+// graceful shutdown ends within ShutdownBound, stalls aside.
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

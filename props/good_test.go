@@ -122,6 +122,37 @@ func releasedRun(b *builder) {
 	b.commit(w1, b.complete(2))
 }
 
+// runsRetryOnW1 has w1 take the lease again and promote, run and
+// complete job 2, the retry of job 1.
+func runsRetryOnW1(b *builder) {
+	b.reacquire(w1)
+	b.duties(w1, b.promote(2))
+	b.commit(w1, b.reserve(2, w1))
+	b.start(2, w1)
+	b.end(2, w1, Succeed)
+	b.commit(w1, b.complete(2))
+}
+
+// abandonedDrainRun cuts a drain short on a second request to stop,
+// after a repeat of the first, and ends within the shutdown bound.
+func abandonedDrainRun(b *builder) {
+	b.params.DrainTimeout, b.params.ShutdownAttempts = 4*time.Second, 5
+	b.params.RepeatWindow, b.params.ShutdownBound = time.Second, 10*time.Second
+	runningOnW2(b)
+	b.event(ShutdownBegan, w2, nil)
+	b.event(StopRequested, w2, func(e *Event) { e.Reason = "terminated" })
+	b.after(time.Millisecond)
+	b.event(StopRequested, w2, func(e *Event) { e.Reason = "terminated" })
+	b.after(time.Second)
+	b.event(StopRequested, w2, func(e *Event) { e.Reason = "interrupt" })
+	b.event(ExecsCancelled, w2, nil)
+	b.after(400 * time.Millisecond)
+	b.commit(w2, b.fail(1, ReleaseReason), b.retry(1, 2, 5*time.Second), b.shutdownWorker(w2))
+	b.shutdownDone(w2)
+	b.after(20 * time.Second)
+	runsRetryOnW1(b)
+}
+
 // exactReleaseRun keeps every promise in a history with exact shutdown
 // times: the handlers are cancelled at the drain deadline, the one that
 // ignores it is released after the grace, and a later shutdown is given up
@@ -136,12 +167,7 @@ func exactReleaseRun(b *builder) {
 	b.commit(w2, b.fail(1, ReleaseReason), b.retry(1, 2, 5*time.Second))
 	b.event(ShutdownAbandoned, w2, func(e *Event) { e.Failures = 5 })
 	b.after(5 * time.Second)
-	b.reacquire(w1)
-	b.duties(w1, b.promote(2))
-	b.commit(w1, b.reserve(2, w1))
-	b.start(2, w1)
-	b.end(2, w1, Succeed)
-	b.commit(w1, b.complete(2))
+	runsRetryOnW1(b)
 }
 
 // crashAfterResultRun keeps every promise: a process commits its handler's
@@ -220,7 +246,8 @@ func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 	for name, build := range map[string]func(*builder){
 		"full": fullRun, "stalled": stalledRun, "exhausted": exhaustedRun, "released": releasedRun,
 		"late start": lateStartRun, "crash after result": crashAfterResultRun, "re-elected": reelectedRun,
-		"exact release": exactReleaseRun,
+		"exact release":   exactReleaseRun,
+		"drain abandoned": abandonedDrainRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()

@@ -40,6 +40,14 @@ type Params struct {
 	// 0 turns the checks of releases at shutdown off (a live log stamps
 	// ShutdownBegan at the next transaction, not at the signal).
 	DrainTimeout time.Duration
+	// RepeatWindow is how soon after the first request to stop the same
+	// request counts as a repeat of it (StopRequested); 0 for histories
+	// that record no requests.
+	RepeatWindow time.Duration `json:",omitzero"`
+	// ShutdownBound is how long after it began a graceful shutdown must
+	// have completed or been given up, not counting the time its process
+	// was stalled (0: not checked).
+	ShutdownBound time.Duration `json:",omitzero"`
 	// SerialTransactions says that no two store transactions of the run
 	// overlapped (the simulator's in-memory store runs one at a time), so
 	// that a row left available by a reservation was locked by nobody:
@@ -113,6 +121,16 @@ const (
 	// after Failures failed shutdown transactions in a row, and exits; its
 	// executions stop, and a leader rescues what the worker still owns.
 	ShutdownAbandoned Kind = "shutdown_abandoned"
+	// StopRequested: Process (acting as Worker) received a request to stop
+	// named Reason (a signal's name). The first begins its graceful
+	// shutdown; the same again within Params.RepeatWindow is the same
+	// request; any other gives the drain up.
+	StopRequested Kind = "stop_requested"
+	// Stalled: Process froze (a pause of the whole process: no timer fires
+	// and no call goes on) until its Resumed.
+	Stalled Kind = "stalled"
+	// Resumed: Process goes on after its Stalled.
+	Resumed Kind = "resumed"
 	// ExecsCancelled: Process cancelled the contexts of all its running
 	// handlers (the drain deadline of a graceful shutdown).
 	ExecsCancelled Kind = "execs_cancelled"

@@ -18,7 +18,18 @@ type procState struct {
 	open         map[ulid.ULID]*execution // executions in progress, by job
 	started      map[ulid.ULID]struct{}   // jobs it started whose rows have not ended
 	shuttingDown bool
-	shutdownAt   time.Time // when the graceful shutdown began
+	shutdownAt   time.Time     // when the graceful shutdown began
+	stops        stops         // the requests to stop it received
+	stalledAt    time.Time     // when its stall in progress began (zero: none)
+	paused       time.Duration // the part of its shutdown it spent stalled
+}
+
+// stops are the requests to stop one process life received.
+type stops struct {
+	first    string    // the first request's name
+	at       time.Time // when the first came
+	repeated bool      // the first came again within the repeat window
+	second   bool      // another request came: the drain may be given up
 }
 
 // procKey names the process an event is about: its Process, else the
@@ -67,7 +78,7 @@ func (c *Checker) stop(p *procState) {
 		}
 	}
 	clear(p.started)
-	p.shuttingDown = false
+	p.shuttingDown, p.stops, p.paused = false, stops{}, 0
 	c.endDutiesOf(p.name)
 	c.forgetVacuumClaim(p.name)
 }
@@ -138,6 +149,38 @@ func (c *Checker) shutdownAbandoned(e *Event) {
 	c.crashed(e)
 }
 
+// stopRequested notes a request to stop the process: the first, a
+// repeat of it within RepeatWindow (the same request), or a second one,
+// which lets the process give its drain up.
+func (c *Checker) stopRequested(e *Event) {
+	s := &c.proc(e).stops
+	switch {
+	case s.first == "":
+		s.first, s.at = e.Reason, e.Time
+	case e.Reason == s.first && e.Time.Sub(s.at) < c.params.RepeatWindow:
+		s.repeated = true
+	default:
+		s.second = true
+	}
+}
+
+// early reports a process that cut its drain short, what and how long
+// after its shutdown began: a violation of property 3, or of
+// OneStopRequest when only a repeat of its first request came. A second
+// request excuses it.
+func (c *Checker) early(p *procState, what string, waited time.Duration, detail ...func(*Violation)) {
+	switch {
+	case p.stops.second:
+	case p.stops.repeated:
+		c.report(OneStopRequest, fmt.Sprintf("process %s %s %v after its graceful shutdown began, before the drain timeout %v, "+
+			"with no request to stop but its first (%s) repeated within %v", p.name, what, waited, c.params.DrainTimeout,
+			p.stops.first, c.params.RepeatWindow), detail...)
+	default:
+		c.report(ShutdownDraining, fmt.Sprintf("process %s %s %v after its graceful shutdown began, before the drain timeout %v",
+			p.name, what, waited, c.params.DrainTimeout), detail...)
+	}
+}
+
 // execsCancelled marks the process's executions cancelled and checks
 // (property 3) that a graceful shutdown cancels them only once the drain
 // timeout has passed, less the 20% a drifting local clock may run fast: a
@@ -150,8 +193,7 @@ func (c *Checker) execsCancelled(e *Event) {
 		x.cancelled = true
 	}
 	if waited, least := e.Time.Sub(p.shutdownAt), c.params.DrainTimeout*4/5; c.params.DrainTimeout > 0 && p.shuttingDown && waited < least {
-		c.report(ShutdownDraining, fmt.Sprintf("process %s cancelled its handlers %v after its graceful shutdown began, before the drain timeout %v",
-			p.name, waited, c.params.DrainTimeout), withEvents(p.openStarts()...))
+		c.early(p, "cancelled its handlers", waited, withEvents(p.openStarts()...))
 	}
 }
 
@@ -170,8 +212,7 @@ func (c *Checker) released(e *Event, b, a *JobRow) {
 		return // its handler had returned, or never ran here (an unseen reservation)
 	}
 	if waited, least := e.Time.Sub(p.shutdownAt), c.params.DrainTimeout*4/5; waited < least {
-		c.report(ShutdownDraining, fmt.Sprintf("process %s released job %s %v after its graceful shutdown began, before the drain timeout %v",
-			p.name, a.ID, waited, c.params.DrainTimeout), withJobs(*b, *a), withEvents(x.start))
+		c.early(p, "released job "+a.ID.String(), waited, withJobs(*b, *a), withEvents(x.start))
 	}
 	if !x.cancelled {
 		c.report(ShutdownDraining, fmt.Sprintf("process %s released job %s without cancelling its handler's context first", p.name, a.ID),

@@ -45,6 +45,12 @@ const (
 	// ReservationLockWait: a reservation never waits on another
 	// transaction's row lock (ReservationWaits; interleaved runs only).
 	ReservationLockWait
+	// OneStopRequest: the same request to stop repeated within a moment
+	// is one request: it does not give the drain up (props/process.go).
+	OneStopRequest
+	// ShutdownBound: a graceful shutdown ends within Params.ShutdownBound,
+	// however slow or silent the store (props/bound.go).
+	ShutdownBound
 	numProperties // not a property: how many there are
 )
 
@@ -67,6 +73,8 @@ var propertyNames = [numProperties]string{
 	Snoozes:             "snoozes",
 	Vacuum:              "vacuum",
 	ReservationLockWait: "reservations never wait",
+	OneStopRequest:      "a repeated signal is one request",
+	ShutdownBound:       "shutdown bound",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -255,6 +255,24 @@ var shutdownCases = []violationCase{
 		b.after(11 * time.Second)
 		return atNext(b, func() { b.commit(w2, b.fail(1, ReleaseReason)) })
 	}},
+	{"drain cut short on a repeated signal", OneStopRequest, "repeated within 1s", func(b *builder) int {
+		b.params.RepeatWindow = time.Second
+		drainingW2(b)
+		b.event(StopRequested, w2, func(e *Event) { e.Reason = "terminated" })
+		b.after(time.Millisecond)
+		b.event(StopRequested, w2, func(e *Event) { e.Reason = "terminated" })
+		b.after(time.Millisecond)
+		return atNext(b, func() { b.event(ExecsCancelled, w2, nil) })
+	}},
+	{"shutdown past its bound", ShutdownBound, "shutting down for 1m0.001s", func(b *builder) int {
+		b.params.ShutdownBound = time.Minute
+		drainingW2(b)
+		b.event(Stalled, w2, nil)
+		b.after(30 * time.Second)
+		b.event(Resumed, w2, nil) // the stall does not count
+		b.after(time.Minute + time.Millisecond)
+		return atNext(b, func() { b.commit(none, b.enqueue(2)) })
+	}},
 	{"shutdown given up too soon", ShutdownDraining, "after 1 failed tries, fewer than the 5", func(b *builder) int {
 		drainingW2(b)
 		return atNext(b, func() { b.event(ShutdownAbandoned, w2, func(e *Event) { e.Failures = 1 }) })

@@ -37,6 +37,9 @@ const (
 	MarkTripSevered                      // interleaving: a connection closed with a round trip outstanding
 	MarkTripTerminated                   // interleaving: a parked connection's server process was terminated
 	MarkCommitAnswerLost                 // interleaving: a COMMIT's answer was lost
+	MarkStopRepeated                     // a signal repeated within a moment was judged the same request
+	MarkDrainAbandoned                   // a second request to stop gave a drain with jobs running up
+	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
 	numMarks
 )
 
@@ -72,6 +75,9 @@ var markNames = [numMarks]string{
 	MarkTripSevered:          "interleaved: connection closed mid-transaction",
 	MarkTripTerminated:       "interleaved: parked connection terminated",
 	MarkCommitAnswerLost:     "interleaved: COMMIT's answer lost",
+	MarkStopRepeated:         "signal repeated at once, one request",
+	MarkDrainAbandoned:       "drain abandoned by a second signal",
+	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

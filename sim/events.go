@@ -32,13 +32,15 @@ const (
 	evEnd                           // the quiescence bound
 	evQueueRate                     // fault timer: an operator sets or removes a queue's rate
 	evTrip                          // interleaving: a parked round trip goes (conn, gen)
+	evSignal                        // a signal reaches the process (gen: its index in signalNames)
+	evAbandon                       // the runner is told to give its drain up
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal:
 		return false
 	}
 	return true
@@ -89,6 +91,8 @@ func (s *sim) dispatch(e *event) {
 		s.settleCheck()
 	case evTrip:
 		s.trip(e)
+	case evSignal:
+		s.signal(e)
 	case evEnd:
 		s.tr.printf(s.now, "sim", "quiescence bound reached")
 		s.finish()
@@ -122,6 +126,8 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 		s.beginShutdown(p)
 	case evVacuumDone:
 		s.vacuumDone(p)
+	case evAbandon:
+		s.step(p, engine.Input{Kind: engine.InAbandon})
 	}
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -23,8 +24,9 @@ type execution struct {
 
 	decision     worker.Decision
 	reason       string
-	snooze       time.Duration // a Snooze decision's wait
-	endAt        time.Duration // true time at which it returns on its own
+	snooze       time.Duration   // a Snooze decision's wait
+	endAt        time.Duration   // true time at which it returns on its own
+	ctx          context.Context // its context, from the runner's engine.Contexts
 	ignoreCancel bool
 	cancelled    bool
 	endQueued    bool
@@ -74,7 +76,7 @@ func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 func (s *sim) startExec(p *proc, j store.Job) {
 	r := s.master.Child("job/" + j.ID.String())
 	s.execSeq++
-	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy}
+	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy, ctx: p.ctxs.Start(j.ID)}
 	o := s.drawOutcome(r)
 	run := r.DurationBetween(time.Millisecond, s.sc.JobMax.D())
 	switch o {
@@ -159,6 +161,7 @@ func (s *sim) jobDone(p *proc, id uint64) {
 		return
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
+	p.ctxs.Finished(ex.job)
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
 	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason,
 		Output: ex.output(), Snooze: ex.snooze}})

@@ -40,17 +40,22 @@ var (
 	errAfter  = errors.New("simulated connection loss after the commit")
 	errOutage = errors.New("simulated database outage")
 	errEnded  = errors.New("the simulation ended while the transaction waited")
+	// errTimedOut: the call's deadline passed while the store was silent.
+	errTimedOut = fmt.Errorf("simulated store call timeout: %w", context.DeadlineExceeded)
 )
 
 // InTx runs fn against the backend with the faults this seed enables.
 func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	s, p := f.s, f.p
+	if p.silent {
+		return f.wait(silence)
+	}
 	faults := s.phase == chaos
 	if faults && f.draw(Latency) {
 		d := p.rnd[Latency].DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
 		s.tr.printf(s.now, p.name, "store latency %v", d)
-		if !s.park(p, d) {
-			return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		if err := f.wait(d); err != nil {
+			return err
 		}
 		faults = s.phase == chaos
 	}
@@ -82,6 +87,31 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		s.res.Marks.set(MarkLeaseExpiredInDuties)
 	}
 	return err
+}
+
+// silence is how long a silent store keeps a call waiting: longer than
+// any run.
+const silence = 24 * time.Hour
+
+// wait parks the call for d of store latency, or until the call's
+// deadline (Action.Timeout) if that comes first: the caller then gives
+// the call up, as a context's deadline ends a PostgreSQL call.
+func (f *faultStore) wait(d time.Duration) error {
+	s, p := f.s, f.p
+	if p.deadline > 0 && s.now+d > p.deadline {
+		if !s.park(p, p.deadline-s.now) {
+			return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		}
+		s.tr.printf(s.now, p.name, "store call timed out")
+		if p.silent {
+			s.res.Marks.set(MarkStoreSilent)
+		}
+		return fmt.Errorf("%w: %w", errTimedOut, store.ErrUnavailable)
+	}
+	if !s.park(p, d) {
+		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+	}
+	return nil
 }
 
 // run is the body of the transaction InTx runs: fn on a recorder of what

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -44,6 +45,16 @@ type proc struct {
 
 	timerGen [engine.NumTimers]uint64 // each runner timer's live generation
 	execs    []*execution
+	// ctxs are the incarnation's handler contexts, the runner's own
+	// (engine.Contexts); stopCancel ends the context they were made from,
+	// the incarnation's stop request, as a signal ends Run's.
+	ctxs       *engine.Contexts
+	stopCtx    context.Context // the calls the policy does not detach run under it
+	stopCancel context.CancelFunc
+	stops      engine.StopRequests // judges the incarnation's signals, as cmd/worker does
+	deadline   time.Duration       // true time the store call in progress gives up at (0: never)
+	silent     bool                // the store no longer answers this incarnation
+	stopRnd    *clockrng.Rand      // draws the signals that follow the first
 
 	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
 	draining    bool               // graceful shutdown in progress
@@ -139,7 +150,9 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	p.core, p.policy = core, engine.NewPolicy(core)
-	p.draining, p.shutdownDue, p.cancelled = false, false, false
+	p.draining, p.shutdownDue, p.cancelled, p.silent = false, false, false, false
+	p.stopCtx, p.stopCancel = context.WithCancel(s.ctx)
+	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}
 	p.history = history.Translator{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
@@ -152,6 +165,8 @@ func (s *sim) startProc(p *proc, inc int) {
 func (s *sim) down(p *proc, restartAfter time.Duration) {
 	p.execs = nil
 	p.core, p.policy = nil, nil
+	p.stopCancel()
+	p.ctxs, p.stopCtx, p.stopCancel = nil, nil, nil
 	p.inc++
 	p.draining, p.shutdownDue = false, false
 	if s.phase == quiescence {
@@ -197,6 +212,7 @@ func (s *sim) stall(p *proc) {
 	s.count(Stall)
 	p.stalledUntil = (s.now + d).Truncate(time.Microsecond)
 	s.tr.printf(s.now, p.name, "STALL for %v", d.Truncate(time.Microsecond))
+	s.record(props.Event{Kind: props.Stalled, Process: p.name})
 	s.at(p.stalledUntil, &event{kind: evStallEnd, w: p.idx, inc: p.inc})
 }
 
@@ -206,6 +222,7 @@ func (s *sim) stallEnd(p *proc) {
 	}
 	p.stalledUntil = 0
 	s.tr.printf(s.now, p.name, "resumes")
+	s.record(props.Event{Kind: props.Resumed, Process: p.name})
 	s.release(p)
 }
 

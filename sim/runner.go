@@ -53,21 +53,32 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 	}
 }
 
-// cancelAll cancels the context of every handler p runs, as the runner's
-// shared job context does.
+// cancelAll carries out ActCancelRunning on p's handler contexts and
+// stops the handlers whose contexts it ended.
 func (s *sim) cancelAll(p *proc) {
-	for _, ex := range p.execs {
-		s.cancelExec(p, ex, "context canceled")
-	}
+	p.ctxs.Carry(engine.Action{Kind: engine.ActCancelRunning})
+	s.sweep(p)
 	p.policy.ReportCancelled()
+}
+
+// sweep stops the handlers of p whose contexts have ended.
+func (s *sim) sweep(p *proc) (n int) {
+	for _, ex := range p.execs {
+		if ex.ctx.Err() != nil && !ex.cancelled {
+			s.cancelExec(p, ex, "context canceled")
+			n++
+		}
+	}
+	return n
 }
 
 // cancelJobs cancels the contexts of the handlers of jobs whose rows were
 // cancelled, as worker.Run cancels each job's own context.
 func (s *sim) cancelJobs(p *proc, a engine.Action) {
+	p.ctxs.Carry(a)
 	for _, id := range a.JobIDs {
 		for _, ex := range p.execs {
-			if ex.job == id {
+			if ex.job == id && ex.ctx.Err() != nil {
 				s.tr.printf(s.now, p.name, "cancel exec %s (%s)", s.names.job(id), a.Reason)
 				s.cancelExec(p, ex, "job cancelled")
 			}
@@ -107,7 +118,15 @@ func (s *sim) timerFired(p *proc, e *event) {
 func (s *sim) storeCall(p *proc, a engine.Action) {
 	local := p.clock.read(s.now)
 	running := len(p.execs)
-	in := p.policy.Do(s.ctx, a, local)
+	ctx := p.stopCtx // as Run's ctx: the stop ends it
+	if a.Detached {
+		ctx = s.ctx
+	}
+	p.deadline = 0
+	if a.Timeout > 0 {
+		p.deadline = s.now + p.clock.trueDelay(a.Timeout)
+	}
+	in := p.policy.Do(ctx, a, local)
 	s.traceCall(p, a.Call, local, in, running)
 	if a.Call == engine.CallRelease && in.Err == nil {
 		// The handlers go on, abandoned, until the process exits; their

@@ -103,6 +103,7 @@ type sim struct {
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
 	policyRnd  *clockrng.Rand // the jobs' own bounds
 	globalRnd  [numFaultKinds]*clockrng.Rand
+	silenceRnd *clockrng.Rand // draws which shutdowns meet a silent store
 	rows       rowBook
 	names      names
 	outages    []window
@@ -245,12 +246,20 @@ func workerConfig(sc *Scenario) worker.Config {
 	return cfg
 }
 
+// shutdownBound is the runners' engine.ShutdownBound in true time: a
+// local clock runs at most 20% slow (Drift), and the bound's sum of
+// timers drifts by as much; a millisecond covers the rounding.
+func shutdownBound(sc *Scenario) time.Duration {
+	return engine.ShutdownBound(workerConfig(sc))*5/4 + time.Millisecond
+}
+
 // historyParams are the settings the properties are checked against.
 func historyParams(sc *Scenario) props.Params {
 	p := props.Params{
 		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
-		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(),
+		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(), RepeatWindow: engine.RepeatWindow,
+		ShutdownBound:      shutdownBound(sc),
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,

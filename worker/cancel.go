@@ -2,19 +2,25 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // ErrJobCancelled is the cause (context.Cause) with which a handler's
 // context is cancelled when its job is cancelled while it runs
 // (Client.Cancel, worker jobs cancel, the console): the job will neither
 // complete nor be retried, whatever the handler returns.
-var ErrJobCancelled = errors.New("worker: the job was cancelled")
+var ErrJobCancelled = engine.ErrJobCancelled
+
+// ErrShutdownCancel is the cause with which a handler's context is
+// cancelled at the drain deadline of a graceful shutdown or when the drain
+// is abandoned (Options.Abandon): its job is released and retried while
+// attempts remain, with the cause's text as its reason.
+var ErrShutdownCancel = engine.ErrShutdownCancel
 
 // Cancel cancels job id, durably and for every worker process: a
 // scheduled or available job never runs, and the worker running a running

@@ -58,6 +58,10 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 		outcome, r.Snooze, r.Reason = "snooze", snoozeOf(err), err.Error()
 		log(slog.LevelDebug, "job attempt snoozed", slog.Duration("snooze", r.Snooze), slog.Duration("duration", elapsed))
 		err = nil // not a failure
+	case err != nil && errors.Is(context.Cause(ctx), ErrShutdownCancel):
+		// Cut short by the shutdown, as the simulator's handlers are: the
+		// job is released and retried, whatever the handler decided.
+		outcome, r.Decision, err = "shutdown", Retry, fmt.Errorf("%w: %w", ErrShutdownCancel, err)
 	case err != nil && errors.Is(context.Cause(ctx), ErrJobCancelled):
 		outcome = "cancelled"
 	case err != nil && h.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
@@ -50,11 +49,10 @@ func (w *Worker) runLane(ctx context.Context, cfg Config, handlers map[string]*h
 	if err != nil {
 		return err
 	}
-	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelJobs()
 	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
-		jobCtx: jobCtx, cancelJobs: cancelJobs, cancels: map[ulid.ULID]context.CancelCauseFunc{}, stop: ctx.Done(),
+		ctxs: engine.NewContexts(ctx), stop: ctx.Done(), abandon: w.abandon,
 		vacuumDone: make(chan error, 1), exec: newExecutors()}
+	defer l.ctxs.Carry(engine.Action{Kind: engine.ActExit})
 	// The subscription outlives ctx until the policy exits, so that a
 	// cancel during the drain still reaches its handler at once.
 	listenCtx, stopListen := context.WithCancel(context.WithoutCancel(ctx))
@@ -112,11 +110,10 @@ type loop struct {
 	outstanding int                // job goroutines that have not sent yet
 	notes       <-chan store.Notification
 	stop        <-chan struct{} // Run's ctx.Done(), nil once the stop was stepped
+	abandon     <-chan struct{} // Options.Abandon's Done, nil once stepped
 	timers      [engine.NumTimers]*clock.Timer
-	jobCtx      context.Context
-	cancelJobs  context.CancelFunc
-	cancels     map[ulid.ULID]context.CancelCauseFunc // each running job's own context, under jobCtx
-	exec        *executors                            // the goroutines the jobs run on
+	ctxs        *engine.Contexts // the handlers' contexts
+	exec        *executors       // the goroutines the jobs run on
 	exitErr     error
 	vacuuming   bool       // a vacuum goroutine has not sent yet
 	vacuumDone  chan error // it sends its result once
@@ -129,6 +126,9 @@ func (l *loop) next(ctx context.Context) {
 	case <-l.stop:
 		l.stop = nil
 		in = engine.Input{Kind: engine.InStop}
+	case <-l.abandon:
+		l.abandon = nil
+		in = engine.Input{Kind: engine.InAbandon}
 	case <-l.timerC(engine.TimerPoll):
 		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerPoll}
 	case <-l.timerC(engine.TimerLinger):
@@ -141,7 +141,7 @@ func (l *loop) next(ctx context.Context) {
 		in = engine.Input{Kind: engine.InTimer, Timer: engine.TimerRetry}
 	case r := <-l.done:
 		l.outstanding--
-		l.finished(r.JobID)
+		l.ctxs.Finished(r.JobID)
 		in = engine.Input{Kind: engine.InJobFinished, Result: r}
 	case err := <-l.vacuumDone:
 		l.vacuuming = false
@@ -169,8 +169,8 @@ func (l *loop) timerC(t engine.Timer) <-chan time.Time {
 
 // carry does what the policy asked, in order; a store call's return is
 // stepped at once, so calls run one after another on this goroutine.
-// Ticks and duties run under Run's ctx (a stop interrupts them), the
-// shutdown steps without its cancellation.
+// Calls run under Run's ctx (a stop interrupts them) unless the policy
+// detached them from it (Action.Detached: every call after the stop).
 func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 	for len(acts) > 0 {
 		a := acts[0]
@@ -190,18 +190,14 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 		case engine.ActVacuum:
 			l.startVacuum(ctx)
 		case engine.ActCancelRunning:
-			l.cancelJobs()
+			l.ctxs.Carry(a)
 			l.policy.ReportCancelled()
 		case engine.ActCancelJobs:
-			for _, id := range a.JobIDs {
-				if cancel, ok := l.cancels[id]; ok {
-					cancel(ErrJobCancelled)
-				}
-			}
+			l.ctxs.Carry(a)
 			l.policy.ReportJobsCancelled(a)
 		case engine.ActExit:
 			l.exitErr = a.Err
-			l.cancelJobs() // a handler still running has nothing left to report to
+			l.ctxs.Carry(a)
 			for _, t := range l.timers {
 				if t != nil {
 					t.Stop()
@@ -213,8 +209,13 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 
 // do makes one store call, recording the tick metrics.
 func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
-	if a.Call == engine.CallRelease || a.Call == engine.CallShutdown {
+	if a.Detached {
 		ctx = context.WithoutCancel(ctx)
+	}
+	if a.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = l.w.clock.WithTimeout(ctx, a.Timeout)
+		defer cancel()
 	}
 	if a.Wake != "" {
 		l.w.inst.wakeup(ctx, a.Wake)
@@ -248,16 +249,7 @@ func (l *loop) startJob(job *store.Job) {
 			return FailJob(fmt.Errorf("no handler for queue %q on this worker", job.Queue))
 		}}
 	}
-	ctx, cancel := context.WithCancelCause(l.jobCtx)
-	l.cancels[job.ID] = cancel
+	ctx := l.ctxs.Start(job.ID)
 	l.outstanding++
 	l.exec.run(func() { l.done <- l.w.execute(ctx, h, *job) })
-}
-
-// finished releases the context of a job whose handler returned.
-func (l *loop) finished(id ulid.ULID) {
-	if cancel, ok := l.cancels[id]; ok {
-		cancel(nil)
-		delete(l.cancels, id)
-	}
 }

@@ -79,7 +79,20 @@ func startCancelRun(t *testing.T, st store.Store, poll time.Duration) (*cancelRu
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() { cancel(); r.clock.Add(time.Hour); must(t, <-done) })
+	t.Cleanup(func() {
+		cancel()
+		// A drain waits on the clock; a jump of more than a lease TTL
+		// would time the shutdown's store calls out (engine.CallTimeout).
+		for {
+			select {
+			case err := <-done:
+				must(t, err)
+				return
+			case <-time.After(100 * time.Millisecond):
+				r.clock.Add(cfg.DrainTimeout)
+			}
+		}
+	})
 	var id ulid.ULID
 	select {
 	case id = <-r.started:

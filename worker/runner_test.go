@@ -298,3 +298,44 @@ func TestRunnerRecordsShortJobsBesideALongOne(t *testing.T) {
 		must(t, r.stop())
 	})
 }
+
+// A drain goes on ticking after Run's ctx ended: a job that returns during
+// it is recorded at once, not only by the shutdown, also on PostgreSQL,
+// whose transactions a cancelled context would refuse (the policy detaches
+// every call after the stop, Action.Detached).
+func TestRunnerDrainRecordsResultsAfterTheStop(t *testing.T) {
+	eachBackend(t, func(t *testing.T, st store.Store) {
+		cfg := runnerConfig("quick", "slow")
+		cfg.DrainTimeout = time.Minute
+		stopping, unblock := make(chan struct{}), make(chan struct{})
+		var startedN atomic.Int32
+		r := startWorker(t, st, cfg, 1, func(w *Worker) {
+			must(t, Handle(w, "quick", func(context.Context, Job[payload]) error {
+				startedN.Add(1)
+				<-stopping
+				return nil
+			}))
+			must(t, Handle(w, "slow", func(context.Context, Job[payload]) error {
+				startedN.Add(1)
+				<-unblock
+				return nil
+			}))
+		})
+		var once sync.Once
+		release := func() { once.Do(func() { close(unblock) }) }
+		t.Cleanup(release) // before the worker's cleanup waits for Run
+		c := NewClient(st, clockrng.NewRand(3))
+		for _, q := range []string{"quick", "slow"} {
+			_, err := Enqueue(context.Background(), c, payload{}, WithQueue(q))
+			must(t, err)
+		}
+		waitFor(t, "the two jobs to start", func() bool { return startedN.Load() == 2 })
+		r.cancel()
+		close(stopping)
+		waitFor(t, "the quick job's result while the slow one drains", func() bool {
+			return listJobs(t, st, store.JobFilter{Queue: "quick"})[0].Status == store.Completed
+		})
+		release()
+		must(t, r.stop())
+	})
+}

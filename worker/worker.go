@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"maps"
@@ -50,6 +51,12 @@ type Options struct {
 	// 1,000, let the store's work for one lane run while another's jobs
 	// run.
 	Lanes int
+	// Abandon, if set, gives the drain up once it is done: Run's handlers
+	// are cut short at once (cause ErrShutdownCancel) and their jobs
+	// released after the grace, as at the drain deadline. A process that
+	// stops on signals judges them with engine.StopRequests: Run's ctx
+	// ends at StopBegin, Abandon at StopAbandon.
+	Abandon context.Context
 }
 
 // Worker is the production runner: it drives a Core with real waiting and
@@ -64,8 +71,9 @@ type Worker struct {
 	tracer       trace.Tracer
 	inst         *instruments
 	obs          engine.Observer
-	lanes        int  // Options.Lanes, at least 1
-	globalTracer bool // tracer is the global provider's, whose stand-in startSpan recognizes
+	lanes        int             // Options.Lanes, at least 1
+	abandon      <-chan struct{} // Options.Abandon's Done, nil without one
+	globalTracer bool            // tracer is the global provider's, whose stand-in startSpan recognizes
 
 	middleware []Middleware // Options.Middleware, wrapped around each handler at Handle
 
@@ -90,6 +98,9 @@ func New(st store.Store, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, log: opts.Logger, obs: opts.Observer, lanes: lanes, handlers: map[string]*handler{}}
+	if opts.Abandon != nil {
+		w.abandon = opts.Abandon.Done()
+	}
 	w.middleware = slices.Clone(opts.Middleware)
 	if w.clock == nil {
 		w.clock = clockrng.Real()

@@ -23,6 +23,7 @@ import (
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
+	"github.com/tickwork/tickwork/worker/engine"
 )
 
 // TestEndToEnd builds the binary once and runs it as separate processes
@@ -457,10 +458,10 @@ func testSecondSignal(t *testing.T, bin string) {
 	hook.awaitArrivals(t, 1)
 	w.signal(syscall.SIGTERM)
 	w.waitStderr("a second signal abandons the drain")
-	// The same signal within repeatWindow is the same request (coreutils'
+	// The same signal within engine.RepeatWindow is the same request (coreutils'
 	// timeout signals the process and its group); an operator's second
 	// TERM comes later.
-	time.Sleep(repeatWindow + 100*time.Millisecond)
+	time.Sleep(engine.RepeatWindow + 100*time.Millisecond)
 	w.signal(syscall.SIGTERM)
 	// Without the second signal the drain would outlast procTimeout.
 	if code := w.wait(); code != exitFailure {

@@ -27,11 +27,11 @@ func checkWebhookPayload(raw json.RawMessage) error {
 	return p.validate()
 }
 
-// registerHandlers gives the worker the built-in handler of each queue;
-// a second signal (abandon) cuts them short. The webhook handler waits as
+// registerHandlers gives the worker the built-in handler of each queue
+// (a second signal cuts them short through worker.Options.Abandon). The webhook handler waits as
 // long as an answer's Retry-After asks before its retry, and with a
 // positive webhookMaxAttempts bounds its jobs' attempts.
-func registerHandlers(w *worker.Worker, cfg worker.Config, sender *webhookSender, webhookMaxAttempts int, abandon context.Context) error {
+func registerHandlers(w *worker.Worker, cfg worker.Config, sender *webhookSender, webhookMaxAttempts int) error {
 	for _, q := range cfg.Queues {
 		var err error
 		switch q {
@@ -40,11 +40,11 @@ func registerHandlers(w *worker.Worker, cfg worker.Config, sender *webhookSender
 			if webhookMaxAttempts > 0 {
 				opts = append(opts, worker.WithQueueMaxAttempts(webhookMaxAttempts))
 			}
-			err = worker.Handle(w, q, abandonable(abandon, func(ctx context.Context, job worker.Job[webhookPayload]) error {
+			err = worker.Handle(w, q, func(ctx context.Context, job worker.Job[webhookPayload]) error {
 				return webhookDecision(sender.send(ctx, job.Payload))
-			}), opts...)
+			}, opts...)
 		case "noop":
-			err = worker.Handle(w, q, abandonable(abandon, func(context.Context, worker.Job[json.RawMessage]) error { return nil }))
+			err = worker.Handle(w, q, func(context.Context, worker.Job[json.RawMessage]) error { return nil })
 		default:
 			err = fmt.Errorf("no built-in handler for queue %q", q)
 		}

@@ -90,7 +90,7 @@ func TestWebhookRetryAfterAndMaxAttempts(t *testing.T) {
 	defer sender.close()
 	cfg := worker.DefaultConfig()
 	cfg.Queues = []string{"webhook"}
-	if err := registerHandlers(kit.Worker(), cfg, sender, 3, context.Background()); err != nil {
+	if err := registerHandlers(kit.Worker(), cfg, sender, 3); err != nil {
 		t.Fatal(err)
 	}
 	payload, _ := json.Marshal(webhookPayload{URL: ts.URL})

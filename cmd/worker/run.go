@@ -225,7 +225,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 
 	sender := newWebhookSender(f.webhookAllowPrivate, f.webhookTimeout)
 	defer sender.close()
-	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp, Lanes: f.lanes}
+	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp, Lanes: f.lanes, Abandon: c.abandon}
 	ctx, history, closeHistory, err := attachHistoryLog(ctx, f, &opts)
 	if err != nil {
 		return err
@@ -236,7 +236,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 	if err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
-	if err := registerHandlers(w, cfg, sender, f.webhookMaxAttempts, c.abandon); err != nil {
+	if err := registerHandlers(w, cfg, sender, f.webhookMaxAttempts); err != nil {
 		return fmt.Errorf("start the worker: %w", err)
 	}
 

@@ -8,24 +8,6 @@ import (
 	"time"
 )
 
-func TestSameRequest(t *testing.T) {
-	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		sig   os.Signal
-		after time.Duration
-		want  bool
-	}{
-		{syscall.SIGTERM, time.Microsecond, true},
-		{syscall.SIGTERM, 999 * time.Millisecond, true},
-		{syscall.SIGTERM, time.Second, false},
-		{os.Interrupt, time.Microsecond, false},
-	} {
-		if got := sameRequest(syscall.SIGTERM, t0, c.sig, t0.Add(c.after)); got != c.want {
-			t.Errorf("SIGTERM then %v %v later: same request %v, want %v", c.sig, c.after, got, c.want)
-		}
-	}
-}
-
 // A TERM repeated at once (timeout(1) signals the process and its
 // group) only stops the worker; a TERM a second later abandons the drain.
 func TestRepeatedSignalIsOneRequest(t *testing.T) {

@@ -40,6 +40,9 @@ var Names = []string{
 	SnoozeConsumesAttempt,
 	ScheduleKeyDropped,
 	ScheduleZeroDue,
+	ContextFollowsStop,
+	StopRepeatAbandons,
+	ShutdownCallsUntimed,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -122,6 +125,15 @@ const (
 	// reads as due long ago (and Validate accepts an expression that never
 	// fires).
 	ScheduleZeroDue = "schedule-zero-due"
+	// ContextFollowsStop: the handlers' contexts are cancelled with the
+	// request to stop, not at the drain deadline.
+	ContextFollowsStop = "context-follows-stop"
+	// StopRepeatAbandons: the same signal repeated at once (a process and
+	// its group signalled) abandons the drain.
+	StopRepeatAbandons = "stop-repeat-abandons"
+	// ShutdownCallsUntimed: the runner's store calls after the stop have
+	// no timeout, so a silent store holds the shutdown up for ever.
+	ShutdownCallsUntimed = "shutdown-calls-untimed"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

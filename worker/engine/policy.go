@@ -136,6 +136,8 @@ func (p *Policy) step(in Input) []Action {
 		return nil
 	case InStop:
 		return p.stop()
+	case InAbandon:
+		return p.abandon()
 	case InCallReturned:
 		p.calling = false
 		return p.returned(in)
@@ -157,7 +159,11 @@ func (p *Policy) wants(n store.Notification) bool {
 
 func (p *Policy) call(c Call) Action {
 	p.calling = true
-	return Action{Kind: ActCall, Call: c}
+	a := Action{Kind: ActCall, Call: c, Detached: p.phase != serving}
+	if a.Detached && !mutant.On(mutant.ShutdownCallsUntimed) {
+		a.Timeout = CallTimeout(p.core.cfg)
+	}
+	return a
 }
 
 func (p *Policy) tick(wake string) Action {
@@ -184,7 +190,7 @@ func (p *Policy) timer(t Timer) []Action {
 		p.phase = grace
 		cfg := p.core.cfg
 		p.core.emit(Event{Kind: EventDrainDeadline, Worker: p.core.id, Count: len(p.core.executing)})
-		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, min(cfg.DrainTimeout/10, time.Second))}
+		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, graceOf(cfg))}
 		if mutant.On(mutant.RunnerNoCancel) {
 			acts = acts[1:]
 		}
@@ -239,6 +245,19 @@ func (p *Policy) stop() []Action {
 		return p.timer(TimerDrain)
 	}
 	return []Action{arm(TimerDrain, p.core.cfg.DrainTimeout)}
+}
+
+// abandon gives the drain up: the drain deadline is now. A runner not
+// stopped yet stops first; one past the deadline has nothing to give up.
+func (p *Policy) abandon() []Action {
+	var acts []Action
+	if p.phase == serving {
+		acts = p.stop()
+	}
+	if p.phase != draining {
+		return acts
+	}
+	return append(acts, p.timer(TimerDrain)...)
 }
 
 // returned decides what follows a store call.

@@ -23,6 +23,9 @@ const (
 	InStop                              // a graceful shutdown was requested
 	InCallReturned                      // the store call Call returned Start and Err
 	InVacuumEnded                       // the vacuum of ActVacuum returned Err
+	// InAbandon: a second request to stop gave the drain up (StopAbandon);
+	// the drain deadline is now.
+	InAbandon
 )
 
 // Timer names one of the runner's timers. Arming one replaces the armed
@@ -81,13 +84,23 @@ const (
 
 // Action is one thing for the driver to do. Kind says which fields are set.
 type Action struct {
-	Kind  ActionKind
-	Call  Call          // ActCall
-	Wake  string        // ActCall of CallTick while serving: why the runner woke (sleep, task, notification)
-	Jobs  []store.Job   // ActStart
-	Timer Timer         // ActArm
-	After time.Duration // ActArm
-	Err   error         // ActExit
+	Kind ActionKind
+	Call Call   // ActCall
+	Wake string // ActCall of CallTick while serving: why the runner woke (sleep, task, notification)
+	// Detached is ActCall's: make the call without the stop's
+	// cancellation. Every call after the stop is: the drain's ticks record
+	// results and heartbeat, and the release and the shutdown are its
+	// end. A call made while serving is cut short by the stop.
+	Detached bool
+	// Timeout is ActCall's: give the call up after this long on the local
+	// clock (0: no limit). Every call after the stop has one
+	// (CallTimeout), so that a silent store delays a shutdown by a bounded
+	// time (ShutdownBound).
+	Timeout time.Duration
+	Jobs    []store.Job   // ActStart
+	Timer   Timer         // ActArm
+	After   time.Duration // ActArm
+	Err     error         // ActExit
 	// JobIDs and Reason are ActCancelJobs's: the executing jobs whose rows
 	// were cancelled, and how the runner learned it (CancelByNotification,
 	// CancelByJobPass).
