@@ -64,10 +64,13 @@ func testPauseUnderLoad(t *testing.T, bin string) {
 		out := mustRun(t, bin, cmdArgs([]string{"enqueue"}, db, "-queue", "webhook", "-payload", webhookPayloads(quick.URL, 1)[0])...)
 		enqueued = append(enqueued, ulid.MustParseStrict(strings.TrimSpace(out)))
 	}
-	// 1.5 s is 15 poll intervals of each worker, each with 17 free slots.
-	eventually(t, "the stream went on for 1.5 s of database time after the pause", func() bool {
+	// 1.5 s is 15 poll intervals of each worker, each with 17 free slots;
+	// and at least 5 jobs fed, however slowly a loaded machine feeds them.
+	fed := 0
+	eventually(t, "the stream went on for 1.5 s of database time and 5 jobs after the pause", func() bool {
 		feed()
-		return dbNow(t, st).Sub(paused) >= 1500*time.Millisecond
+		fed++
+		return fed >= 5 && dbNow(t, st).Sub(paused) >= 1500*time.Millisecond
 	})
 	jobs := listJobs(t, st)
 	assertNoneStartedSince(t, jobs, paused)
