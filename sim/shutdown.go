@@ -40,7 +40,11 @@ func (s *sim) beginShutdown(p *proc) {
 	s.tr.printf(s.now, p.name, "SHUTDOWN begins with %d jobs running", len(p.execs))
 	s.outageAtShutdown()
 	s.silenceAtShutdown(p)
+	inc := p.inc
 	s.request(p, signalNames[0])
+	if p.inc != inc {
+		return // the runner had nothing to drain and exited: no process is left to signal
+	}
 	s.moreSignals(p)
 }
 
