@@ -18,11 +18,6 @@ const ListenBuffer = 256
 // listenBackoff spaces reconnection attempts of a dropped listener.
 var listenBackoff = clockrng.Backoff{Base: 100 * time.Millisecond, Factor: 2, Max: 5 * time.Second}
 
-// listenCheckInterval is how long the listener waits for a notification
-// before it pings its connection, so that a connection that died without a
-// word (a half-open TCP connection) is noticed.
-const listenCheckInterval = 30 * time.Second
-
 // Listen opens a dedicated connection (to Options.ListenURL when set) that
 // LISTENs on the schema's available, stepdown and cancel channels and returns the
 // notifications it receives. It returns an error if that first connection
@@ -94,17 +89,19 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store
 }
 
 // relay passes notifications from conn to out until the connection fails
-// or ctx ends. A quiet connection is pinged every listenCheckInterval.
+// or ctx ends. A quiet connection is pinged every Options.ListenCheck, and
+// a ping unanswered for as long ends it, so that a connection that went
+// silent without a word (half-open) is noticed and replaced.
 func (s *Store) relay(ctx context.Context, conn *pgx.Conn, out chan<- store.Notification) error {
 	for {
-		waitCtx, cancel := s.opts.Clock.WithTimeout(ctx, listenCheckInterval)
+		waitCtx, cancel := s.opts.Clock.WithTimeout(ctx, s.opts.ListenCheck)
 		n, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case err != nil && waitCtx.Err() != nil:
-			if err := conn.Ping(ctx); err != nil {
+			if err := s.ping(ctx, conn); err != nil {
 				return err
 			}
 			continue
@@ -120,6 +117,16 @@ func (s *Store) relay(ctx context.Context, conn *pgx.Conn, out chan<- store.Noti
 		default: // the reader is behind; it polls anyway
 		}
 	}
+}
+
+// ping checks that conn answers within Options.ListenCheck.
+func (s *Store) ping(ctx context.Context, conn *pgx.Conn) error {
+	pingCtx, cancel := s.opts.Clock.WithTimeout(ctx, s.opts.ListenCheck)
+	defer cancel()
+	if err := conn.Ping(pingCtx); err != nil {
+		return fmt.Errorf("listen connection silent for %v: %w", s.opts.ListenCheck, err)
+	}
+	return nil
 }
 
 func (s *Store) decode(channel, payload string) (store.Notification, bool) {
