@@ -169,6 +169,7 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	}
 	opts := pg.Options{Schema: db.schema, Logger: log}
 	db.pooler.apply(&opts)
+	db.net.apply(&opts)
 	st, err := pg.Open(ctx, db.url, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
