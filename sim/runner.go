@@ -117,6 +117,7 @@ func (s *sim) timerFired(p *proc, e *event) {
 // the policy with what it returned.
 func (s *sim) storeCall(p *proc, a engine.Action) {
 	local := p.clock.read(s.now)
+	p.callStart = s.now
 	running := len(p.execs)
 	ctx := p.stopCtx // as Run's ctx: the stop ends it
 	if a.Detached {

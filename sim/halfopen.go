@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tickwork/tickwork/store"
+)
+
+var errHalfOpen = errors.New("simulated half-open connection: no answer until the call's deadline")
+
+// halfOpen is the half-open fault: the connection goes silent without
+// closing, so the call hears nothing until the deadline the policy gave it
+// (engine.Action.Timeout) ends its context. Half the time the transaction
+// reached the server and committed before the silence, so its caller
+// cannot know whether it did. A call without a deadline would wait
+// forever: the run fails there.
+func (f *faultStore) halfOpen(ctx context.Context, fn func(store.Tx) error) error {
+	s, p := f.s, f.p
+	if p.rnd[HalfOpen].Chance(0.5) {
+		f.fn, f.abort = fn, false
+		err := s.procTx(ctx, p, f.body)
+		f.fn = nil
+		if err != nil {
+			return err
+		}
+		s.tr.printf(s.now, p.name, "store silent after the commit (half-open)")
+	} else {
+		s.tr.printf(s.now, p.name, "store silent before the transaction (half-open)")
+	}
+	if p.act.Timeout <= 0 {
+		err := fmt.Errorf("%s's call (kind %d) has no deadline: on a half-open connection it waits forever", p.name, p.act.Call)
+		s.stop(nil, err)
+		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+	}
+	if wait := p.callStart + p.act.Timeout - s.now; wait > 0 && !s.park(p, wait) {
+		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+	}
+	s.res.Marks.set(MarkHalfOpen)
+	return fmt.Errorf("%w: %w", errHalfOpen, context.DeadlineExceeded)
+}
