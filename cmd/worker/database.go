@@ -164,15 +164,24 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	if err := pg.ValidateSchema(db.schema); err != nil {
 		return nil, usagef("-schema: %v", err)
 	}
-	if err := waitForDatabase(ctx, target, db.connectTimeout, log); err != nil {
-		return nil, err
-	}
 	opts := pg.Options{Schema: db.schema, Logger: log}
 	db.pooler.apply(&opts)
 	db.net.apply(&opts)
-	st, err := pg.Open(ctx, db.url, opts)
-	if err != nil {
-		return nil, fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
+	deadline := time.Now().Add(db.connectTimeout)
+	for {
+		if err := waitForDatabase(ctx, target, max(time.Until(deadline), 0), log); err != nil {
+			return nil, err
+		}
+		st, err := pg.Open(ctx, db.url, opts)
+		if err == nil {
+			return st, nil
+		}
+		err = fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
+		// The connection may drop or stall between the check and the open
+		// (a flaky network): that is waited out like an unreachable server.
+		if _, permanent := explainConnectError(err); permanent || ctx.Err() != nil || time.Now().After(deadline) {
+			return nil, err
+		}
+		log.Warn("database connection lost while opening the queue; retrying", "target", target.name, "err", err.Error())
 	}
-	return st, nil
 }

@@ -44,12 +44,7 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 		return nil, err
 	}
 	cfg.RuntimeParams["application_name"] = "tickwork listen " + s.schema
-	// A listen URL's server is named, not the pool's: a wrong listen URL
-	// must not read as a fault of the main one.
-	target := s.target
-	if s.listenCfg != nil {
-		target = "the listen URL's " + describe(s.listenCfg, s.schema)
-	}
+	target := s.listenTarget()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectErrorAt("listen", err, target)
@@ -62,6 +57,16 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// listenTarget names the listener's server for messages: a listen URL's,
+// not the pool's, so that a wrong listen URL does not read as a fault of
+// the main one.
+func (s *Store) listenTarget() string {
+	if s.listenCfg != nil {
+		return "the listen URL's " + describe(s.listenCfg, s.schema)
+	}
+	return s.target
+}
+
 func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store.Notification) {
 	defer close(out)
 	for attempt := 0; ; {
@@ -72,7 +77,7 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store
 			if ctx.Err() != nil {
 				return
 			}
-			s.opts.Logger.Warn("tickwork: listen connection lost; reconnecting", "target", s.target, "err", err)
+			s.opts.Logger.Warn("tickwork: listen connection lost; reconnecting", "target", s.listenTarget(), "err", err)
 			attempt = 0
 		}
 		if !s.sleep(ctx, listenBackoff.Delay(attempt, nil)) {
@@ -84,7 +89,7 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store
 			s.opts.Logger.Warn("tickwork: listen reconnect failed", "attempt", attempt, "err", err)
 			continue
 		}
-		s.opts.Logger.Info("tickwork: listen connection restored", "target", s.target)
+		s.opts.Logger.Info("tickwork: listen connection restored", "target", s.listenTarget())
 	}
 }
 
