@@ -1,12 +1,10 @@
 package pg_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,28 +12,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/tickwork/tickwork/internal/syncbuf"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
-
-// syncBuffer is a log sink the listener's goroutine and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestListenReplacesASilentConnection puts the LISTEN connection behind a
 // Toxiproxy proxy and blackholes it (the timeout toxic with timeout 0:
@@ -58,7 +39,7 @@ func TestListenReplacesASilentConnection(t *testing.T) {
 	defer func() { _ = server.Collection.Clear() }()
 	host, port, _ := net.SplitHostPort(proxy.Listen)
 
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	const check = 200 * time.Millisecond
 	s := pgtest.OpenWith(t, pg.Options{
 		ListenURL:      pg.WithParam(pg.WithParam(url, "host", host), "port", port),
