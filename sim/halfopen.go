@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -39,4 +41,12 @@ func (f *faultStore) halfOpen(ctx context.Context, fn func(store.Tx) error) erro
 	}
 	s.res.Marks.set(MarkHalfOpen)
 	return fmt.Errorf("%w: %w", errHalfOpen, context.DeadlineExceeded)
+}
+
+// drawCallTimeout draws the call deadline of a seed with half-open calls,
+// from a quarter of the dead threshold to twice it: a call that outlasts
+// the threshold returns to a worker whose view of its jobs is stale.
+func drawCallTimeout(seed uint64, dead time.Duration) Dur {
+	r := clockrng.NewRand(seed).Child("call-timeout")
+	return Dur(r.DurationBetween(dead/4, 2*dead).Truncate(time.Millisecond))
 }
