@@ -167,9 +167,10 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	opts := pg.Options{Schema: db.schema, Logger: log}
 	db.pooler.apply(&opts)
 	db.net.apply(&opts)
-	deadline := time.Now().Add(db.connectTimeout)
+	budget := db.connectTimeout
+	deadline := time.Now().Add(budget)
 	for {
-		if err := waitForDatabase(ctx, target, max(time.Until(deadline), 0), log); err != nil {
+		if err := waitForDatabase(ctx, target, budget, log); err != nil {
 			return nil, err
 		}
 		st, err := pg.Open(ctx, db.url, opts)
@@ -183,5 +184,6 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 			return nil, err
 		}
 		log.Warn("database connection lost while opening the queue; retrying", "target", target.name, "err", err.Error())
+		budget = max(time.Until(deadline), 0)
 	}
 }
