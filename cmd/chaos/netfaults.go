@@ -62,8 +62,9 @@ const (
 )
 
 // planNet draws the network faults of a chaos phase of length d: one every
-// 1 to 3 s until the longest fault still ends in the phase, the first six
-// a shuffle of every kind so that each happens.
+// 1 to 3 s from 2 s in (the workers have started by then) until the
+// longest fault still ends in the phase, the first six a shuffle of every
+// kind so that each happens.
 func planNet(rnd *clockrng.Rand, d, deadAfter time.Duration) []plannedNet {
 	first := []netKind{netLatency, netBlackhole, netReset, netBandwidth, netSlicer, netListenSilent}
 	for i := len(first) - 1; i > 0; i-- {
@@ -72,7 +73,7 @@ func planNet(rnd *clockrng.Rand, d, deadAfter time.Duration) []plannedNet {
 	}
 	var plan []plannedNet
 	end := d - deadAfter - 3*time.Second
-	for at := rnd.DurationBetween(500*time.Millisecond, 1500*time.Millisecond); at < end; at += rnd.DurationBetween(time.Second, 3*time.Second) {
+	for at := rnd.DurationBetween(2*time.Second, 3*time.Second); at < end; at += rnd.DurationBetween(time.Second, 3*time.Second) {
 		kind := netKind(rnd.IntN(int(netKinds)))
 		if len(plan) < len(first) {
 			kind = first[len(plan)]

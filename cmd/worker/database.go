@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 )
 
@@ -139,15 +140,24 @@ type openedStore = *pg.Store
 // refuses, as run does, a schema this release cannot write safely (not
 // migrated yet, damaged, or migrated by a newer release).
 func (c *cli) openWriterStore(ctx context.Context, db *dbFlags, log *slog.Logger) (openedStore, error) {
+	deadline := time.Now().Add(db.connectTimeout)
 	st, err := c.openStore(ctx, db, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.CheckMigrated(ctx); err != nil {
-		st.Close()
-		return nil, explainStoreError(err, db.schema)
+	for {
+		err := st.CheckMigrated(ctx)
+		if err == nil {
+			return st, nil
+		}
+		// A connection lost during the check (a flaky network) is waited
+		// out within -connect-timeout, as at the first connection.
+		if !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) || sleepCtx(ctx, 200*time.Millisecond) != nil {
+			st.Close()
+			return nil, explainStoreError(err, db.schema)
+		}
+		log.Warn("database connection lost while checking the schema; retrying", "err", err.Error())
 	}
-	return st, nil
 }
 
 // openStore checks the database flags, waits for the database as
