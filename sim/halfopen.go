@@ -14,9 +14,9 @@ var errHalfOpen = errors.New("simulated half-open connection: no answer until th
 
 // halfOpen is the half-open fault: the connection goes silent without
 // closing, so the call hears nothing until the deadline the policy gave it
-// (engine.Action.Timeout) ends its context. Half the time the transaction
-// reached the server and committed before the silence, so its caller
-// cannot know whether it did. A call without a deadline would wait
+// (engine.Action.Timeout, on the process's clock) ends its context. Half
+// the time the transaction reached the server and committed before the
+// silence, so its caller cannot know whether it did. A call without a deadline would wait
 // forever: the run fails there.
 func (f *faultStore) halfOpen(ctx context.Context, fn func(store.Tx) error) error {
 	s, p := f.s, f.p
@@ -31,16 +31,16 @@ func (f *faultStore) halfOpen(ctx context.Context, fn func(store.Tx) error) erro
 	} else {
 		s.tr.printf(s.now, p.name, "store silent before the transaction (half-open)")
 	}
-	if p.act.Timeout <= 0 {
+	if p.callDeadline == 0 {
 		err := fmt.Errorf("%s's call (kind %d) has no deadline: on a half-open connection it waits forever", p.name, p.act.Call)
 		s.stop(nil, err)
 		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
 	}
-	if wait := p.callStart + p.act.Timeout - s.now; wait > 0 && !s.park(p, wait) {
+	if wait := p.callDeadline - s.now; wait > 0 && !s.park(p, wait) {
 		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
 	}
 	s.res.Marks.set(MarkHalfOpen)
-	return fmt.Errorf("%w: %w", errHalfOpen, context.DeadlineExceeded)
+	return fmt.Errorf("%w: %w: %w", errHalfOpen, errTimedOut, store.ErrUnavailable)
 }
 
 // drawCallTimeout draws the call deadline of a seed with half-open calls,
