@@ -29,10 +29,9 @@ type proc struct {
 	clock  localClock
 	// act is the store call carry hands to call, and callAct, made once,
 	// runs it: a closure per call was an allocation on most events.
-	act       engine.Action
-	callAct   func()
-	callStart time.Duration                 // when the call under way began: its deadline counts from there
-	rnd       [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
+	act     engine.Action
+	callAct func()
+	rnd     [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
 
 	busy         bool // inside a core call (maybe parked on store latency)
 	waitingTx    bool // the call waits for its interleaved transaction to return
