@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test check race build unit lint bench bench-river simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover
+.PHONY: test check race build unit lint bench bench-river simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
@@ -144,3 +144,10 @@ chaos-failover-ci: pg-auto-failover
 pg-auto-failover:
 	@command -v pg_autoctl >/dev/null && ls /usr/lib/postgresql/*/lib/pgautofailover.so >/dev/null 2>&1 || \
 		{ apt-get update -qq && apt-get install -y -qq postgresql-15-auto-failover pg-auto-failover-cli; }
+
+# chaos-net: network faults through a Toxiproxy proxy per worker (latency,
+# a blackhole past the dead threshold, reset_peer, bandwidth, slicer, a
+# silent LISTEN connection), three seeds; prints detection and recovery
+# times (docs/OPERATIONS.md). About two and a half minutes.
+chaos-net:
+	for seed in 1 2 3; do $(GO) run ./cmd/chaos -net-faults -duration 40s -workers 3 -seed $$seed || exit 1; done

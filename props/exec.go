@@ -102,9 +102,18 @@ func (c *Checker) execEnded(e *Event) {
 		c.report(WellFormed, fmt.Sprintf("job %s ended with unknown decision %q", e.Job, e.Decision))
 	}
 	c.checkDecision(e)
-	if st := c.jobs[e.Job]; st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
+	if st := c.jobs[e.Job]; st != nil && st.row.StartedBy == x.start.Worker && (st.row.Status == Running || failedUnseen(st, e)) {
 		st.decided, st.output, st.snooze = e.Decision, e.Output, e.Snooze
 	}
+}
+
+// failedUnseen reports whether the row already failed, under the
+// execution's worker, with the reason its handler's Fail gave: a try whose
+// commit the worker did not see recorded it (a lost answer, a connection
+// cut or silent), and a live worker logs the decision with its later try,
+// which the store fenced off.
+func failedUnseen(st *jobState, e *Event) bool {
+	return e.Decision == Fail && st.decided == "" && st.row.Status == Failed && st.row.FailedReason == e.Reason
 }
 
 // openExec returns the execution of the event's job on its process. When

@@ -40,6 +40,7 @@ const (
 	MarkStopRepeated                     // a signal repeated within a moment was judged the same request
 	MarkDrainAbandoned                   // a second request to stop gave a drain with jobs running up
 	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
+	MarkHalfOpen                         // a store call went unanswered until its deadline
 	numMarks
 )
 
@@ -78,6 +79,7 @@ var markNames = [numMarks]string{
 	MarkStopRepeated:         "signal repeated at once, one request",
 	MarkDrainAbandoned:       "drain abandoned by a second signal",
 	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
+	MarkHalfOpen:             "half-open: a call ended at its deadline",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

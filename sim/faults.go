@@ -39,6 +39,7 @@ const (
 	Vacuum                          // the leader's vacuum duty is on; rate: its dead-row threshold
 	HandlerSnooze                   // handlers snooze (worker.Snooze); rate: weight among outcomes
 	QueueRate                       // an operator sets or removes a queue's rate limit; rate: per minute
+	HalfOpen                        // a store call never answers until its deadline (half-open connection); rate: per transaction
 	numFaultKinds
 )
 
@@ -46,7 +47,7 @@ var faultNames = [numFaultKinds]string{
 	"crash", "stall", "store-before", "store-abort", "store-after", "latency", "outage",
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
-	"priorities", "queue-control", "vacuum", "snooze", "queue-rate",
+	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -66,6 +66,9 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		s.tr.printf(s.now, p.name, "store error before the transaction")
 		return fmt.Errorf("%w: %w", errBefore, store.ErrUnavailable)
 	}
+	if faults && f.draw(HalfOpen) {
+		return f.halfOpen(ctx, fn)
+	}
 	abort := faults && f.draw(StoreAbort)
 	f.fn, f.abort = fn, abort
 	err := s.procTx(ctx, p, f.body)

@@ -52,9 +52,13 @@ type proc struct {
 	stopCtx    context.Context // the calls the policy does not detach run under it
 	stopCancel context.CancelFunc
 	stops      engine.StopRequests // judges the incarnation's signals, as cmd/worker does
-	deadline   time.Duration       // true time the store call in progress gives up at (0: never)
-	silent     bool                // the store no longer answers this incarnation
-	stopRnd    *clockrng.Rand      // draws the signals that follow the first
+	deadline   time.Duration       // true time the store call in progress gives up at on store latency (0: never)
+	// callDeadline: true time the deadline the policy gave the call in
+	// progress (Action.Timeout) ends it (0: none); a half-open call waits
+	// for it.
+	callDeadline time.Duration
+	silent       bool           // the store no longer answers this incarnation
+	stopRnd      *clockrng.Rand // draws the signals that follow the first
 
 	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
 	draining    bool               // graceful shutdown in progress

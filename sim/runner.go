@@ -122,9 +122,14 @@ func (s *sim) storeCall(p *proc, a engine.Action) {
 	if a.Detached {
 		ctx = s.ctx
 	}
-	p.deadline = 0
+	p.deadline, p.callDeadline = 0, 0
 	if a.Timeout > 0 {
-		p.deadline = s.now + p.clock.trueDelay(a.Timeout)
+		p.callDeadline = s.now + p.clock.trueDelay(a.Timeout)
+	}
+	if a.Detached {
+		// Store latency meets the deadline only after the stop; while
+		// serving, the half-open kind alone waits for it (halfopen.go).
+		p.deadline = p.callDeadline
 	}
 	in := p.policy.Do(ctx, a, local)
 	s.traceCall(p, a.Call, local, in, running)

@@ -43,6 +43,10 @@ type Scenario struct {
 	// its rate, the interval drawn.
 	VacuumInterval Dur `json:"vacuum_interval,omitzero"`
 
+	// CallTimeout is the deadline of each store call when the half-open
+	// kind is on (zero: the engine's default, from DeadThreshold).
+	CallTimeout Dur `json:"call_timeout,omitzero"`
+
 	// Workload.
 	Jobs        int        `json:"jobs"`         // enqueued at the start
 	DelayedFrac float64    `json:"delayed_frac"` // share of them scheduled for later
@@ -131,6 +135,9 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	if s.On(Vacuum) {
 		s.VacuumInterval = drawVacuumInterval(seed)
 	}
+	if s.On(HalfOpen) {
+		s.CallTimeout = drawCallTimeout(seed, s.DeadThreshold.D())
+	}
 	return s
 }
 
@@ -159,6 +166,9 @@ func (s *Scenario) Normalize() {
 		s.JobRetention, s.WorkerRetention = Dur(30*24*time.Hour), Dur(7*24*time.Hour)
 	} else if s.JobRetention.D() > time.Hour {
 		s.JobRetention, s.WorkerRetention = Dur(10*time.Second), Dur(10*time.Second)
+	}
+	if !s.On(HalfOpen) {
+		s.CallTimeout = 0
 	}
 	switch {
 	case !s.On(Vacuum):
@@ -200,6 +210,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	Vacuum:         {0.5, 2, 40},
 	HandlerSnooze:  {0.5, 0.3, 1.5},
 	QueueRate:      {0.4, 3, 12},
+	HalfOpen:       {0.3, 0.005, 0.03},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind
@@ -338,10 +349,15 @@ func (s *Scenario) Lines() []string {
 	if s.On(Vacuum) {
 		add("vacuum dead-rows %d interval %v", s.VacuumDeadRows(), s.VacuumInterval)
 	}
+	if s.CallTimeout > 0 {
+		add("call-timeout %v", s.CallTimeout)
+	}
 	for _, f := range s.Faults {
 		state := "off"
 		if f.On {
 			state = "on"
+		} else if f.Kind == HalfOpen.String() {
+			continue // added later: seeds without it keep their traces
 		}
 		add("fault %-13s %-3s rate %.3f", f.Kind, state, f.Rate)
 	}

@@ -235,6 +235,8 @@ func workerConfig(sc *Scenario) worker.Config {
 	cfg.JobRetention, cfg.WorkerRetention = sc.JobRetention.D(), sc.WorkerRetention.D()
 	cfg.CleanupInterval, cfg.DrainTimeout = sc.CleanupInterval.D(), sc.DrainTimeout.D()
 	cfg.Backoff = sc.Backoff()
+	cfg.CallTimeout = sc.CallTimeout.D()
+	cfg.CallTimeout = cfg.WithDefaults().CallTimeout // the default follows DeadThreshold
 	if n := sc.VacuumDeadRows(); n > 0 {
 		cfg.VacuumDeadRows, cfg.VacuumInterval = n, sc.VacuumInterval.D()
 	}

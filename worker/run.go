@@ -207,14 +207,23 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 	}
 }
 
-// do makes one store call, recording the tick metrics.
+// do makes one store call under the deadline the policy gave it, recording
+// the tick metrics.
 func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
 	if a.Detached {
 		ctx = context.WithoutCancel(ctx)
 	}
 	if a.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = l.w.clock.WithTimeout(ctx, a.Timeout)
+		if a.Detached { // the shutdown's bound is on the local clock (ShutdownBound)
+			ctx, cancel = l.w.clock.WithTimeout(ctx, a.Timeout)
+		} else {
+			// Real time, not the worker's clock: the deadline bounds a
+			// wait on the network, which a test's clock (moved by hand
+			// while a real database answers) does not model. The
+			// simulator honours it in simulated time.
+			ctx, cancel = context.WithTimeout(ctx, a.Timeout)
+		}
 		defer cancel()
 	}
 	if a.Wake != "" {

@@ -114,8 +114,14 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	workerURL, poolerEnv := o.workerDB()
 	env = append(env, poolerEnv...)
 	r.fleet = newFleet(bin, dir, workerURL, r.schema, o.workers, env, func(name, logPath string) []string {
-		return r.withOps(name, o.workerArgs(r.schema, name, logPath))
+		return r.withOps(name, r.workerArgs(name, logPath))
 	})
+	if o.netFaults {
+		if err := r.startNet(); err != nil {
+			return summary{}, err
+		}
+		defer r.net.px.close()
+	}
 	fmt.Fprintf(out, "chaos: seed %d, schema %s, logs in %s\n", o.seed, r.schema, dir)
 	if o.mutant != "" {
 		fmt.Fprintf(out, "chaos: the workers run with the planted bug %q\n", o.mutant)

@@ -50,6 +50,7 @@ type options struct {
 	failoverStop time.Duration
 	seeds        int
 	cluster      *failoverRun // set by failoverMain for each of its runs
+	netFaults    bool         // network faults through Toxiproxy instead of the process faults (netfaults.go)
 }
 
 // parseOptions reads the command line; env supplies the environment and
@@ -90,6 +91,7 @@ func parseOptions(args []string, env localpg.Finder, stderr io.Writer) (options,
 	fs.DurationVar(&o.hookTimeout, "webhook-timeout", time.Second, "how long a webhook may take before the attempt is retried")
 	fs.IntVar(&o.vacuumDeadRows, "vacuum-dead-rows", 20, "the workers' vacuum duty: VACUUM jobs at this many dead rows (0: off)")
 	fs.DurationVar(&o.vacuumInterval, "vacuum-interval", 3*time.Second, "the vacuum duty's least time between vacuums")
+	fs.BoolVar(&o.netFaults, "net-faults", false, "inject network faults through a Toxiproxy proxy per worker (latency, blackhole, reset_peer, bandwidth, slicer, a silent LISTEN connection) instead of the process faults")
 	fs.StringVar(&o.mutant, "mutant", "", "run the workers with this planted bug (built with -tags mutants) to show the checks catch it")
 	fs.BoolVar(&o.failover, "failover", false, "run against a pg_auto_failover cluster of the run's own (monitor and two nodes on loopback, synchronous replication)\nwith its faults instead: a planned failover, kill -9 of the primary's postmaster, the primary stopped (docs/FAILOVER.md)")
 	fs.DurationVar(&o.failoverStop, "failover-stop", 60*time.Second, "with -failover, how long the primary stays stopped")
@@ -130,6 +132,9 @@ func (o options) validate() error {
 	}
 	if o.vacuumDeadRows < 0 || (o.vacuumDeadRows > 0 && o.vacuumInterval < time.Second) {
 		errs = append(errs, fmt.Errorf("-vacuum-dead-rows %d must not be negative, and -vacuum-interval %v must be at least 1s while it is on", o.vacuumDeadRows, o.vacuumInterval))
+	}
+	if o.netFaults && (o.duration < o.deadAfter+10*time.Second || o.bouncerURL != "" || o.failover) {
+		errs = append(errs, fmt.Errorf("-net-faults: -duration %v must be at least -dead-threshold %v + 10s, and neither -pgbouncer-url nor -failover goes with it", o.duration, o.deadAfter))
 	}
 	if o.mutant != "" && !mutant.Known(o.mutant) {
 		errs = append(errs, fmt.Errorf("-mutant %q is unknown; known: %s", o.mutant, strings.Join(mutant.Names, ", ")))

@@ -71,7 +71,10 @@ func cleanEnv() []string {
 // appName is the application_name of a worker's pool connections, so that
 // pg_terminate_backend can aim at one process; its listener is named by
 // the store ("tickwork listen <schema>").
-func (f *fleet) appName(s *slot) string { return "chaos-" + f.schema + "-" + s.name }
+func (f *fleet) appName(s *slot) string { return workerAppName(f.schema, s.name) }
+
+// workerAppName is the application_name of worker name's pool.
+func workerAppName(schema, name string) string { return "chaos-" + schema + "-" + name }
 
 // start begins a new life of s.
 func (f *fleet) start(s *slot) error {

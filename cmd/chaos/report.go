@@ -101,6 +101,9 @@ func (r *run) report(w io.Writer, o outcome, f figures, total time.Duration) {
 	fmt.Fprintf(w, "processes: %d starts of %d workers; %d worker registrations, %d declared dead; %d leader terms; %d fenced results\n",
 		r.fleet.starts, r.o.workers, f.registrations, f.declaredDead, f.terms, f.fenced)
 	r.reportFailover(w)
+	if r.net != nil {
+		r.reportNet(w, o)
+	}
 	fmt.Fprintf(w, "history: %d events (%d cut log lines dropped)\n", f.events, o.cutLines)
 	rows := indexRows(o.jobs)
 	for _, v := range o.violations {

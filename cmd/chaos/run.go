@@ -24,6 +24,7 @@ type run struct {
 	fleet  *fleet
 	hook   *hookServer
 	enq    *enqueuer
+	net    *netChaos // nil without -net-faults
 
 	failover *failoverRun // -failover's cluster and figures; nil otherwise
 
@@ -78,10 +79,18 @@ func (r *run) chaosPhase(ctx context.Context) error {
 	}
 
 	plan := planFaults(r.rnd.Child("faults"), r.o.duration, r.o.restartPG != "")
+	if r.net != nil {
+		plan = nil // the network faults replace the others
+	}
 	start := time.Now()
 	for time.Since(start) < r.o.duration {
 		if err := r.tend(ctx); err != nil {
 			return err
+		}
+		if r.net != nil {
+			if err := r.tendNet(ctx, time.Since(start)); err != nil {
+				return err
+			}
 		}
 		if len(plan) > 0 && time.Since(start) >= plan[0].at {
 			if err := r.inject(ctx, plan[0].kind); err != nil {
@@ -94,6 +103,9 @@ func (r *run) chaosPhase(ctx context.Context) error {
 		}
 	}
 	r.chaosTime = time.Since(start)
+	if r.net != nil {
+		return r.liftAll(ctx)
+	}
 	return nil
 }
 

@@ -197,6 +197,7 @@ type dbFlags struct {
 	schema         string
 	connectTimeout time.Duration
 	pooler         poolerFlags
+	net            netFlags
 }
 
 func (d *dbFlags) register(fs *flag.FlagSet) {
@@ -204,6 +205,7 @@ func (d *dbFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.schema, "schema", "tickwork", "schema that holds the queue tables; independent deployments may share a database under different schemas")
 	durationVar(fs, &d.connectTimeout, "connect-timeout", 30*time.Second, 0, maxTimeout, "how long to keep retrying a database that is unreachable at start before giving up")
 	d.pooler.register(fs)
+	d.net.register(fs)
 }
 
 // dbFlagSet returns the flag set of a command that talks to the database,

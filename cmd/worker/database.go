@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 )
 
@@ -139,15 +140,24 @@ type openedStore = *pg.Store
 // refuses, as run does, a schema this release cannot write safely (not
 // migrated yet, damaged, or migrated by a newer release).
 func (c *cli) openWriterStore(ctx context.Context, db *dbFlags, log *slog.Logger) (openedStore, error) {
+	deadline := time.Now().Add(db.connectTimeout)
 	st, err := c.openStore(ctx, db, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.CheckMigrated(ctx); err != nil {
-		st.Close()
-		return nil, explainStoreError(err, db.schema)
+	for {
+		err := st.CheckMigrated(ctx)
+		if err == nil {
+			return st, nil
+		}
+		// A connection lost during the check (a flaky network) is waited
+		// out within -connect-timeout, as at the first connection.
+		if !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) || sleepCtx(ctx, 200*time.Millisecond) != nil {
+			st.Close()
+			return nil, explainStoreError(err, db.schema)
+		}
+		log.Warn("database connection lost while checking the schema; retrying", "err", err.Error())
 	}
-	return st, nil
 }
 
 // openStore checks the database flags, waits for the database as
@@ -164,14 +174,26 @@ func (c *cli) openStore(ctx context.Context, db *dbFlags, log *slog.Logger) (ope
 	if err := pg.ValidateSchema(db.schema); err != nil {
 		return nil, usagef("-schema: %v", err)
 	}
-	if err := waitForDatabase(ctx, target, db.connectTimeout, log); err != nil {
-		return nil, err
-	}
 	opts := pg.Options{Schema: db.schema, Logger: log}
 	db.pooler.apply(&opts)
-	st, err := pg.Open(ctx, db.url, opts)
-	if err != nil {
-		return nil, fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
+	db.net.apply(&opts)
+	budget := db.connectTimeout
+	deadline := time.Now().Add(budget)
+	for {
+		if err := waitForDatabase(ctx, target, budget, log); err != nil {
+			return nil, err
+		}
+		st, err := pg.Open(ctx, db.url, opts)
+		if err == nil {
+			return st, nil
+		}
+		err = fmt.Errorf("open the queue in schema %q of %s: %w", db.schema, target.name, err)
+		// The connection may drop or stall between the check and the open
+		// (a flaky network): that is waited out like an unreachable server.
+		if _, permanent := explainConnectError(err); permanent || ctx.Err() != nil || time.Now().After(deadline) {
+			return nil, err
+		}
+		log.Warn("database connection lost while opening the queue; retrying", "target", target.name, "err", err.Error())
+		budget = max(time.Until(deadline), 0)
 	}
-	return st, nil
 }

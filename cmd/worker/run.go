@@ -63,6 +63,7 @@ type runFlags struct {
 	heartbeatInterval time.Duration
 	leaseTTL          time.Duration
 	deadThreshold     time.Duration
+	callTimeout       time.Duration
 
 	vacuumDeadRows int
 	vacuumInterval time.Duration
@@ -94,6 +95,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.pollInterval, "poll-interval", def.PollInterval, 10*time.Millisecond, maxTimeout, "tuning: wait between polls when no notification arrives")
 	durationVar(fs, &f.heartbeatInterval, "heartbeat-interval", def.HeartbeatInterval, 10*time.Millisecond, maxTimeout, "tuning: how often the worker reports it is alive")
 	durationVar(fs, &f.leaseTTL, "lease-ttl", def.LeaseTTL, 100*time.Millisecond, maxTimeout, "tuning: how long the leader's lease lasts after each renewal")
+	durationVar(fs, &f.callTimeout, "call-timeout", 0, 0, maxTimeout, "how long one store call (a tick, the leader's duties, a release, the shutdown) may take before it is abandoned and retried (0: half of -dead-threshold, at most 30s)")
 	durationVar(fs, &f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, 100*time.Millisecond, day, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
 	intVar(fs, &f.vacuumDeadRows, "vacuum-dead-rows", 0, 0, 1<<30, "the leader vacuums the jobs table (VACUUM ANALYZE, beside the job path) once its statistics count this many dead rows, at most once per -vacuum-interval across leaders; for a server whose autovacuum is off or too slow for the queue (0: off)")
 	durationVar(fs, &f.vacuumInterval, "vacuum-interval", def.VacuumInterval, time.Second, day, "with -vacuum-dead-rows: the least time, on the database's clock, between two vacuums")
@@ -121,6 +123,7 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.HeartbeatInterval = f.heartbeatInterval
 	cfg.LeaseTTL = f.leaseTTL
 	cfg.DeadWorkerThreshold = f.deadThreshold
+	cfg.CallTimeout = f.callTimeout
 	cfg.Schedules = f.schedules
 	cfg.VacuumDeadRows, cfg.VacuumInterval = int64(f.vacuumDeadRows), f.vacuumInterval
 	// Lease maintenance must come several times per lease, or a short
@@ -160,6 +163,7 @@ var configToFlags = strings.NewReplacer(
 	"LeaseTTL", "-lease-ttl",
 	"LeaderInterval", "the lease renewal interval (a quarter of -lease-ttl, at most 500ms)",
 	"DeadWorkerThreshold", "-dead-threshold",
+	"CallTimeout", "-call-timeout",
 	"DrainTimeout", "-drain-timeout",
 	"VacuumDeadRows", "-vacuum-dead-rows",
 	"VacuumInterval", "-vacuum-interval",

@@ -27,6 +27,7 @@ var Names = []string{
 	RunnerShutdownNoRetry,
 	RunnerNoCancel,
 	RunnerDropResults,
+	CallNoDeadline,
 	FailRetried,
 	UniqueSkippedOnCopy,
 	OutputDropped,
@@ -84,6 +85,9 @@ const (
 	// RunnerDropResults: the runner drops results of jobs that finish while
 	// it backs off after a failed tick.
 	RunnerDropResults = "runner-drop-results"
+	// CallNoDeadline: the runner makes its store calls without a deadline,
+	// so a call on a half-open connection waits forever.
+	CallNoDeadline = "call-no-deadline"
 	// FailRetried retries a job whose handler decided to fail it.
 	FailRetried = "fail-retried"
 	// UniqueSkippedOnCopy inserts every job of a batch large enough for

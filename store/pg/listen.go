@@ -18,11 +18,6 @@ const ListenBuffer = 256
 // listenBackoff spaces reconnection attempts of a dropped listener.
 var listenBackoff = clockrng.Backoff{Base: 100 * time.Millisecond, Factor: 2, Max: 5 * time.Second}
 
-// listenCheckInterval is how long the listener waits for a notification
-// before it pings its connection, so that a connection that died without a
-// word (a half-open TCP connection) is noticed.
-const listenCheckInterval = 30 * time.Second
-
 // Listen opens a dedicated connection (to Options.ListenURL when set) that
 // LISTENs on the schema's available, stepdown and cancel channels and returns the
 // notifications it receives. It returns an error if that first connection
@@ -49,12 +44,7 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 		return nil, err
 	}
 	cfg.RuntimeParams["application_name"] = "tickwork listen " + s.schema
-	// A listen URL's server is named, not the pool's: a wrong listen URL
-	// must not read as a fault of the main one.
-	target := s.target
-	if s.listenCfg != nil {
-		target = "the listen URL's " + describe(s.listenCfg, s.schema)
-	}
+	target := s.listenTarget()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectErrorAt("listen", err, target)
@@ -67,6 +57,16 @@ func (s *Store) listenConnect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// listenTarget names the listener's server for messages: a listen URL's,
+// not the pool's, so that a wrong listen URL does not read as a fault of
+// the main one.
+func (s *Store) listenTarget() string {
+	if s.listenCfg != nil {
+		return "the listen URL's " + describe(s.listenCfg, s.schema)
+	}
+	return s.target
+}
+
 func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store.Notification) {
 	defer close(out)
 	for attempt := 0; ; {
@@ -77,7 +77,7 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store
 			if ctx.Err() != nil {
 				return
 			}
-			s.opts.Logger.Warn("tickwork: listen connection lost; reconnecting", "target", s.target, "err", err)
+			s.opts.Logger.Warn("tickwork: listen connection lost; reconnecting", "target", s.listenTarget(), "err", err)
 			attempt = 0
 		}
 		if !s.sleep(ctx, listenBackoff.Delay(attempt, nil)) {
@@ -89,22 +89,24 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, out chan<- store
 			s.opts.Logger.Warn("tickwork: listen reconnect failed", "attempt", attempt, "err", err)
 			continue
 		}
-		s.opts.Logger.Info("tickwork: listen connection restored", "target", s.target)
+		s.opts.Logger.Info("tickwork: listen connection restored", "target", s.listenTarget())
 	}
 }
 
 // relay passes notifications from conn to out until the connection fails
-// or ctx ends. A quiet connection is pinged every listenCheckInterval.
+// or ctx ends. A quiet connection is pinged every Options.ListenCheck, and
+// a ping unanswered for as long ends it, so that a connection that went
+// silent without a word (half-open) is noticed and replaced.
 func (s *Store) relay(ctx context.Context, conn *pgx.Conn, out chan<- store.Notification) error {
 	for {
-		waitCtx, cancel := s.opts.Clock.WithTimeout(ctx, listenCheckInterval)
+		waitCtx, cancel := s.opts.Clock.WithTimeout(ctx, s.opts.ListenCheck)
 		n, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case err != nil && waitCtx.Err() != nil:
-			if err := conn.Ping(ctx); err != nil {
+			if err := s.ping(ctx, conn); err != nil {
 				return err
 			}
 			continue
@@ -120,6 +122,16 @@ func (s *Store) relay(ctx context.Context, conn *pgx.Conn, out chan<- store.Noti
 		default: // the reader is behind; it polls anyway
 		}
 	}
+}
+
+// ping checks that conn answers within Options.ListenCheck.
+func (s *Store) ping(ctx context.Context, conn *pgx.Conn) error {
+	pingCtx, cancel := s.opts.Clock.WithTimeout(ctx, s.opts.ListenCheck)
+	defer cancel()
+	if err := conn.Ping(pingCtx); err != nil {
+		return fmt.Errorf("listen connection silent for %v: %w", s.opts.ListenCheck, err)
+	}
+	return nil
 }
 
 func (s *Store) decode(channel, payload string) (store.Notification, bool) {

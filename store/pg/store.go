@@ -51,6 +51,17 @@ type Options struct {
 	// URL: a direct connection to PostgreSQL when the store's goes through
 	// a pooler.
 	ListenURL string
+	// ConnectTimeout bounds one connection attempt, when the URL has no
+	// connect_timeout (0: DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// KeepAlive is the idle time before the first TCP keepalive probe of
+	// every connection; probes follow every third of it, and three
+	// unanswered ones drop the connection (0: DefaultKeepAlive).
+	KeepAlive time.Duration
+	// ListenCheck is how long the listener waits for a notification
+	// before it pings its connection, and how long the ping may take
+	// before the listener reconnects (0: DefaultListenCheck).
+	ListenCheck time.Duration
 	// Gate, when set, decides when each round trip of the pool's
 	// connections is sent (tests and the simulator; see Gate). nil in
 	// production. Only Open can install it: New gets a ready pool.
@@ -100,9 +111,13 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		cfg.MaxConns = opts.MaxConns
 	}
 	poolerSafe(cfg, opts)
+	applyNet(cfg.ConnConfig, opts)
 	listenCfg, err := parseListenURL(opts)
 	if err != nil {
 		return nil, err
+	}
+	if listenCfg != nil {
+		applyNet(listenCfg, opts)
 	}
 	if opts.Gate != nil {
 		installGate(cfg, opts.Gate)
@@ -149,6 +164,7 @@ func normalize(opts *Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	netSettings(opts)
 	return nil
 }
 

@@ -67,6 +67,12 @@ type Config struct {
 	// CleanupInterval is how often at most, on the local clock, the leader
 	// deletes old rows (0: 1 min).
 	CleanupInterval time.Duration
+	// CallTimeout bounds each store call (a tick, the duties, a release,
+	// a shutdown): its context ends that long after the call begins, so
+	// that a connection gone silent without closing (half-open, a
+	// blackholed network) fails the call instead of holding the worker
+	// forever (0: half of DeadWorkerThreshold, at most 30 s).
+	CallTimeout time.Duration
 	// DrainTimeout is how long a graceful shutdown waits for running jobs
 	// before cancelling and releasing them (0: 30 s; NoDrain: it cancels
 	// them at once).
@@ -141,6 +147,7 @@ func (c Config) Validate() error {
 		{"LeaseTTL", c.LeaseTTL}, {"LeaderInterval", c.LeaderInterval},
 		{"DeadWorkerThreshold", c.DeadWorkerThreshold}, {"JobRetention", c.JobRetention},
 		{"WorkerRetention", c.WorkerRetention}, {"CleanupInterval", c.CleanupInterval},
+		{"CallTimeout", c.CallTimeout},
 	} {
 		if d.v <= 0 {
 			bad("%s is %v, must be positive", d.name, d.v)

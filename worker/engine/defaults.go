@@ -42,6 +42,7 @@ func (c Config) WithDefaults() Config {
 	// within (Validate), so that setting only those fields works.
 	c.LeaderInterval = cmp.Or(c.LeaderInterval, min(500*time.Millisecond, c.LeaseTTL/4))
 	c.DeadWorkerThreshold = cmp.Or(c.DeadWorkerThreshold, max(2*time.Minute, 2*c.HeartbeatInterval))
+	c.CallTimeout = cmp.Or(c.CallTimeout, min(c.DeadWorkerThreshold/2, maxCallTimeout))
 	c.JobRetention = cmp.Or(c.JobRetention, 30*24*time.Hour)
 	c.WorkerRetention = cmp.Or(c.WorkerRetention, 7*24*time.Hour)
 	c.CleanupInterval = cmp.Or(c.CleanupInterval, time.Minute)
@@ -54,6 +55,10 @@ func (c Config) WithDefaults() Config {
 	c.Backoff.Jitter = cmp.Or(c.Backoff.Jitter, def.Jitter)
 	return c
 }
+
+// maxCallTimeout caps the default CallTimeout: a statement of the job path
+// takes milliseconds, so a call silent this long is on a dead connection.
+const maxCallTimeout = 30 * time.Second
 
 // orNone returns def for a zero v, zero for none, and v otherwise.
 func orNone[T int | float64 | time.Duration](v, none, def T) T {

@@ -476,3 +476,24 @@ func TestLocalClockNeverReachesTheStore(t *testing.T) {
 		t.Fatalf("worker registered at %v, want store time %v", ws[0].RegisteredAt, storeNow)
 	}
 }
+
+// Recovered jobs are read before the job pass; when that pass fails (it
+// may have waited out its deadline, past the dead threshold, while a
+// leader rescued them) they are not started on that stale read: the next
+// tick reads them again.
+func TestRecoveredJobsWaitForAJobPassThatSucceeds(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.core(testConfig(), 1)
+	want := e.enqueue("q", 2)
+	e.st.failAfter = once(has("Reserve"))
+	if _, err := a.tick(e.ctx, e.storeNow()); err == nil {
+		t.Fatal("the first tick saw no error")
+	}
+	e.st.failBefore = once(has("Reserve"))
+	if res, err := a.tick(e.ctx, e.storeNow()); err == nil || len(res.Start) != 0 {
+		t.Fatalf("tick with a failed job pass = %v, %v; want an error and nothing started", ids(res.Start), err)
+	}
+	if got := e.tick(a); !slices.Equal(ids(got), want) {
+		t.Fatalf("the next tick recovered %v, want %v", ids(got), want)
+	}
+}

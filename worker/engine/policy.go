@@ -160,8 +160,11 @@ func (p *Policy) wants(n store.Notification) bool {
 func (p *Policy) call(c Call) Action {
 	p.calling = true
 	a := Action{Kind: ActCall, Call: c, Detached: p.phase != serving}
-	if a.Detached && !mutant.On(mutant.ShutdownCallsUntimed) {
+	switch {
+	case a.Detached && !mutant.On(mutant.ShutdownCallsUntimed):
 		a.Timeout = CallTimeout(p.core.cfg)
+	case !a.Detached && !mutant.On(mutant.CallNoDeadline):
+		a.Timeout = p.core.cfg.CallTimeout
 	}
 	return a
 }

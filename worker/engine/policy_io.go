@@ -92,10 +92,11 @@ type Action struct {
 	// results and heartbeat, and the release and the shutdown are its
 	// end. A call made while serving is cut short by the stop.
 	Detached bool
-	// Timeout is ActCall's: give the call up after this long on the local
-	// clock (0: no limit). Every call after the stop has one
-	// (CallTimeout), so that a silent store delays a shutdown by a bounded
-	// time (ShutdownBound).
+	// Timeout is ActCall's: give the call up after this long (0: no
+	// limit). A call while serving has Config.CallTimeout, so that a
+	// silent connection cannot hold the worker; every call after the stop
+	// has CallTimeout, so that a silent store delays a shutdown by a
+	// bounded time (ShutdownBound).
 	Timeout time.Duration
 	Jobs    []store.Job   // ActStart
 	Timer   Timer         // ActArm

@@ -202,6 +202,13 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 		return nil, err
 	}
 	reserved, err := c.completeAndReserve(ctx, id, len(recovered))
+	if err != nil && len(recovered) > 0 {
+		// The job pass failed, perhaps after waiting out its deadline: the
+		// recovered jobs were read before it and may have been rescued
+		// since (a call may outlast the dead threshold). The next tick
+		// reads them again.
+		recovered, c.unseenReserve = nil, true
+	}
 	return c.hand(recovered, reserved), err
 }
 
