@@ -82,7 +82,7 @@ func startCancelRun(t *testing.T, st store.Store, poll time.Duration) (*cancelRu
 	t.Cleanup(func() {
 		cancel()
 		// A drain waits on the clock; a jump of more than a lease TTL
-		// would time the shutdown's store calls out (engine.CallTimeout).
+		// would time the shutdown's store calls out (engine.ShutdownCallTimeout).
 		for {
 			select {
 			case err := <-done:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tickwork/tickwork/internal/freeport"
 )
 
 // cluster is a pg_auto_failover formation of the run's own: a monitor and
@@ -68,7 +69,7 @@ func startCluster(ctx context.Context) (c *cluster, err error) {
 	if err := c.asPostgres(); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := freeport.Loopback(3)
 	if err != nil {
 		return nil, err
 	}
@@ -123,26 +124,6 @@ func (c *cluster) asPostgres() error {
 	gid, _ := strconv.Atoi(u.Gid)
 	c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	return os.Chown(c.dir, uid, gid)
-}
-
-// freePorts returns n loopback ports nothing listens on now.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
-		}
-		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // run starts pg_autoctl with args as the current process of a, in a

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tickwork/tickwork/internal/freeport"
 )
 
 // failoverMain carries out -failover: it starts the cluster, makes -seeds
@@ -29,7 +31,7 @@ func failoverMain(ctx context.Context, o options, stdout, stderr io.Writer) int 
 		}
 	}()
 	fmt.Fprintf(stdout, "chaos: pg_auto_failover cluster up in %v: %s; %s\n", time.Since(start).Round(time.Millisecond), c.url(), c.replication(ctx))
-	ports, err := freePorts(o.workers)
+	ports, err := freeport.Loopback(o.workers)
 	if err != nil {
 		fmt.Fprintf(stderr, "chaos: %v\n", err)
 		return 1

@@ -67,11 +67,12 @@ type Config struct {
 	// CleanupInterval is how often at most, on the local clock, the leader
 	// deletes old rows (0: 1 min).
 	CleanupInterval time.Duration
-	// CallTimeout bounds each store call (a tick, the duties, a release,
-	// a shutdown): its context ends that long after the call begins, so
+	// CallTimeout bounds each store call while the worker serves (a tick,
+	// the duties): its context ends that long after the call begins, so
 	// that a connection gone silent without closing (half-open, a
 	// blackholed network) fails the call instead of holding the worker
-	// forever (0: half of DeadWorkerThreshold, at most 30 s).
+	// forever (0: half of DeadWorkerThreshold, at most 30 s). The calls
+	// after the stop have ShutdownCallTimeout instead.
 	CallTimeout time.Duration
 	// DrainTimeout is how long a graceful shutdown waits for running jobs
 	// before cancelling and releasing them (0: 30 s; NoDrain: it cancels

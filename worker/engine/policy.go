@@ -162,7 +162,7 @@ func (p *Policy) call(c Call) Action {
 	a := Action{Kind: ActCall, Call: c, Detached: p.phase != serving}
 	switch {
 	case a.Detached && !mutant.On(mutant.ShutdownCallsUntimed):
-		a.Timeout = CallTimeout(p.core.cfg)
+		a.Timeout = ShutdownCallTimeout(p.core.cfg)
 	case !a.Detached && !mutant.On(mutant.CallNoDeadline):
 		a.Timeout = p.core.cfg.CallTimeout
 	}

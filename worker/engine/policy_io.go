@@ -95,7 +95,7 @@ type Action struct {
 	// Timeout is ActCall's: give the call up after this long (0: no
 	// limit). A call while serving has Config.CallTimeout, so that a
 	// silent connection cannot hold the worker; every call after the stop
-	// has CallTimeout, so that a silent store delays a shutdown by a
+	// has ShutdownCallTimeout, so that a silent store delays a shutdown by a
 	// bounded time (ShutdownBound).
 	Timeout time.Duration
 	Jobs    []store.Job   // ActStart

@@ -8,7 +8,6 @@ package pgbouncertest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -21,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/freeport"
 )
 
 // ServerConns is how many server connections the bouncer keeps per
@@ -47,10 +47,11 @@ func Start(t testing.TB, upstream string) string {
 	if err != nil {
 		t.Fatalf("pgbouncertest: parse the upstream URL: %v", err)
 	}
-	port, err := freePort()
+	ports, err := freeport.Loopback(1)
 	if err != nil {
-		t.Fatalf("pgbouncertest: find a free port: %v", err)
+		t.Fatalf("pgbouncertest: %v", err)
 	}
+	port := ports[0]
 	// Not t.TempDir: its parent directory is private to the test's user,
 	// and pgbouncer may run as another (see start).
 	dir, err := os.MkdirTemp("", "pgbouncertest")
@@ -144,15 +145,6 @@ func chownAll(dir string, u *user.User) error {
 		}
 		return os.Chown(path, uid, gid)
 	})
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitReady connects through the bouncer until a query answers, for up to
