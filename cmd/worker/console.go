@@ -79,11 +79,11 @@ func startConsole(st openedStore, cfg consoleConfig, log *slog.Logger) (stop fun
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- console.Serve(ctx, cfg.addr, srv, func(a string) {
-			log.Info("console listening", "url", "http://"+a+"/", "schema", st.Schema(), "read_only", cfg.token == "")
-			if !onLoopback(a) {
+			if !onLoopback(a) { // before the line that says it listens, which callers wait for
 				log.Warn("the console is reachable beyond this machine over plain HTTP: its pages, the admin token and the session cookie cross the network unencrypted; "+
 					"listen on 127.0.0.1 and reach it through an SSH tunnel, or put a TLS proxy in front", "addr", a)
 			}
+			log.Info("console listening", "url", "http://"+a+"/", "schema", st.Schema(), "read_only", cfg.token == "")
 			close(ready)
 		})
 	}()
