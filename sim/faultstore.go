@@ -34,15 +34,20 @@ func newFaultStore(s *sim, p *proc) *faultStore {
 	return f
 }
 
+// The errors of simulated faults. Each wraps store.ErrUnavailable, as the
+// PostgreSQL store's errors of a lost connection do; they are built once
+// because faults strike on a good share of all calls.
 var (
-	errBefore = errors.New("simulated connection loss before the transaction ran")
-	errAbort  = errors.New("simulated failure at commit: rolled back")
-	errAfter  = errors.New("simulated connection loss after the commit")
-	errOutage = errors.New("simulated database outage")
-	errEnded  = errors.New("the simulation ended while the transaction waited")
+	errBefore = unavailable("simulated connection loss before the transaction ran")
+	errAbort  = unavailable("simulated failure at commit: rolled back")
+	errAfter  = unavailable("simulated connection loss after the commit")
+	errOutage = unavailable("simulated database outage")
+	errEnded  = unavailable("the simulation ended while the transaction waited")
 	// errTimedOut: the call's deadline passed while the store was silent.
-	errTimedOut = fmt.Errorf("simulated store call timeout: %w", context.DeadlineExceeded)
+	errTimedOut = fmt.Errorf("simulated store call timeout: %w: %w", context.DeadlineExceeded, store.ErrUnavailable)
 )
+
+func unavailable(msg string) error { return fmt.Errorf("%s: %w", msg, store.ErrUnavailable) }
 
 // InTx runs fn against the backend with the faults this seed enables.
 func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
@@ -60,11 +65,11 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		faults = s.phase == chaos
 	}
 	if faults && s.inOutage() {
-		return fmt.Errorf("%w: %w", errOutage, store.ErrUnavailable)
+		return errOutage
 	}
 	if faults && f.draw(StoreBefore) {
 		s.tr.printf(s.now, p.name, "store error before the transaction")
-		return fmt.Errorf("%w: %w", errBefore, store.ErrUnavailable)
+		return errBefore
 	}
 	if faults && f.draw(HalfOpen) {
 		return f.halfOpen(ctx, fn)
@@ -84,7 +89,7 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		if f.rec.results > 0 {
 			s.res.Marks.set(MarkAmbiguousComplete)
 		}
-		return fmt.Errorf("%w: %w", errAfter, store.ErrUnavailable)
+		return errAfter
 	}
 	if err == nil && f.rec.dutyRefused {
 		s.res.Marks.set(MarkLeaseExpiredInDuties)
@@ -103,16 +108,16 @@ func (f *faultStore) wait(d time.Duration) error {
 	s, p := f.s, f.p
 	if p.deadline > 0 && s.now+d > p.deadline {
 		if !s.park(p, p.deadline-s.now) {
-			return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+			return errEnded
 		}
 		s.tr.printf(s.now, p.name, "store call timed out")
 		if p.silent {
 			s.res.Marks.set(MarkStoreSilent)
 		}
-		return fmt.Errorf("%w: %w", errTimedOut, store.ErrUnavailable)
+		return errTimedOut
 	}
 	if !s.park(p, d) {
-		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		return errEnded
 	}
 	return nil
 }
@@ -125,7 +130,7 @@ func (f *faultStore) run(tx store.Tx) error {
 		return err
 	}
 	if f.abort {
-		return fmt.Errorf("%w: %w", errAbort, store.ErrUnavailable)
+		return errAbort
 	}
 	return nil
 }

@@ -12,6 +12,9 @@ import (
 
 var errHalfOpen = errors.New("simulated half-open connection: no answer until the call's deadline")
 
+// errHalfOpenTimedOut is what a half-open call returns at its deadline.
+var errHalfOpenTimedOut = fmt.Errorf("%w: %w", errHalfOpen, errTimedOut)
+
 // halfOpen is the half-open fault: the connection goes silent without
 // closing, so the call hears nothing until the deadline the policy gave it
 // (engine.Action.Timeout, on the process's clock) ends its context. Half
@@ -34,13 +37,13 @@ func (f *faultStore) halfOpen(ctx context.Context, fn func(store.Tx) error) erro
 	if p.callDeadline == 0 {
 		err := fmt.Errorf("%s's call (kind %d) has no deadline: on a half-open connection it waits forever", p.name, p.act.Call)
 		s.stop(nil, err)
-		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		return errEnded
 	}
 	if wait := p.callDeadline - s.now; wait > 0 && !s.park(p, wait) {
-		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		return errEnded
 	}
 	s.res.Marks.set(MarkHalfOpen)
-	return fmt.Errorf("%w: %w: %w", errHalfOpen, errTimedOut, store.ErrUnavailable)
+	return errHalfOpenTimedOut
 }
 
 // drawCallTimeout draws the call deadline of a seed with half-open calls,

@@ -93,7 +93,7 @@ func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(
 	}
 	if !a.done {
 		s.drainTrips()
-		return fmt.Errorf("%w: %w", errEnded, store.ErrUnavailable)
+		return errEnded
 	}
 	return a.err
 }

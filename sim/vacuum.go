@@ -46,7 +46,7 @@ func (s *sim) errNote(err error) string {
 // database is out.
 func (f *faultStore) VacuumJobs(ctx context.Context) error {
 	if f.s.phase == chaos && f.s.inOutage() {
-		return fmt.Errorf("vacuum jobs: %w: %w", errOutage, store.ErrUnavailable)
+		return fmt.Errorf("vacuum jobs: %w", errOutage)
 	}
 	v, ok := f.s.be.(store.Vacuumer)
 	if !ok {

@@ -171,7 +171,7 @@ type openQueue struct {
 // openQueues returns the queues among queues that are not paused and have
 // room under their limit and their rate at now, each once, in name order.
 func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []openQueue {
-	open := make([]openQueue, 0, len(queues))
+	open := s.openBuf[:0]
 	for _, name := range sortedNames(queues) {
 		q := s.queues[name]
 		if q == nil {
@@ -202,6 +202,7 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 		}
 		open = append(open, openQueue{name, room})
 	}
+	s.openBuf = open[:0]
 	return open
 }
 

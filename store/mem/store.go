@@ -47,6 +47,10 @@ type Store struct {
 	vacuum   *store.Vacuum
 
 	listeners listeners
+
+	// openBuf is openQueues' scratch space, kept between reservations
+	// because every reservation needs one.
+	openBuf []openQueue
 }
 
 // New returns an empty store whose clock is now. Every time the store writes
