@@ -138,6 +138,9 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	if err := writeHistory(filepath.Join(dir, "history.jsonl"), res.history); err != nil {
 		return summary{}, err
 	}
+	if r.net != nil {
+		r.netFigures = r.checkNet(res)
+	}
 	sum := summary{found: len(res.violations) + len(r.problems), violated: map[props.Property]int{}, faults: r.counts, figures: count(res, r.enq, o.maxRetries)}
 	for _, v := range res.violations {
 		sum.violated[v.Property]++

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,39 @@ func TestNetFaultsOptions(t *testing.T) {
 	o, err := parseOptions([]string{"-net-faults", "-duration", "40s"}, world(nil, true), io.Discard)
 	if err != nil || !o.netFaults {
 		t.Errorf("-net-faults -duration 40s: %+v, %v", o.netFaults, err)
+	}
+}
+
+// checkNet records a LISTEN silence the listener never noticed nor
+// recovered from as two problems, and none once the worker's log shows
+// both; a blackhole with no trace of its worker failing, being declared
+// dead and starting again is three problems.
+func TestCheckNetRecordsFaultsNotCameThrough(t *testing.T) {
+	from := time.Date(2026, 12, 5, 21, 18, 8, 0, time.UTC)
+	to := from.Add(3 * time.Second)
+	logPath := t.TempDir() + "/w1.stderr"
+	w1 := &slot{name: "w1", stderrs: []string{logPath}}
+	silence := &netFault{kind: netListenSilent, slot: w1, wallFrom: from, wallTo: to, dbFrom: from, dbTo: to}
+	r := &run{net: &netChaos{over: []*netFault{silence}}}
+	r.checkNet(outcome{})
+	if len(r.problems) != 2 {
+		t.Fatalf("a silence nobody noticed: %d problems %v, want 2", len(r.problems), r.problems)
+	}
+	log := `time=2026-12-05T21:18:09.840Z level=WARN msg="tickwork: listen connection lost; reconnecting" err=x
+time=2026-12-05T21:18:11.450Z level=INFO msg="tickwork: listen connection restored"
+`
+	if err := os.WriteFile(logPath, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = &run{net: &netChaos{over: []*netFault{silence}}}
+	nf := r.checkNet(outcome{})
+	if len(r.problems) != 0 || len(nf.noticed) != 1 || nf.noticed[0] != 1840*time.Millisecond {
+		t.Fatalf("a silence noticed after 1.84 s: problems %v, figures %+v", r.problems, nf)
+	}
+	blackhole := &netFault{kind: netBlackhole, slot: &slot{name: "w2"}, wallFrom: from, wallTo: to, dbFrom: from, dbTo: to}
+	r = &run{net: &netChaos{over: []*netFault{blackhole}}}
+	r.checkNet(outcome{})
+	if len(r.problems) != 3 {
+		t.Fatalf("a blackhole its worker never came through: %d problems %v, want 3", len(r.problems), r.problems)
 	}
 }

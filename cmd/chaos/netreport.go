@@ -144,14 +144,34 @@ func scanLog(r io.Reader, msg string, from time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// reportNet prints the network faults and their figures.
-func (r *run) reportNet(w io.Writer, o outcome) {
+// checkNet works out the figures of the network faults and records as
+// problems the faults the workers did not come through: a blackhole whose
+// worker's calls never failed (a call waited on the silent connection),
+// which was never declared dead although it lasted past the threshold, or
+// after which the worker never started a job again; a LISTEN silence that
+// the listener never noticed or never recovered from.
+func (r *run) checkNet(o outcome) netFigures {
+	nf := r.measureNet(o)
+	missing := func(got []time.Duration, want int, what string) {
+		if len(got) < want {
+			r.problems = append(r.problems, problem{what: fmt.Sprintf("network faults: %d of %d %s", want-len(got), want, what)})
+		}
+	}
+	missing(nf.failed, nf.blackholes, "blackholed workers never saw a store call fail: a call waited on the silent connection")
+	missing(nf.declared, nf.blackholes, "workers blackholed past the dead threshold were never declared dead")
+	missing(nf.rejoined, nf.blackholes, "blackholed workers never started a job again once the network returned")
+	missing(nf.noticed, nf.silences, "silent LISTEN connections were never noticed by their listener")
+	missing(nf.reconnected, nf.silences, "listeners never reconnected once the network returned")
+	return nf
+}
+
+// reportNet prints the network faults and their figures (checkNet's).
+func (r *run) reportNet(w io.Writer, nf netFigures) {
 	var parts []string
 	for k, n := range r.net.counts {
 		parts = append(parts, fmt.Sprintf("%s %d", netNames[k], n))
 	}
 	fmt.Fprintf(w, "network faults (Toxiproxy): %s\n", strings.Join(parts, ", "))
-	nf := r.measureNet(o)
 	fmt.Fprintf(w, "blackholes (%d): the cut-off worker's first call failed after %s; declared dead after %s; its lease passed on after %s; it started a job again %s after the network returned; %d results fenced\n",
 		nf.blackholes, spread(nf.failed), spread(nf.declared), spread(nf.leaseMoved), spread(nf.rejoined), nf.fenced)
 	fmt.Fprintf(w, "LISTEN silences (%d): listener noticed after %s; reconnected %s after the network returned; %d jobs started by polling meanwhile\n",

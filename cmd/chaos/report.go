@@ -102,7 +102,7 @@ func (r *run) report(w io.Writer, o outcome, f figures, total time.Duration) {
 		r.fleet.starts, r.o.workers, f.registrations, f.declaredDead, f.terms, f.fenced)
 	r.reportFailover(w)
 	if r.net != nil {
-		r.reportNet(w, o)
+		r.reportNet(w, r.netFigures)
 	}
 	fmt.Fprintf(w, "history: %d events (%d cut log lines dropped)\n", f.events, o.cutLines)
 	rows := indexRows(o.jobs)

@@ -25,6 +25,9 @@ type run struct {
 	hook   *hookServer
 	enq    *enqueuer
 	net    *netChaos // nil without -net-faults
+	// netFigures are the network faults' detection and recovery times,
+	// worked out once the run is over (checkNet).
+	netFigures netFigures
 
 	failover *failoverRun // -failover's cluster and figures; nil otherwise
 
