@@ -66,7 +66,9 @@ func TestListenReplacesASilentConnection(t *testing.T) {
 	waitFor(t, "the listener to notice the silence", func() bool {
 		return strings.Contains(logs.String(), "listen connection silent for "+check.String())
 	})
-	if took := time.Since(silenced); took > 10*check {
+	// About two checks; the bound is loose because the machine may be
+	// loaded, and still far below the minutes TCP keepalives would take.
+	if took := time.Since(silenced); took > 25*check {
 		t.Errorf("the listener noticed the silence after %v, want about %v", took, 2*check)
 	}
 	for _, stream := range []string{"upstream", "downstream"} {
