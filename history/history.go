@@ -29,10 +29,10 @@ type Translator struct {
 // Translate returns the history event e stands for and true, or false
 // when e is none the checker reads. The event's Time is e's store time,
 // zero for an event no transaction stamped (DeclaredDead, ExecEnded,
-// ShutdownBegan, ShutdownAbandoned, ExecsCancelled, ExecCancelled): the
-// driver stamps
-// those with the store time at which they are known to have happened. The
-// driver also sets Process.
+// ShutdownBegan, ShutdownAbandoned, ExecsCancelled, ExecCancelled,
+// DrainDeadline, ReleaseAbandoned, TickStarted, Waiting, Notified): the
+// driver stamps those with the store time at which they are known to have
+// happened. The driver also sets Process.
 func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 	h := props.Event{Time: e.StoreTime, Worker: e.Worker}
 	switch e.Kind {
@@ -76,6 +76,16 @@ func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 		h.Kind, h.Job = props.ExecCancelled, e.Job.ID
 	case engine.EventCancelChecked:
 		h.Kind, h.Asked = props.CancelChecked, e.Jobs
+	case engine.EventDrainDeadline:
+		h.Kind = props.DrainDeadline
+	case engine.EventReleaseAbandoned:
+		h.Kind, h.Failures = props.ReleaseAbandoned, e.Count
+	case engine.EventTickStarted:
+		h.Kind, h.Reason = props.TickStarted, e.Reason
+	case engine.EventWaiting:
+		h.Kind, h.Failures = props.Waiting, e.Count
+	case engine.EventNotified:
+		h.Kind, h.Queue = props.Notified, e.Reason
 	default:
 		return h, false
 	}

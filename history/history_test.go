@@ -36,7 +36,12 @@ func TestTranslate(t *testing.T) {
 		{engine.Event{Kind: engine.EventDeclaredDead, Worker: w}, props.Event{Kind: props.DeclaredDead, Worker: w}, true},
 		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w}, true}, // the lease died with the worker id
-		{engine.Event{Kind: engine.EventReleaseAbandoned, Worker: w, Count: 5}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventReleaseAbandoned, Worker: w, Count: 5},
+			props.Event{Kind: props.ReleaseAbandoned, Worker: w, Failures: 5}, true},
+		{engine.Event{Kind: engine.EventDrainDeadline, Worker: w, Count: 2}, props.Event{Kind: props.DrainDeadline, Worker: w}, true},
+		{engine.Event{Kind: engine.EventTickStarted, Worker: w, Reason: "sleep"}, props.Event{Kind: props.TickStarted, Worker: w, Reason: "sleep"}, true},
+		{engine.Event{Kind: engine.EventWaiting, Worker: w, Count: 1}, props.Event{Kind: props.Waiting, Worker: w, Failures: 1}, true},
+		{engine.Event{Kind: engine.EventNotified, Worker: w, Reason: "q"}, props.Event{Kind: props.Notified, Worker: w, Queue: "q"}, true},
 		{engine.Event{Kind: engine.EventShutdownAbandoned, Worker: w, Count: 5},
 			props.Event{Kind: props.ShutdownAbandoned, Worker: w, Failures: 5}, true},
 		{engine.Event{Kind: engine.EventCancelChecked, Worker: w, StoreTime: at, Jobs: []ulid.ULID{j.ID}, Count: 1},

@@ -18,7 +18,8 @@ import (
 func (c *Checker) shutdownBegan(e *Event) {
 	p := c.proc(e)
 	p.shuttingDown, p.shutdownAt, p.paused = true, e.Time, 0
-	if c.params.ShutdownBound > 0 && !slices.Contains(c.shutdowns, p) {
+	p.cancelJudged, p.releaseJudged, p.releaseGivenUp, p.wait = false, false, false, wait{}
+	if c.params.ShutdownBound+c.params.CancelBound+c.params.ReleaseBound > 0 && !slices.Contains(c.shutdowns, p) {
 		c.shutdowns = append(c.shutdowns, p)
 	}
 }
@@ -28,6 +29,7 @@ func (c *Checker) shutdownBegan(e *Event) {
 func (c *Checker) resumed(e *Event) {
 	p := c.proc(e)
 	p.paused += p.stallIn(e.Time)
+	c.resumeWait(p, e.Time)
 	p.stalledAt = time.Time{}
 }
 
@@ -55,7 +57,8 @@ func (c *Checker) checkShutdownBounds(now time.Time) {
 			continue
 		}
 		took := now.Sub(p.shutdownAt) - p.paused - p.stallIn(now)
-		if took <= c.params.ShutdownBound {
+		c.checkDrainBounds(p, took)
+		if c.params.ShutdownBound <= 0 || took <= c.params.ShutdownBound {
 			continue
 		}
 		c.report(ShutdownBound, fmt.Sprintf("process %s has been shutting down for %v (not counting its stalls), past the bound %v",

@@ -38,6 +38,8 @@ type Checker struct {
 	queues     queueIndex
 	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
 	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
+	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
+	waits      waits        // processes waiting for a tick they owe
 	vacuum     vacuumState
 
 	found      []Violation // violations of the current event
@@ -139,6 +141,8 @@ func (c *Checker) Step(e Event) *Violation {
 	c.checkOrder(e)
 	c.checkCancelsDue(e.Time)
 	c.checkShutdownBounds(e.Time)
+	c.checkDrainDue(e.Time)
+	c.checkWaits(e.Time)
 	switch e.Kind {
 	case Commit:
 		c.commit(&e)
@@ -182,6 +186,16 @@ func (c *Checker) Step(e Event) *Violation {
 		c.vacuumClaimed(&e)
 	case VacuumStarted:
 		c.vacuumStarted(&e)
+	case DrainDeadline:
+		c.drainDeadline(&e)
+	case ReleaseAbandoned:
+		c.proc(&e).releaseGivenUp = true
+	case TickStarted:
+		c.tickStarted(&e)
+	case Waiting:
+		c.waiting(&e)
+	case Notified:
+		c.notified(&e)
 	default:
 		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
 	}

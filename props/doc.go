@@ -60,7 +60,16 @@
 // (interleaved runs only). Property 18, one stop request, in process.go:
 // a drain cut short after only a repeat of the first request to stop
 // within RepeatWindow. Property 19, the shutdown bound, in bound.go: a
-// graceful shutdown ends within ShutdownBound, stalls aside.
+// graceful shutdown ends within ShutdownBound, stalls aside. Property 20,
+// the drain deadline, in drain.go: at its drain deadline (DrainDeadline)
+// a runner cancels its handlers' contexts before store time moves on, no
+// handler's context is left uncancelled past CancelBound, and no job
+// whose handler still runs is left running under its worker past
+// ReleaseBound unless the release was given up. Properties 21 and 22,
+// the poll interval and the wake-up, in wake.go: a serving runner whose
+// last tick succeeded begins a tick within PollBound of waiting, and
+// within WakeBound of a notification of available jobs in its queues
+// while it has a free place.
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

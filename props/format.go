@@ -80,7 +80,10 @@ func (e Event) String() string {
 	if e.Snooze != 0 {
 		fmt.Fprintf(&b, " snooze=%v", e.Snooze)
 	}
-	if e.Kind == ShutdownAbandoned {
+	if e.Queue != "" {
+		fmt.Fprintf(&b, " queue=%s", e.Queue)
+	}
+	if e.Kind == ShutdownAbandoned || e.Kind == ReleaseAbandoned || e.Kind == Waiting {
 		fmt.Fprintf(&b, " failures=%d", e.Failures)
 	}
 	if e.Kind == ShutdownCompleted {

@@ -248,6 +248,8 @@ func TestGoodHistoriesHaveNoViolations(t *testing.T) {
 		"late start": lateStartRun, "crash after result": crashAfterResultRun, "re-elected": reelectedRun,
 		"exact release":   exactReleaseRun,
 		"drain abandoned": abandonedDrainRun,
+		"drain bound":     drainBoundRun, "release given up": releaseGivenUpRun,
+		"wake-ups": wakeRun,
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := newBuilder()

@@ -48,6 +48,22 @@ type Params struct {
 	// have completed or been given up, not counting the time its process
 	// was stalled (0: not checked).
 	ShutdownBound time.Duration `json:",omitzero"`
+	// CancelBound is how long after it began a graceful shutdown must
+	// have cancelled the contexts of its handlers still running, and
+	// ReleaseBound how long after it began it must have released their
+	// jobs or given their release up; the time its process was stalled
+	// does not count (0: not checked; property 20).
+	CancelBound  time.Duration `json:",omitzero"`
+	ReleaseBound time.Duration `json:",omitzero"`
+	// PollBound is the longest a serving process whose last tick
+	// succeeded waits before its next tick (0: not checked; property 21).
+	PollBound time.Duration `json:",omitzero"`
+	// WakeBound is how soon a waiting process with a free place begins a
+	// tick after a notification of jobs available in one of Queues, the
+	// queues every process serves (0 or no queues: not checked; property
+	// 22).
+	WakeBound time.Duration `json:",omitzero"`
+	Queues    []string      `json:",omitempty"`
 	// SerialTransactions says that no two store transactions of the run
 	// overlapped (the simulator's in-memory store runs one at a time), so
 	// that a row left available by a reservation was locked by nobody:
@@ -165,6 +181,25 @@ const (
 	// vacuum it claimed, outside any transaction.
 	VacuumClaimed Kind = "vacuum_claimed"
 	VacuumStarted Kind = "vacuum_started"
+
+	// DrainDeadline: Process (as Worker) reached the deadline of its
+	// graceful shutdown's drain, or gave the drain up: it cancels its
+	// handlers' contexts now (ExecsCancelled).
+	DrainDeadline Kind = "drain_deadline"
+	// ReleaseAbandoned: Process gave up releasing the jobs whose handlers
+	// outlived the drain after Failures failed tries; the shutdown
+	// transaction releases them, or a leader rescues them.
+	ReleaseAbandoned Kind = "release_abandoned"
+	// TickStarted: Process, serving, began a tick; Reason is why it woke
+	// (sleep, task, notification; "" for its first).
+	TickStarted Kind = "tick_started"
+	// Waiting: Process, serving, has its store calls back and waits for
+	// its next tick; Failures is its failed ticks in a row (not zero: it
+	// waits out the error backoff).
+	Waiting Kind = "waiting"
+	// Notified: the driver handed Process, serving, a notification that
+	// jobs of Queue are available.
+	Notified Kind = "notified"
 )
 
 // Decision is what a handler's run asked for.
@@ -189,6 +224,7 @@ type Event struct {
 	Process string    `json:",omitzero"` // the driver's stable name for a worker process
 	Worker  ulid.ULID `json:",omitzero"` // the worker row id the process acts as
 	Job     ulid.ULID `json:",omitzero"`
+	Queue   string    `json:",omitzero"` // Notified
 
 	// Commit
 	Jobs      []JobChange      `json:",omitempty"`
@@ -203,7 +239,7 @@ type Event struct {
 	Output   string        `json:",omitzero"` // the output the handler recorded, "" for none
 	Snooze   time.Duration `json:",omitzero"` // the wait a Snooze decision asked for
 
-	// ShutdownAbandoned
+	// ShutdownAbandoned, ReleaseAbandoned, Waiting
 	Failures int `json:",omitzero"`
 
 	// ShutdownCompleted

@@ -22,6 +22,15 @@ type procState struct {
 	stops        stops         // the requests to stop it received
 	stalledAt    time.Time     // when its stall in progress began (zero: none)
 	paused       time.Duration // the part of its shutdown it spent stalled
+
+	// The drain deadline (property 20): reached at deadlineAt with
+	// handlers whose contexts are to be cancelled (cancelDue); the bounds
+	// judged once each; the release given up.
+	deadlineAt                  time.Time
+	cancelDue                   bool
+	cancelJudged, releaseJudged bool
+	releaseGivenUp              bool
+	wait                        wait // the tick it waits for (property 21, 22)
 }
 
 // stops are the requests to stop one process life received.
@@ -79,6 +88,8 @@ func (c *Checker) stop(p *procState) {
 	}
 	clear(p.started)
 	p.shuttingDown, p.stops, p.paused = false, stops{}, 0
+	p.cancelDue, p.cancelJudged, p.releaseJudged, p.releaseGivenUp = false, false, false, false
+	p.wait = wait{}
 	c.endDutiesOf(p.name)
 	c.forgetVacuumClaim(p.name)
 }
@@ -192,6 +203,7 @@ func (c *Checker) execsCancelled(e *Event) {
 	for _, x := range p.open {
 		x.cancelled = true
 	}
+	p.cancelDue = false
 	if waited, least := e.Time.Sub(p.shutdownAt), c.params.DrainTimeout*4/5; c.params.DrainTimeout > 0 && p.shuttingDown && waited < least {
 		c.early(p, "cancelled its handlers", waited, withEvents(p.openStarts()...))
 	}

@@ -51,6 +51,16 @@ const (
 	// ShutdownBound: a graceful shutdown ends within Params.ShutdownBound,
 	// however slow or silent the store (props/bound.go).
 	ShutdownBound
+	// DrainBound: a handler still running at the drain deadline has its
+	// context cancelled at the deadline and its job released within
+	// Params.ReleaseBound (props/drain.go).
+	DrainBound
+	// PollInterval: a serving worker ticks at least once per poll
+	// interval (props/wake.go).
+	PollInterval
+	// WakeUp: a waiting worker with a free place ticks at once on a
+	// notification of available jobs (props/wake.go).
+	WakeUp
 	numProperties // not a property: how many there are
 )
 
@@ -75,6 +85,9 @@ var propertyNames = [numProperties]string{
 	ReservationLockWait: "reservations never wait",
 	OneStopRequest:      "a repeated signal is one request",
 	ShutdownBound:       "shutdown bound",
+	DrainBound:          "drain deadline",
+	PollInterval:        "poll interval",
+	WakeUp:              "wake-up",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

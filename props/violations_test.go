@@ -44,6 +44,8 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, policyCases...)
 	cases = append(cases, snoozeCases...)
 	cases = append(cases, scheduleKeyCases...)
+	cases = append(cases, drainCases...)
+	cases = append(cases, wakeCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -248,20 +248,21 @@ func workerConfig(sc *Scenario) worker.Config {
 	return cfg
 }
 
-// shutdownBound is the runners' engine.ShutdownBound in true time: a
-// local clock runs at most 20% slow (Drift), and the bound's sum of
-// timers drifts by as much; a millisecond covers the rounding.
-func shutdownBound(sc *Scenario) time.Duration {
-	return engine.ShutdownBound(workerConfig(sc))*5/4 + time.Millisecond
-}
+// trueBound is a bound d of the runners' local clocks in true time: a
+// local clock runs at most 20% slow (Drift), and a sum of timers drifts
+// by as much; a millisecond covers the rounding.
+func trueBound(d time.Duration) time.Duration { return d*5/4 + time.Millisecond }
 
 // historyParams are the settings the properties are checked against.
 func historyParams(sc *Scenario) props.Params {
+	cfg := workerConfig(sc)
 	p := props.Params{
 		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
 		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(), RepeatWindow: engine.RepeatWindow,
-		ShutdownBound:      shutdownBound(sc),
+		ShutdownBound: trueBound(engine.ShutdownBound(cfg)),
+		CancelBound:   trueBound(engine.CancelBound(cfg)), ReleaseBound: trueBound(engine.ReleaseBound(cfg)),
+		PollBound: trueBound(engine.PollBound(cfg)), WakeBound: trueBound(engine.WakeBound), Queues: cfg.Queues,
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,

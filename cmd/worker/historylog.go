@@ -73,9 +73,16 @@ func newHistoryLog(out io.Writer, process string) *historyLog {
 	return &historyLog{out: out, process: process, terms: map[ulid.ULID]time.Time{}}
 }
 
-// Observe writes the history events of one worker event.
+// Observe writes the history events of one worker event. The runner's
+// ticks, waits and wake-ups are left out: the log stamps them with the
+// next transaction's store time, too late for their bounds to be judged
+// (a live history sets no PollBound nor WakeBound), and they would be
+// two lines a tick.
 func (h *historyLog) Observe(e engine.Event) {
 	ev, ok := h.tr.Translate(e)
+	if ok && (ev.Kind == props.TickStarted || ev.Kind == props.Waiting || ev.Kind == props.Notified) {
+		ok = false
+	}
 	if e.StoreTime.IsZero() {
 		if ok {
 			h.pending = append(h.pending, ev)

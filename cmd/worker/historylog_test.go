@@ -39,6 +39,9 @@ func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 		{Kind: engine.EventDutiesEnded, Worker: w1, StoreTime: at(3)},
 		{Kind: engine.EventJobStarted, Worker: w1, StoreTime: at(4), Job: job(j1)},
 		{Kind: engine.EventStoreError, Worker: w1, Err: fmt.Errorf("boom")},
+		{Kind: engine.EventWaiting, Worker: w1}, // the runner's waits and wake-ups are left out
+		{Kind: engine.EventNotified, Worker: w1, Reason: "q"},
+		{Kind: engine.EventTickStarted, Worker: w1, Reason: "notification"},
 		{Kind: engine.EventLeaseRenewed, Worker: w1, StoreTime: at(6), LeaseExpires: at(1006)},
 		{Kind: engine.EventJobFinished, Worker: w1, Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
 		{Kind: engine.EventResultRecorded, Worker: w1, StoreTime: at(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
@@ -81,6 +84,7 @@ func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 		{Kind: props.CancelChecked, Time: at(10), Worker: w2, Asked: []ulid.ULID{j2}},
 		{Kind: props.ExecCancelled, Time: at(11), Worker: w2, Job: j2},
 		{Kind: props.ShutdownBegan, Time: at(11), Worker: w2},
+		{Kind: props.DrainDeadline, Time: at(11), Worker: w2},
 		{Kind: props.ExecsCancelled, Time: at(11), Worker: w2},
 		{Kind: props.ExecEnded, Time: at(11), Worker: w1, Job: j3, Decision: props.Succeed},
 		{Kind: props.ResultFenced, Time: at(11), Worker: w1, Job: j3},

@@ -44,6 +44,9 @@ var Names = []string{
 	ContextFollowsStop,
 	StopRepeatAbandons,
 	ShutdownCallsUntimed,
+	DrainCancelLate,
+	WakeIgnored,
+	PollTwice,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -138,6 +141,15 @@ const (
 	// ShutdownCallsUntimed: the runner's store calls after the stop have
 	// no timeout, so a silent store holds the shutdown up for ever.
 	ShutdownCallsUntimed = "shutdown-calls-untimed"
+	// DrainCancelLate: at the drain deadline the runner waits out the
+	// grace before it cancels the handlers still running, and cancels
+	// them only as it releases their jobs.
+	DrainCancelLate = "drain-cancel-late"
+	// WakeIgnored: the runner ignores notifications of available jobs
+	// and finds them at its next poll.
+	WakeIgnored = "wake-ignored"
+	// PollTwice: the runner sleeps twice its poll interval between ticks.
+	PollTwice = "poll-twice"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

@@ -14,6 +14,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -183,6 +184,9 @@ func (c *Core) nextPoll() time.Duration {
 		return clockrng.Jitter(c.pollRand, errorBackoff(c.cfg.PollInterval, c.failures), c.cfg.PollJitter)
 	}
 	d := clockrng.Jitter(c.pollRand, c.cfg.PollInterval, c.cfg.PollJitter)
+	if mutant.On(mutant.PollTwice) {
+		d *= 2
+	}
 	if c.id.IsZero() || c.shuttingDown {
 		return d
 	}

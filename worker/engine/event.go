@@ -154,6 +154,16 @@ const (
 	// Reason says so with the expression. Reported once until the
 	// schedule has a time again, not at every leader pass.
 	EventScheduleNoNextTime
+	// EventTickStarted: the serving runner begins a tick; Reason is why
+	// it woke (Action.Wake: sleep, task, notification; "" for the first).
+	EventTickStarted
+	// EventWaiting: the serving runner's store calls returned and it
+	// waits for its next tick; Count is its failed ticks in a row (not
+	// zero: it waits out the error backoff and ignores notifications).
+	EventWaiting
+	// EventNotified: the driver handed the serving runner a notification
+	// that jobs of queue Reason are available.
+	EventNotified
 )
 
 var eventNames = map[EventKind]string{
@@ -173,6 +183,7 @@ var eventNames = map[EventKind]string{
 	EventVacuumClaimed: "vacuum-claimed", EventVacuumStarted: "vacuum-started", EventVacuumEnded: "vacuum-ended",
 	EventJobSnoozed: "job-snoozed", EventScheduleSkipped: "schedule-skipped",
 	EventScheduleNoNextTime: "schedule-no-next-time",
+	EventTickStarted:        "tick-started", EventWaiting: "waiting", EventNotified: "notified",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".

@@ -127,6 +127,12 @@ func (p *Policy) step(in Input) []Action {
 		if in.Note.Channel == store.ChannelCancel {
 			return p.cancelJobs([]ulid.ULID{in.Note.Job}, CancelByNotification)
 		}
+		if p.phase == serving && in.Note.Channel == store.ChannelAvailable {
+			p.core.emit(Event{Kind: EventNotified, Worker: p.core.id, Reason: in.Note.Queue})
+			if mutant.On(mutant.WakeIgnored) {
+				return nil
+			}
+		}
 		if p.phase == serving && !p.backingOff && !p.lingering && p.wants(in.Note) {
 			return []Action{p.tick("notification")}
 		}
@@ -171,6 +177,9 @@ func (p *Policy) call(c Call) Action {
 
 func (p *Policy) tick(wake string) Action {
 	p.lingering = false
+	if p.phase == serving {
+		p.core.emit(Event{Kind: EventTickStarted, Worker: p.core.id, Reason: wake})
+	}
 	a := p.call(CallTick)
 	a.Wake = wake
 	return a
@@ -194,11 +203,14 @@ func (p *Policy) timer(t Timer) []Action {
 		cfg := p.core.cfg
 		p.core.emit(Event{Kind: EventDrainDeadline, Worker: p.core.id, Count: len(p.core.executing)})
 		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, graceOf(cfg))}
-		if mutant.On(mutant.RunnerNoCancel) {
+		if mutant.On(mutant.RunnerNoCancel) || mutant.On(mutant.DrainCancelLate) {
 			acts = acts[1:]
 		}
 		return acts
 	case t == TimerGrace && p.phase == grace:
+		if mutant.On(mutant.DrainCancelLate) {
+			return append([]Action{{Kind: ActCancelRunning}}, p.release()...)
+		}
 		return p.release()
 	case t == TimerRetry && p.phase == releasing:
 		return p.release()
@@ -304,6 +316,9 @@ func (p *Policy) afterTick() []Action {
 	p.backingOff = p.core.failing()
 	if p.phase != serving && len(p.core.executing) == 0 {
 		return p.close()
+	}
+	if p.phase == serving {
+		p.core.emit(Event{Kind: EventWaiting, Worker: p.core.id, Count: p.core.failures})
 	}
 	return []Action{arm(TimerPoll, p.core.nextPoll())}
 }

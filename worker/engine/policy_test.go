@@ -199,3 +199,55 @@ func TestPolicyDutiesAfterStarts(t *testing.T) {
 		t.Fatalf("duties ran inside the tick (%d events)", n)
 	}
 }
+
+// The runner reports its wake-ups as the history needs them: each tick
+// while serving begins with EventTickStarted (why it woke), each wait for
+// the next with EventWaiting (its failed ticks), and a notification of
+// available jobs with EventNotified, whether it wakes the runner or not.
+func TestPolicyReportsTicksAndWaits(t *testing.T) {
+	e := newEnv(t)
+	cfg := testConfig()
+	cfg.MaxConcurrent = 1
+	d := newDriven(e, cfg)
+	d.want(Input{Kind: InStarted}, "arm poll 1s")
+	e.enqueue("q", 1)
+	mine := store.Notification{Channel: store.ChannelAvailable, Queue: "q"}
+	d.want(Input{Kind: InNotification, Note: mine}, "start 1, arm poll 1s")
+	d.want(Input{Kind: InNotification, Note: mine}, "") // full
+	var got []string
+	for _, ev := range d.rec.events {
+		switch ev.Kind {
+		case EventTickStarted:
+			got = append(got, "tick "+ev.Reason)
+		case EventWaiting:
+			got = append(got, fmt.Sprintf("wait %d", ev.Count))
+		case EventNotified:
+			got = append(got, "notified "+ev.Reason)
+		}
+	}
+	want := "tick , wait 0, notified q, tick notification, wait 0, notified q"
+	if strings.Join(got, ", ") != want {
+		t.Fatalf("events %q, want %q", strings.Join(got, ", "), want)
+	}
+}
+
+// The bounds of a shutdown add up: the cancel comes within the drain and
+// one call, the release within the grace, a call and the release's
+// tries more, the exit within the shutdown's tries more.
+func TestShutdownBoundsAddUp(t *testing.T) {
+	cfg := testConfig()
+	cfg.PollJitter = 0.1
+	call, tries := ShutdownCallTimeout(cfg), shutdownTries(cfg)
+	if got, want := CancelBound(cfg), cfg.DrainTimeout+call; got != want {
+		t.Errorf("CancelBound %v, want %v", got, want)
+	}
+	if got, want := ReleaseBound(cfg), CancelBound(cfg)+graceOf(cfg)+call+tries; got != want {
+		t.Errorf("ReleaseBound %v, want %v", got, want)
+	}
+	if got, want := ShutdownBound(cfg), ReleaseBound(cfg)+tries; got != want {
+		t.Errorf("ShutdownBound %v, want %v", got, want)
+	}
+	if got, want := PollBound(cfg), cfg.PollInterval+time.Duration(float64(cfg.PollInterval)*cfg.PollJitter); got != want {
+		t.Errorf("PollBound %v, want %v", got, want)
+	}
+}
