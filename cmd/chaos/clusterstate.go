@@ -147,6 +147,20 @@ func (c *cluster) primaryNow(ctx context.Context) (*autoctl, time.Time) {
 	return nil, time.Time{}
 }
 
+// waitPrimary asks for the node that takes writes until one answers or
+// timeout passes (nil then): on a loaded machine a healthy primary may
+// take longer than one question's deadline to answer.
+func (c *cluster) waitPrimary(ctx context.Context, timeout time.Duration) (*autoctl, time.Time, error) {
+	for deadline := time.Now().Add(timeout); ; {
+		if n, started := c.primaryNow(ctx); n != nil || !time.Now().Before(deadline) {
+			return n, started, nil
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+}
+
 // replication describes the primary's synchronous replication setting, for
 // the report.
 func (c *cluster) replication(ctx context.Context) string {

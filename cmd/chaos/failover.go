@@ -94,14 +94,16 @@ func (r *run) tendFor(ctx context.Context, d time.Duration) error {
 // healthy and every worker is ready again, or a few minutes passed.
 func (r *run) failoverOne(ctx context.Context, k failoverKind) (failoverFault, error) {
 	c := r.failover.c
-	old, oldStart := c.primaryNow(ctx)
+	old, oldStart, err := c.waitPrimary(ctx, 30*time.Second)
+	if err != nil {
+		return failoverFault{}, err
+	}
 	if old == nil {
-		return failoverFault{}, fmt.Errorf("no primary before the fault (logs in %s)", c.dir)
+		return failoverFault{}, fmt.Errorf("no primary for 30 s before the fault (logs in %s)", c.dir)
 	}
 	rc := &recovery{r: r, f: failoverFault{kind: k, at: time.Now(), old: old.name}, old: old, oldStart: oldStart, restarted: k != foStop}
 	r.failover.ready.reset(rc.f.at)
 	r.logf("%s: %s was primary", failoverNames[k], old.name)
-	var err error
 	if rc.performed, err = r.injectFailover(ctx, k, old); err != nil {
 		return rc.f, err
 	}
