@@ -37,6 +37,10 @@ const (
 	MarkTripSevered                      // interleaving: a connection closed with a round trip outstanding
 	MarkTripTerminated                   // interleaving: a parked connection's server process was terminated
 	MarkCommitAnswerLost                 // interleaving: a COMMIT's answer was lost
+	MarkRenewBesideTakeOver              // interleaving: the lease was taken over while its holder's renewal was in flight
+	MarkResignBesideLease                // interleaving: a resign and another process's lease transaction in flight together
+	MarkLeaseContended                   // interleaving: the lease changed while two other processes' lease transactions were open
+	MarkDutiesBesideLease                // interleaving: the lease changed while another process's duties were in flight
 	MarkStopRepeated                     // a signal repeated within a moment was judged the same request
 	MarkDrainAbandoned                   // a second request to stop gave a drain with jobs running up
 	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
@@ -76,6 +80,10 @@ var markNames = [numMarks]string{
 	MarkTripSevered:          "interleaved: connection closed mid-transaction",
 	MarkTripTerminated:       "interleaved: parked connection terminated",
 	MarkCommitAnswerLost:     "interleaved: COMMIT's answer lost",
+	MarkRenewBesideTakeOver:  "interleaved: lease taken over beside its renewal",
+	MarkResignBesideLease:    "interleaved: a resign beside a lease transaction",
+	MarkLeaseContended:       "interleaved: three processes' lease transactions",
+	MarkDutiesBesideLease:    "interleaved: lease changed beside duties",
 	MarkStopRepeated:         "signal repeated at once, one request",
 	MarkDrainAbandoned:       "drain abandoned by a second signal",
 	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
@@ -85,12 +93,16 @@ var markNames = [numMarks]string{
 // interleavedOnly holds the marks only runs that interleave transactions
 // (simulate -store pg -interleave) can reach.
 var interleavedOnly = [numMarks]bool{
-	MarkTxOverlap:        true,
-	MarkLockWait:         true,
-	MarkDeadlock:         true,
-	MarkTripSevered:      true,
-	MarkTripTerminated:   true,
-	MarkCommitAnswerLost: true,
+	MarkTxOverlap:           true,
+	MarkLockWait:            true,
+	MarkDeadlock:            true,
+	MarkTripSevered:         true,
+	MarkTripTerminated:      true,
+	MarkCommitAnswerLost:    true,
+	MarkRenewBesideTakeOver: true,
+	MarkResignBesideLease:   true,
+	MarkLeaseContended:      true,
+	MarkDutiesBesideLease:   true,
 }
 
 // Interleaved reports whether only runs that interleave transactions

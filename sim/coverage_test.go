@@ -17,7 +17,8 @@ func TestEveryMarkIsDescribed(t *testing.T) {
 		seen[d] = m
 	}
 	interleaved := map[Mark]bool{MarkTxOverlap: true, MarkLockWait: true, MarkDeadlock: true,
-		MarkTripSevered: true, MarkTripTerminated: true, MarkCommitAnswerLost: true}
+		MarkTripSevered: true, MarkTripTerminated: true, MarkCommitAnswerLost: true,
+		MarkRenewBesideTakeOver: true, MarkResignBesideLease: true, MarkLeaseContended: true, MarkDutiesBesideLease: true}
 	for _, m := range AllMarks() {
 		if m.Interleaved() != interleaved[m] {
 			t.Errorf("mark %q: Interleaved() = %v, want %v", m, m.Interleaved(), interleaved[m])

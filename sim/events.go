@@ -34,13 +34,14 @@ const (
 	evTrip                          // interleaving: a parked round trip goes (conn, gen)
 	evSignal                        // a signal reaches the process (gen: its index in signalNames)
 	evAbandon                       // the runner is told to give its drain up
+	evLeaderStop                    // interleaving: the lease holder is asked to stop
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -93,6 +94,8 @@ func (s *sim) dispatch(e *event) {
 		s.trip(e)
 	case evSignal:
 		s.signal(e)
+	case evLeaderStop:
+		s.leaderStop()
 	case evEnd:
 		s.tr.printf(s.now, "sim", "quiescence bound reached")
 		s.finish()

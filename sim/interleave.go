@@ -23,6 +23,8 @@ type actor struct {
 	now   time.Time // its transaction's store time
 	// released: the transaction released the lease, a stepdown no row shows.
 	released bool
+	open     bool       // a transaction of interleavedTx is under way
+	kind     leaderKind // what it asked of the lease so far
 }
 
 // ilState is the simulator's side of an interleaved run.
@@ -62,7 +64,9 @@ func (s *sim) actorOf(label string) *actor {
 // round trips itself, in the order they were scheduled.
 func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(store.Tx) error) error {
 	a := s.actorOf(label)
-	a.done, a.err, a.released = false, nil, false
+	a.done, a.err, a.released, a.kind = false, nil, false, 0
+	a.open = true
+	defer func() { a.open = false }()
 	dead := s.be.(*diffBackend).dead
 	s.il.il.Go(label, func() {
 		err := a.st.InTx(ctx, func(tx store.Tx) error {
@@ -72,7 +76,7 @@ func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(
 			}
 			a.now = now
 			rec := &releaseRecorder{Tx: tx, dead: dead}
-			err = fn(rec)
+			err = fn(leaderRecorder{rec, &a.kind})
 			a.released = rec.released
 			return err
 		})
@@ -209,6 +213,7 @@ func (s *sim) observeEnded(ended []string) {
 			p = q
 		}
 	}
+	s.leaseMarks(a, c.Lease)
 	s.commit(p, &c)
 }
 

@@ -15,13 +15,42 @@ func actorLabel(conn string) string {
 
 // tripDraws are an interleaved run's own draws, from children of the
 // master seed that no in-memory run draws from: when each parked round
-// trip goes, and the faults that strike it.
+// trip goes, the faults that strike it, and when the lease holder is
+// asked to stop.
 type tripDraws struct {
-	delays, faults *clockrng.Rand
+	delays, faults, stops *clockrng.Rand
 }
 
 func newTripDraws(master *clockrng.Rand) *tripDraws {
-	return &tripDraws{delays: master.Child("trips/delay"), faults: master.Child("trips/fault")}
+	return &tripDraws{delays: master.Child("trips/delay"), faults: master.Child("trips/fault"), stops: master.Child("trips/stop")}
+}
+
+// drawLeaderStop schedules, in three seeds of four, a stop of whichever
+// process holds the lease at a time drawn in the chaos phase's first half
+// (evLeaderStop). The seed's own shutdowns come a few times a minute, too
+// seldom for a chaos phase of seconds, and seldom to the holder: this one
+// puts a resign beside the others' take-overs and renewals. The first
+// half, because the holder begins to stop only once its store call
+// returns, which a paused round trip may hold up for a lease and a half,
+// and a stop that would begin after chaos does not.
+func (d *tripDraws) drawLeaderStop(s *sim) {
+	if !d.stops.Chance(0.75) {
+		return
+	}
+	chaos := s.sc.Chaos.D()
+	at := d.stops.DurationBetween(chaos/10, chaos/2).Truncate(time.Microsecond)
+	s.at(at, &event{kind: evLeaderStop, w: -1})
+}
+
+// leaderStop asks the process that holds the lease, if one does, for a
+// graceful shutdown, which begins once it is between store calls.
+func (s *sim) leaderStop() {
+	p := s.workerOf(s.lastHolder)
+	if p == nil || p.draining {
+		return
+	}
+	s.tr.printf(s.now, p.name, "asked to stop: it holds the lease")
+	s.at(s.now, &event{kind: evShutdownNow, w: p.idx, inc: p.inc})
 }
 
 // delay draws how long a parked round trip waits before it goes: mostly a
@@ -29,13 +58,28 @@ func newTripDraws(master *clockrng.Rand) *tripDraws {
 // transactions to run meanwhile, and during chaos now and then longer than
 // the lease (a process paused mid-transaction). After chaos, round trips
 // go at once, so that quiescence settles within its bounds.
+//
+// The round trips of a transaction that renews, takes or gives up the
+// lease or does the leader's duties are paused that long far more often
+// (leaderPaused, resignPaused): a pause between such a transaction's read
+// and its write lets the lease expire and pass to another process
+// meanwhile, which is the race its statements' locks and WHERE clauses
+// must win, and with three or more processes the others' lease ticks
+// contend in that time too.
 func (d *tripDraws) delay(s *sim, conn string) time.Duration {
 	r := d.delays
 	x := r.IntN(100)
+	short, long := 60, 97
+	switch k := s.leaderKind(conn); {
+	case k&kindResign != 0:
+		short, long = 100-2*resignPaused, 100-resignPaused
+	case k != 0:
+		short, long = 100-3*leaderPaused, 100-leaderPaused
+	}
 	switch {
-	case s.phase != chaos || x < 60:
+	case s.phase != chaos || x < short:
 		return r.DurationBetween(0, time.Millisecond)
-	case x < 97 || actorLabel(conn) == "client":
+	case x < long || actorLabel(conn) == "client":
 		return r.DurationBetween(time.Millisecond, 300*time.Millisecond)
 	default:
 		return r.DurationBetween(300*time.Millisecond, s.sc.LeaseTTL.D()*3/2)
@@ -96,3 +140,14 @@ func oneLine(sql string, n int) string {
 	}
 	return sql
 }
+
+// leaderPaused and resignPaused are how many in a hundred of the round
+// trips of a lease or duty transaction, and of a resign, are paused up to
+// past the lease during chaos (tripDraws.delay), against three of the
+// others'; as many again (twice as many for the lease's and duties') wait
+// up to 300 ms. A resign comes once in a process's life, so its pauses
+// cost the run nothing.
+const (
+	leaderPaused = 15
+	resignPaused = 40
+)

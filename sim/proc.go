@@ -106,6 +106,9 @@ func (s *sim) start() {
 	s.armGlobalFault(Cancel, evCancel)
 	s.armGlobalFault(QueueControl, evQueueControl)
 	s.armGlobalFault(QueueRate, evQueueRate)
+	if s.interleaving() {
+		s.il.trips.drawLeaderStop(s)
+	}
 	s.at(s.sc.Chaos.D(), &event{kind: evQuiesce, w: -1})
 }
 

@@ -53,6 +53,10 @@ var Names = []string{
 	PGCompleteUnchecked,
 	PGLimitCountUnlocked,
 	PGHintsKept,
+	PGRenewOverwrites,
+	PGExpireUnchecked,
+	PGResignUnchecked,
+	PGDeadUnchecked,
 }
 
 // The planted bugs.
@@ -175,6 +179,23 @@ const (
 	// queue (store/pg/hints.go) is never forgotten nor ignored, so a job
 	// made available below it waits until the hint passes it.
 	PGHintsKept = "pg-hints-kept"
+	// PGRenewOverwrites: a renewal writes the lease its SELECT found its
+	// own, holder and expiry, without re-checking the holder in the
+	// UPDATE: a take-over committed between the two is overwritten.
+	PGRenewOverwrites = "pg-renew-overwrites"
+	// PGExpireUnchecked: a take-over reads whether the lease expired in
+	// one statement and deletes it in the next without re-checking: a
+	// lease renewed or taken by another process in between is deleted.
+	PGExpireUnchecked = "pg-expire-unchecked"
+	// PGResignUnchecked: a resign at shutdown reads the lease and, if it
+	// was its own, deletes it in the next statement without re-checking
+	// the holder: a take-over committed in between is deleted.
+	PGResignUnchecked = "pg-resign-unchecked"
+	// PGDeadUnchecked: the leader's duty lists the workers whose heartbeat
+	// is past the dead threshold and shuts them down by id in the next
+	// statement without re-checking the heartbeat: a worker whose
+	// heartbeat committed in between is declared dead.
+	PGDeadUnchecked = "pg-dead-unchecked"
 )
 
 // PG reports whether name is a planted bug of store/pg's SQL, which only

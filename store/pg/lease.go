@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -24,13 +25,21 @@ func (t *tx) ExpireLease(ctx context.Context) (bool, error) {
 	if err := t.check(); err != nil {
 		return false, err
 	}
-	tag, err := t.db.Exec(ctx, t.s.sql(`
-		DELETE FROM {schema}.leader WHERE expires_at <= coalesce($1::timestamptz, now())`), t.nowArg())
+	if mutant.On(mutant.PGExpireUnchecked) {
+		if expired, err := t.leaseExpiredSplit(ctx); !expired || err != nil {
+			return false, err
+		}
+	}
+	tag, err := t.db.Exec(ctx, t.s.stmt.expireLease, t.nowArg())
 	if err != nil {
 		return false, t.fail(err, "expire lease")
 	}
 	return tag.RowsAffected() > 0, nil
 }
+
+// expireLeaseSQL deletes the lease if it expired ($1 now).
+const expireLeaseSQL = `
+	DELETE FROM {schema}.leader WHERE expires_at <= coalesce($1::timestamptz, now())`
 
 func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Duration) (bool, error) {
 	if err := t.check(); err != nil {
@@ -55,7 +64,7 @@ func (t *tx) TryAcquireLease(ctx context.Context, worker ulid.ULID, ttl time.Dur
 	case !holder.Valid:
 		query = t.s.stmt.takeLease
 	case toULID(holder) == worker && valid.Bool:
-		query = t.s.sql(renewLeaseSQL)
+		query = t.s.stmt.renewLease
 	default:
 		return false, nil
 	}
@@ -95,9 +104,12 @@ func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
 	if err := t.check(); err != nil {
 		return false, err
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
-		WITH gone AS (DELETE FROM {schema}.leader WHERE worker_id = $1 RETURNING worker_id)
-		SELECT pg_notify($2, '') IS NULL FROM gone`), idArg(worker), t.s.chStepdown)
+	if mutant.On(mutant.PGResignUnchecked) {
+		if mine, err := t.ownLeaseSplit(ctx, worker); !mine || err != nil {
+			return false, err
+		}
+	}
+	rows, err := t.db.Query(ctx, t.s.stmt.releaseLease, idArg(worker), t.s.chStepdown)
 	if err != nil {
 		return false, t.fail(err, "release lease of worker %s", worker)
 	}
@@ -107,6 +119,12 @@ func (t *tx) ReleaseLease(ctx context.Context, worker ulid.ULID) (bool, error) {
 	}
 	return n > 0, nil
 }
+
+// releaseLeaseSQL deletes worker $1's lease and notifies channel $2 if
+// it did.
+const releaseLeaseSQL = `
+	WITH gone AS (DELETE FROM {schema}.leader WHERE worker_id = $1 RETURNING worker_id)
+	SELECT pg_notify($2, '') IS NULL FROM gone`
 
 func (t *tx) GetLease(ctx context.Context) (store.Lease, error) {
 	if err := t.check(); err != nil {

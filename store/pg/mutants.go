@@ -19,6 +19,9 @@ type statements struct {
 	plainReserve   string // plainReserveSQL
 	limitLock      string // limitLockSQL
 	takeLease      string // takeLeaseSQL
+	renewLease     string // renewLeaseSQL
+	expireLease    string // expireLeaseSQL
+	releaseLease   string // releaseLeaseSQL
 	dutyLock       string // dutyLockSQL
 	complete       string // completeSQL, as CompleteJobs sends it
 	completeOutput string // completeOutputSQL, as CompleteJobs sends it
@@ -34,6 +37,9 @@ func newStatements(fill func(string) string) statements {
 		plainReserve:   fill(plainReserveSQL),
 		limitLock:      fill(limitLockSQL),
 		takeLease:      fill(takeLeaseSQL),
+		renewLease:     fill(renewLeaseSQL),
+		expireLease:    fill(expireLeaseSQL),
+		releaseLease:   fill(releaseLeaseSQL),
 		dutyLock:       fill(dutyLockSQL),
 		complete:       fill(completeSQL),
 		completeOutput: fill(completeOutputSQL),
@@ -52,7 +58,8 @@ type plantedEdit struct {
 	old, new string
 }
 
-// plantedEdits are store/pg's planted bugs. Each needs two transactions
+// plantedEdits are store/pg's planted bugs that edit a statement's text
+// (mutants_split.go has those that split a statement in two). Each needs two transactions
 // in flight together to show, so only the interleaved simulation
 // (simulate -store pg -interleave) catches them.
 var plantedEdits = []plantedEdit{
@@ -65,6 +72,17 @@ var plantedEdits = []plantedEdit{
 	// meanwhile.
 	{mutant.PGSplitLease, func(s *statements) *string { return &s.takeLease }, "ON CONFLICT (singleton) DO NOTHING",
 		"ON CONFLICT (singleton) DO UPDATE SET worker_id = EXCLUDED.worker_id, elected_at = EXCLUDED.elected_at, expires_at = EXCLUDED.expires_at"},
+	// pg-renew-overwrites: the renewal writes the holder and expiry that
+	// its SELECT found its own, matching the lease whoever holds it.
+	{mutant.PGRenewOverwrites, func(s *statements) *string { return &s.renewLease }, "SET expires_at =", "SET worker_id = $2, expires_at ="},
+	{mutant.PGRenewOverwrites, func(s *statements) *string { return &s.renewLease }, "WHERE worker_id = $2 AND", "WHERE"},
+	// pg-expire-unchecked: the take-over deletes the lease that a SELECT
+	// before found expired (leaseExpiredSplit), whatever it is now.
+	{mutant.PGExpireUnchecked, func(s *statements) *string { return &s.expireLease },
+		"WHERE expires_at <= coalesce($1::timestamptz, now())", "WHERE coalesce($1::timestamptz, now()) IS NOT NULL"},
+	// pg-resign-unchecked: the resign deletes the lease that a SELECT
+	// before found its own (ownLeaseSplit), whoever holds it now.
+	{mutant.PGResignUnchecked, func(s *statements) *string { return &s.releaseLease }, "WHERE worker_id = $1", "WHERE $1::uuid IS NOT NULL"},
 	// pg-duties-unserialized: no duty lock, so two leaders' duty
 	// transactions may run together.
 	{mutant.PGDutiesUnserialized, func(s *statements) *string { return &s.dutyLock }, "pg_advisory_xact_lock($1)", "$1::bigint"},

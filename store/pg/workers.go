@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -81,7 +82,10 @@ func (t *tx) ShutdownDeadWorkers(ctx context.Context, threshold time.Duration) (
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	rows, err := t.db.Query(ctx, t.s.sql(`
+	if mutant.On(mutant.PGDeadUnchecked) {
+		return t.shutdownDeadWorkersSplit(ctx, threshold)
+	}
+	ids, err := t.queryIDs(ctx, t.s.sql(`
 		WITH dead AS (
 			UPDATE {schema}.workers SET shutdown_at = coalesce($1::timestamptz, now())
 			WHERE shutdown_at IS NULL AND last_seen_at < coalesce($1::timestamptz, now()) - $2::interval
@@ -90,15 +94,20 @@ func (t *tx) ShutdownDeadWorkers(ctx context.Context, threshold time.Duration) (
 	if err != nil {
 		return nil, t.fail(err, "shut down workers unseen for %v", threshold)
 	}
-	ids, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ulid.ULID, error) {
+	return ids, nil
+}
+
+// queryIDs runs a statement whose rows are ids and returns them in order.
+func (t *tx) queryIDs(ctx context.Context, sql string, args ...any) ([]ulid.ULID, error) {
+	rows, err := t.db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (ulid.ULID, error) {
 		var id pgtype.UUID
 		err := r.Scan(&id)
 		return toULID(id), err
 	})
-	if err != nil {
-		return nil, t.fail(err, "shut down workers unseen for %v", threshold)
-	}
-	return ids, nil
 }
 
 func (t *tx) ListWorkers(ctx context.Context) ([]store.Worker, error) {
