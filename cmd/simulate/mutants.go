@@ -12,7 +12,7 @@ import (
 // interleaved seed costs a hundred times an in-memory one.
 const (
 	sampleSeeds            = 200
-	interleavedSampleSeeds = 20
+	interleavedSampleSeeds = 10
 )
 
 // mutantsFor returns the planted bugs a run of cfg can catch: those of
