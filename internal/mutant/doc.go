@@ -44,6 +44,7 @@ var Names = []string{
 	ContextFollowsStop,
 	StopRepeatAbandons,
 	ShutdownCallsUntimed,
+	VacuumNoDeadline,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -138,6 +139,9 @@ const (
 	// ShutdownCallsUntimed: the runner's store calls after the stop have
 	// no timeout, so a silent store holds the shutdown up for ever.
 	ShutdownCallsUntimed = "shutdown-calls-untimed"
+	// VacuumNoDeadline: the leader's vacuum runs without a deadline, so a
+	// vacuum on a half-open connection never returns.
+	VacuumNoDeadline = "vacuum-no-deadline"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them
