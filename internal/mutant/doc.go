@@ -45,6 +45,7 @@ var Names = []string{
 	StopRepeatAbandons,
 	ShutdownCallsUntimed,
 	VacuumNoDeadline,
+	LeaseRetakenRenews,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -142,6 +143,11 @@ const (
 	// VacuumNoDeadline: the leader's vacuum runs without a deadline, so a
 	// vacuum on a half-open connection never returns.
 	VacuumNoDeadline = "vacuum-no-deadline"
+	// LeaseRetakenRenews: a leader that takes the lease again after the
+	// one it last saw committed expired reports a renewal, not a new term,
+	// when its own transaction expired nothing (another worker deleted the
+	// old row).
+	LeaseRetakenRenews = "lease-retaken-renews"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

@@ -157,7 +157,7 @@ func (c *Core) maintainLease(ctx context.Context) error {
 		e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
 		until = e.LeaseExpires
 		switch {
-		case held && (expired || !c.leader || !now.Before(c.leaseUntil)):
+		case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
 			// A renewal extends only an unexpired lease: once the one we
 			// last saw committed has expired, the lease we hold is a new
 			// term, even if another worker deleted the old row and this
