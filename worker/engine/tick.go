@@ -248,9 +248,12 @@ func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
 // A worker found dead is reported with a deadError once the committed
 // completions are noted.
 func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) ([]store.Job, error) {
+	// Recovered jobs were read in a transaction before this one: a
+	// heartbeat proves the worker was not declared dead (and its jobs
+	// rescued) since, or the pass fails and they are read again.
 	p := store.JobPass{
 		Worker:    id,
-		Heartbeat: !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval),
+		Heartbeat: !id.IsZero() && (recovered > 0 || due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)),
 		Complete:  c.completions(),
 		Executing: c.cancelCheck(),
 	}
