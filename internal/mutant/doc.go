@@ -45,6 +45,7 @@ var Names = []string{
 	StopRepeatAbandons,
 	ShutdownCallsUntimed,
 	VacuumNoDeadline,
+	RecoveredAfterFailedPass,
 	LeaseRetakenRenews,
 	PGNoSkipLocked,
 	PGSplitLease,
@@ -143,6 +144,11 @@ const (
 	// VacuumNoDeadline: the leader's vacuum runs without a deadline, so a
 	// vacuum on a half-open connection never returns.
 	VacuumNoDeadline = "vacuum-no-deadline"
+	// RecoveredAfterFailedPass: the jobs a tick recovered from an unseen
+	// reservation are started even when the job pass after that recovery
+	// failed, on a read that may have gone stale meanwhile (rescued,
+	// retried, deleted by retention).
+	RecoveredAfterFailedPass = "recovered-after-failed-pass"
 	// LeaseRetakenRenews: a leader that takes the lease again after the
 	// one it last saw committed expired reports a renewal, not a new term,
 	// when its own transaction expired nothing (another worker deleted the

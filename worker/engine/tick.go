@@ -202,7 +202,7 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 		return nil, err
 	}
 	reserved, err := c.completeAndReserve(ctx, id, len(recovered))
-	if err != nil && len(recovered) > 0 {
+	if err != nil && len(recovered) > 0 && !mutant.On(mutant.RecoveredAfterFailedPass) {
 		// The job pass failed, perhaps after waiting out its deadline: the
 		// recovered jobs were read before it and may have been rescued
 		// since (a call may outlast the dead threshold). The next tick
