@@ -55,6 +55,13 @@ func (c *Checker) checkStart(e *Event, p *procState, st *jobState) {
 		c.report(SingleExecution, fmt.Sprintf("worker %s started job %s, whose row is %s under %s",
 			e.Worker, e.Job, r.Status, formatID(r.StartedBy)), withJobs(r))
 	}
+	if r.Status == Lost && c.params.SerialTransactions {
+		// With one transaction at a time, a start follows its worker's
+		// last commit at once: a row rescued before it was read before a
+		// failed call, on which nothing may start.
+		c.report(SingleExecution, fmt.Sprintf("worker %s started job %s, which a leader had already rescued as lost",
+			e.Worker, e.Job), withJobs(r))
+	}
 	if st.exec != nil {
 		c.report(SingleExecution, fmt.Sprintf("job %s started on process %s while it executes on process %s",
 			e.Job, p.name, st.exec.proc), withJobs(r), withEvents(st.exec.start))

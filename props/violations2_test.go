@@ -44,6 +44,16 @@ var singleExecutionCases = []violationCase{
 		b.end(1, w2, Succeed)
 		return atNext(b, func() { b.commit(w2, b.complete(1)) })
 	}},
+	{"started after its rescue, transactions serial", SingleExecution, "already rescued as lost", func(b *builder) int {
+		b.params.SerialTransactions = true
+		setup(b)
+		b.commit(none, b.enqueue(1))
+		b.commit(w2, b.reserve(1, w2))
+		b.after(3 * time.Minute)
+		b.reacquire(w1)
+		b.duties(w1, b.shutdownWorker(w2), b.lose(1), b.retry(1, 2, 5*time.Second))
+		return atNext(b, func() { b.start(1, w2) })
+	}},
 	{"declared dead within the threshold", SingleExecution, "within the dead threshold", func(b *builder) int {
 		runningOnW2(b)
 		b.after(time.Minute)

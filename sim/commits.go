@@ -203,6 +203,7 @@ func WorkerRow(w *store.Worker) *props.WorkerRow {
 // reads a new ElectedAt as a new term, not a renewal of the expired lease.
 func (s *sim) leaseChanges(actor string, l *store.LeaseChange) []props.LeaseChange {
 	if a := l.After; a != nil {
+		s.noteTerm(a)
 		b := append(append(s.tr.begin(s.now, actor), "lease "...), s.names.worker(a.WorkerID)...)
 		s.tr.add(appendTime(append(b, " until "...), a.ExpiresAt))
 		if a.WorkerID != s.lastHolder {

@@ -45,6 +45,7 @@ const (
 	MarkDrainAbandoned                   // a second request to stop gave a drain with jobs running up
 	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
 	MarkHalfOpen                         // a store call went unanswered until its deadline
+	MarkVacuumHalfOpen                   // a vacuum went unanswered until its deadline
 	numMarks
 )
 
@@ -88,6 +89,7 @@ var markNames = [numMarks]string{
 	MarkDrainAbandoned:       "drain abandoned by a second signal",
 	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
 	MarkHalfOpen:             "half-open: a call ended at its deadline",
+	MarkVacuumHalfOpen:       "half-open: a vacuum ended at its deadline",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

@@ -46,6 +46,8 @@ func (s *sim) noteObserved(p *proc, e engine.Event) {
 	}
 	s.traceObserved(p, e)
 	switch e.Kind {
+	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:
+		s.checkLeaseReport(e)
 	case engine.EventDrainDeadline:
 		s.res.Marks.set(MarkDrainDeadline)
 	case engine.EventDeclaredDead:

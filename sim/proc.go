@@ -32,6 +32,10 @@ type proc struct {
 	act     engine.Action
 	callAct func()
 	rnd     [numFaultKinds]*clockrng.Rand // per fault kind, so kinds do not perturb each other
+	// silentVacuums draws the half-open fault on vacuums, apart from the
+	// transactions' draws of it (rnd[HalfOpen]), so that seeds whose
+	// vacuums never go silent run as they did before it reached them.
+	silentVacuums *clockrng.Rand
 
 	busy         bool // inside a core call (maybe parked on store latency)
 	waitingTx    bool // the call waits for its interleaved transaction to return
@@ -73,6 +77,7 @@ func (s *sim) newProc(i int) *proc {
 	for _, k := range FaultKinds() {
 		p.rnd[k] = s.master.Child("proc/"+k.String()).ChildN(p.name, i)
 	}
+	p.silentVacuums = s.master.Child("proc/vacuum-half-open").ChildN(p.name, i)
 	var ppm int64
 	if s.sc.On(Drift) {
 		limit := int64(s.sc.Rate(Drift) * 1e6)

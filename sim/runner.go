@@ -46,7 +46,7 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 			p.act = a
 			s.call(p, p.callAct)
 		case engine.ActVacuum:
-			s.startVacuum(p)
+			s.startVacuum(p, a)
 		case engine.ActExit:
 			s.exit(p, a.Err)
 		}

@@ -109,6 +109,7 @@ type sim struct {
 	outages    []window
 	execSeq    uint64
 	lastHolder ulid.ULID                    // the last lease holder seen, kept across deletions
+	terms      leaseTerms                   // the lease terms of the rows and of the core's reports (leaseterm.go)
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
 	il         *ilState                     // nil unless transactions are interleaved
 }

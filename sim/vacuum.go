@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,19 +19,53 @@ import (
 // or the lease renewal. A crash loses the vacuum's return with the
 // incarnation.
 
-// startVacuum carries out p's ActVacuum.
-func (s *sim) startVacuum(p *proc) {
-	p.vacuumErr = p.store.VacuumJobs(s.ctx)
+// startVacuum carries out p's ActVacuum a. During chaos the half-open
+// fault reaches it too (silentVacuum).
+func (s *sim) startVacuum(p *proc, a engine.Action) {
 	d := p.rnd[Vacuum].DurationBetween(time.Millisecond, 2*s.sc.LeaseTTL.D()).Truncate(time.Microsecond)
 	s.count(Vacuum)
+	if s.phase == chaos && s.sc.On(HalfOpen) && p.silentVacuums.Chance(s.sc.Rate(HalfOpen)*vacuumSilenceShare) {
+		s.count(HalfOpen)
+		s.silentVacuum(p, a)
+		return
+	}
+	p.vacuumErr = p.store.VacuumJobs(s.ctx)
 	s.tr.printf(s.now, p.name, "vacuum for %v%s", d, s.errNote(p.vacuumErr))
 	s.after(d, &event{kind: evVacuumDone, w: p.idx, inc: p.inc})
+}
+
+// vacuumSilenceShare scales the half-open kind's rate, drawn per
+// transaction, for vacuums: a leader starts one vacuum for the many
+// transactions of its interval, so at that rate few seeds would reach one.
+const vacuumSilenceShare = 10
+
+// silentVacuum is the half-open fault on a vacuum: half the time the
+// VACUUM ran before the silence, and either way it hears nothing until the
+// deadline the policy gave it (engine.VacuumTimeout, on the process's
+// clock). A vacuum without a deadline would wait forever, and its leader
+// never vacuum again: the run fails there.
+func (s *sim) silentVacuum(p *proc, a engine.Action) {
+	if p.silentVacuums.Chance(0.5) {
+		_ = p.store.VacuumJobs(s.ctx)
+		s.tr.printf(s.now, p.name, "vacuum: store silent after the vacuum (half-open)")
+	} else {
+		s.tr.printf(s.now, p.name, "vacuum: store silent before the vacuum (half-open)")
+	}
+	if a.Timeout == 0 {
+		s.stop(nil, fmt.Errorf("%s's vacuum has no deadline: on a half-open connection it waits forever", p.name))
+		return
+	}
+	p.vacuumErr = fmt.Errorf("vacuum jobs: %w", errHalfOpenTimedOut)
+	s.after(p.clock.trueDelay(a.Timeout), &event{kind: evVacuumDone, w: p.idx, inc: p.inc})
 }
 
 // vacuumDone steps p with its vacuum's return.
 func (s *sim) vacuumDone(p *proc) {
 	err := p.vacuumErr
 	p.vacuumErr = nil
+	if errors.Is(err, errHalfOpen) {
+		s.res.Marks.set(MarkVacuumHalfOpen)
+	}
 	s.tr.printf(s.now, p.name, "vacuum returns%s", s.errNote(err))
 	s.step(p, engine.Input{Kind: engine.InVacuumEnded, Err: err})
 }

@@ -188,7 +188,7 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 			}
 			l.timers[a.Timer] = l.w.clock.Timer(a.After)
 		case engine.ActVacuum:
-			l.startVacuum(ctx)
+			l.startVacuum(ctx, a.Timeout)
 		case engine.ActCancelRunning:
 			l.ctxs.Carry(a)
 			l.policy.ReportCancelled()
@@ -240,10 +240,16 @@ func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
 // startVacuum runs the policy's vacuum on a goroutine of its own, so that
 // the loop goes on ticking (and renewing the lease) while it runs. It runs
 // under Run's ctx: a shutdown cancels it rather than wait for a VACUUM of
-// a large table; the next leader vacuums after the interval.
-func (l *loop) startVacuum(ctx context.Context) {
+// a large table; the next leader vacuums after the interval. It is given
+// up after timeout (engine.VacuumTimeout), in real time as a store call.
+func (l *loop) startVacuum(ctx context.Context, timeout time.Duration) {
 	l.vacuuming = true
 	go func() {
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 		l.vacuumDone <- l.policy.Vacuum(ctx)
 	}()
 }

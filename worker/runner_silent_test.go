@@ -52,3 +52,42 @@ func TestRunnerCallsEndAtTheirDeadlineOnASilentStore(t *testing.T) {
 	})
 	must(t, r.stop())
 }
+
+// silentVacuumStore answers every transaction but never a vacuum: the
+// VACUUM waits for its context, as a statement on a half-open connection
+// does.
+type silentVacuumStore struct {
+	*mem.Store
+	timedOut atomic.Int32
+}
+
+func (s *silentVacuumStore) VacuumJobs(ctx context.Context) error {
+	<-ctx.Done()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		s.timedOut.Add(1)
+	}
+	return ctx.Err()
+}
+
+// A vacuum on a silent connection ends at engine.VacuumTimeout, like a
+// store call at its deadline: the leader claims and runs the next one
+// after the interval instead of waiting for ever on the first.
+func TestRunnerVacuumEndsAtItsDeadlineOnASilentStore(t *testing.T) {
+	st := &silentVacuumStore{Store: mem.New(time.Now)}
+	cfg := runnerConfig("v")
+	cfg.CallTimeout = 100 * time.Millisecond
+	cfg.VacuumDeadRows, cfg.VacuumInterval = 1, 200*time.Millisecond
+	r := startWorker(t, st, cfg, 1, func(w *Worker) {
+		must(t, Handle(w, "v", func(context.Context, Job[payload]) error { return nil }))
+	})
+	client := NewClient(st, clockrng.NewRand(2))
+	waitFor(t, "two vacuums to end at their deadline", func() bool {
+		if _, err := EnqueueMany(context.Background(), client, make([]payload, 5), WithQueue("v")); err != nil {
+			t.Fatal(err)
+		}
+		return st.timedOut.Load() >= 2
+	})
+	must(t, r.stop())
+}
+
+var _ store.Vacuumer = (*silentVacuumStore)(nil)

@@ -22,20 +22,20 @@ func TestNetFlagsReachTheConfigAndTheStore(t *testing.T) {
 		}
 		return f
 	}
-	f := parse("-call-timeout", "3s", "-dial-timeout", "4s", "-tcp-keepalive", "6s", "-listen-check", "2s")
+	f := parse("-call-timeout", "3s", "-dial-timeout", "4s", "-tcp-keepalive", "6s", "-tcp-user-timeout", "9s", "-listen-check", "2s")
 	cfg, err := f.config()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var o pg.Options
 	f.db.net.apply(&o)
-	if cfg.CallTimeout != 3*time.Second || o.ConnectTimeout != 4*time.Second || o.KeepAlive != 6*time.Second || o.ListenCheck != 2*time.Second {
+	if cfg.CallTimeout != 3*time.Second || o.ConnectTimeout != 4*time.Second || o.KeepAlive != 6*time.Second || o.UserTimeout != 9*time.Second || o.ListenCheck != 2*time.Second {
 		t.Errorf("call timeout %v, store options %+v", cfg.CallTimeout, o)
 	}
 	f = parse()
 	o = pg.Options{}
 	f.db.net.apply(&o)
-	if cfg, _ := f.config(); cfg.CallTimeout != 0 || o.ConnectTimeout != pg.DefaultConnectTimeout || o.KeepAlive != pg.DefaultKeepAlive || o.ListenCheck != pg.DefaultListenCheck {
+	if cfg, _ := f.config(); cfg.CallTimeout != 0 || o.ConnectTimeout != pg.DefaultConnectTimeout || o.KeepAlive != pg.DefaultKeepAlive || o.UserTimeout != pg.DefaultUserTimeout || o.ListenCheck != pg.DefaultListenCheck {
 		t.Errorf("defaults: call timeout %v (want 0: the engine's), store options %+v", cfg.CallTimeout, o)
 	}
 }

@@ -47,6 +47,9 @@ var Names = []string{
 	DrainCancelLate,
 	WakeIgnored,
 	PollTwice,
+	VacuumNoDeadline,
+	RecoveredAfterFailedPass,
+	LeaseRetakenRenews,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -154,6 +157,19 @@ const (
 	WakeIgnored = "wake-ignored"
 	// PollTwice: the runner sleeps twice its poll interval between ticks.
 	PollTwice = "poll-twice"
+	// VacuumNoDeadline: the leader's vacuum runs without a deadline, so a
+	// vacuum on a half-open connection never returns.
+	VacuumNoDeadline = "vacuum-no-deadline"
+	// RecoveredAfterFailedPass: the jobs a tick recovered from an unseen
+	// reservation are started even when the job pass after that recovery
+	// failed, on a read that may have gone stale meanwhile (rescued,
+	// retried, deleted by retention).
+	RecoveredAfterFailedPass = "recovered-after-failed-pass"
+	// LeaseRetakenRenews: a leader that takes the lease again after the
+	// one it last saw committed expired reports a renewal, not a new term,
+	// when its own transaction expired nothing (another worker deleted the
+	// old row).
+	LeaseRetakenRenews = "lease-retaken-renews"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

@@ -18,6 +18,11 @@ const (
 	// whose peer vanished is dropped about twice this after its last
 	// answer.
 	DefaultKeepAlive = 15 * time.Second
+	// DefaultUserTimeout is how long data sent on a connection may stay
+	// unacknowledged before the kernel drops the connection
+	// (TCP_USER_TIMEOUT, Linux only): twice DefaultKeepAlive, so that a
+	// connection with a write in flight goes about when an idle one would.
+	DefaultUserTimeout = 30 * time.Second
 	// DefaultListenCheck is how long the listener waits for a notification
 	// before it pings its connection, and how long that ping may take.
 	DefaultListenCheck = 30 * time.Second
@@ -29,12 +34,13 @@ const keepAliveProbes = 3
 // netSettings fills in the network settings of opts.
 func netSettings(opts *Options) {
 	opts.KeepAlive = cmp.Or(opts.KeepAlive, DefaultKeepAlive)
+	opts.UserTimeout = cmp.Or(opts.UserTimeout, DefaultUserTimeout)
 	opts.ListenCheck = cmp.Or(opts.ListenCheck, DefaultListenCheck)
 }
 
 // applyNet sets the connect timeout (unless the URL's connect_timeout
-// did) and the TCP keepalives of every connection cfg makes, the
-// listener's included: Listen copies the configuration.
+// did), the TCP keepalives and the TCP user timeout of every connection
+// cfg makes, the listener's included: Listen copies the configuration.
 func applyNet(cfg *pgx.ConnConfig, opts Options) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = cmp.Or(opts.ConnectTimeout, DefaultConnectTimeout)
@@ -44,6 +50,6 @@ func applyNet(cfg *pgx.ConnConfig, opts Options) {
 		Idle:     opts.KeepAlive,
 		Interval: max(opts.KeepAlive/keepAliveProbes, time.Second),
 		Count:    keepAliveProbes,
-	}}
+	}, Control: userTimeout(opts.UserTimeout)}
 	cfg.DialFunc = d.DialContext
 }

@@ -32,7 +32,8 @@ func TestApplyNetSetsTheConnectTimeoutAndKeepalives(t *testing.T) {
 	}
 	var o Options
 	netSettings(&o)
-	if o.KeepAlive != DefaultKeepAlive || o.ListenCheck != DefaultListenCheck {
-		t.Errorf("defaults: keepalive %v, listen check %v; want %v, %v", o.KeepAlive, o.ListenCheck, DefaultKeepAlive, DefaultListenCheck)
+	if o.KeepAlive != DefaultKeepAlive || o.UserTimeout != DefaultUserTimeout || o.ListenCheck != DefaultListenCheck {
+		t.Errorf("defaults: keepalive %v, user timeout %v, listen check %v; want %v, %v, %v",
+			o.KeepAlive, o.UserTimeout, o.ListenCheck, DefaultKeepAlive, DefaultUserTimeout, DefaultListenCheck)
 	}
 }

@@ -58,6 +58,12 @@ type Options struct {
 	// every connection; probes follow every third of it, and three
 	// unanswered ones drop the connection (0: DefaultKeepAlive).
 	KeepAlive time.Duration
+	// UserTimeout is how long data sent on a connection may stay
+	// unacknowledged before the kernel drops the connection: a write into
+	// a network that went silent fails then instead of after the
+	// kernel's retransmissions, about 15 minutes (TCP_USER_TIMEOUT; Linux
+	// only, ignored elsewhere; 0: DefaultUserTimeout).
+	UserTimeout time.Duration
 	// ListenCheck is how long the listener waits for a notification
 	// before it pings its connection, and how long the ping may take
 	// before the listener reconnects (0: DefaultListenCheck).

@@ -497,3 +497,26 @@ func TestRecoveredJobsWaitForAJobPassThatSucceeds(t *testing.T) {
 		t.Fatalf("the next tick recovered %v, want %v", ids(got), want)
 	}
 }
+
+// A job pass after a recovery heartbeats even when no heartbeat is due:
+// the recovered jobs were read in the transaction before it, and only a
+// heartbeat proves that the worker was not declared dead (its jobs
+// rescued) in between. Found by the simulator (seed 3428): a pass slowed
+// by store latency past the dead threshold, without a heartbeat, handed
+// out a recovered job a leader had rescued meanwhile.
+func TestJobPassAfterARecoveryHeartbeats(t *testing.T) {
+	e := newEnv(t)
+	cfg := testConfig()
+	cfg.HeartbeatInterval, cfg.DeadWorkerThreshold = time.Hour, 2*time.Hour
+	a, rec := e.core(cfg, 1)
+	e.enqueue("q", 2)
+	e.st.failAfter = once(has("Reserve"))
+	if _, err := a.tick(e.ctx, e.storeNow()); err == nil {
+		t.Fatal("the first tick saw no error")
+	}
+	before := rec.count(EventHeartbeat)
+	e.tick(a)
+	if got := rec.count(EventHeartbeat); got != before+1 {
+		t.Fatalf("the tick that recovered jobs heartbeat %d times, want once", got-before)
+	}
+}

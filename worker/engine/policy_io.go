@@ -77,8 +77,8 @@ const (
 	ActCancelJobs                          // cancel the contexts of the jobs JobIDs, then ReportJobsCancelled
 	ActExit                                // the runner is done; Err is what it ends with
 	// ActVacuum: run Policy.Vacuum beside everything else (it must not
-	// hold up the next store calls), then Step with InVacuumEnded. At most
-	// one is out at a time.
+	// hold up the next store calls), given up after Timeout, then Step
+	// with InVacuumEnded. At most one is out at a time.
 	ActVacuum
 )
 
@@ -92,8 +92,8 @@ type Action struct {
 	// results and heartbeat, and the release and the shutdown are its
 	// end. A call made while serving is cut short by the stop.
 	Detached bool
-	// Timeout is ActCall's: give the call up after this long (0: no
-	// limit). A call while serving has Config.CallTimeout, so that a
+	// Timeout is ActCall's and ActVacuum's: give the call up after this
+	// long (0: no limit); a vacuum has VacuumTimeout. A call while serving has Config.CallTimeout, so that a
 	// silent connection cannot hold the worker; every call after the stop
 	// has ShutdownCallTimeout, so that a silent store delays a shutdown by a
 	// bounded time (ShutdownBound).

@@ -157,7 +157,7 @@ func (c *Core) maintainLease(ctx context.Context) error {
 		e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
 		until = e.LeaseExpires
 		switch {
-		case held && (expired || !c.leader || !now.Before(c.leaseUntil)):
+		case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
 			// A renewal extends only an unexpired lease: once the one we
 			// last saw committed has expired, the lease we hold is a new
 			// term, even if another worker deleted the old row and this
@@ -202,7 +202,7 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 		return nil, err
 	}
 	reserved, err := c.completeAndReserve(ctx, id, len(recovered))
-	if err != nil && len(recovered) > 0 {
+	if err != nil && len(recovered) > 0 && !mutant.On(mutant.RecoveredAfterFailedPass) {
 		// The job pass failed, perhaps after waiting out its deadline: the
 		// recovered jobs were read before it and may have been rescued
 		// since (a call may outlast the dead threshold). The next tick
@@ -248,9 +248,12 @@ func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
 // A worker found dead is reported with a deadError once the committed
 // completions are noted.
 func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) ([]store.Job, error) {
+	// Recovered jobs were read in a transaction before this one: a
+	// heartbeat proves the worker was not declared dead (and its jobs
+	// rescued) since, or the pass fails and they are read again.
 	p := store.JobPass{
 		Worker:    id,
-		Heartbeat: !id.IsZero() && due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval),
+		Heartbeat: !id.IsZero() && (recovered > 0 || due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)),
 		Complete:  c.completions(),
 		Executing: c.cancelCheck(),
 	}
