@@ -240,6 +240,9 @@ func workerConfig(sc *Scenario) worker.Config {
 	cfg.CallTimeout = cfg.WithDefaults().CallTimeout // the default follows DeadThreshold
 	if n := sc.VacuumDeadRows(); n > 0 {
 		cfg.VacuumDeadRows, cfg.VacuumInterval = n, sc.VacuumInterval.D()
+		// A run lasts seconds to minutes of virtual time, so its vacuums
+		// get a deadline they can reach, not production's hour.
+		cfg.VacuumTimeout = max(cfg.VacuumInterval, cfg.CallTimeout)
 	}
 	cfg.MaxSnoozes, cfg.Policies = sc.Policy.MaxSnoozes, sc.Policy.policies()
 	for _, c := range sc.Crons {

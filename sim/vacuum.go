@@ -41,7 +41,7 @@ const vacuumSilenceShare = 10
 
 // silentVacuum is the half-open fault on a vacuum: half the time the
 // VACUUM ran before the silence, and either way it hears nothing until the
-// deadline the policy gave it (engine.VacuumTimeout, on the process's
+// deadline the policy gave it (Config.VacuumTimeout, on the process's
 // clock). A vacuum without a deadline would wait forever, and its leader
 // never vacuum again: the run fails there.
 func (s *sim) silentVacuum(p *proc, a engine.Action) {

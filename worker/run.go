@@ -241,7 +241,7 @@ func (l *loop) do(ctx context.Context, a engine.Action) engine.Input {
 // the loop goes on ticking (and renewing the lease) while it runs. It runs
 // under Run's ctx: a shutdown cancels it rather than wait for a VACUUM of
 // a large table; the next leader vacuums after the interval. It is given
-// up after timeout (engine.VacuumTimeout), in real time as a store call.
+// up after timeout (Config.VacuumTimeout), in real time as a store call.
 func (l *loop) startVacuum(ctx context.Context, timeout time.Duration) {
 	l.vacuuming = true
 	go func() {

@@ -69,14 +69,14 @@ func (s *silentVacuumStore) VacuumJobs(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// A vacuum on a silent connection ends at engine.VacuumTimeout, like a
+// A vacuum on a silent connection ends at Config.VacuumTimeout, like a
 // store call at its deadline: the leader claims and runs the next one
 // after the interval instead of waiting for ever on the first.
 func TestRunnerVacuumEndsAtItsDeadlineOnASilentStore(t *testing.T) {
 	st := &silentVacuumStore{Store: mem.New(time.Now)}
 	cfg := runnerConfig("v")
 	cfg.CallTimeout = 100 * time.Millisecond
-	cfg.VacuumDeadRows, cfg.VacuumInterval = 1, 200*time.Millisecond
+	cfg.VacuumDeadRows, cfg.VacuumInterval, cfg.VacuumTimeout = 1, 200*time.Millisecond, 100*time.Millisecond
 	r := startWorker(t, st, cfg, 1, func(w *Worker) {
 		must(t, Handle(w, "v", func(context.Context, Job[payload]) error { return nil }))
 	})

@@ -67,6 +67,7 @@ type runFlags struct {
 
 	vacuumDeadRows int
 	vacuumInterval time.Duration
+	vacuumTimeout  time.Duration
 
 	schedules []worker.ScheduleSpec
 
@@ -99,6 +100,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.deadThreshold, "dead-threshold", def.DeadWorkerThreshold, 100*time.Millisecond, day, "tuning: silence after which the leader declares a worker dead and rescues its jobs")
 	intVar(fs, &f.vacuumDeadRows, "vacuum-dead-rows", 0, 0, 1<<30, "the leader vacuums the jobs table (VACUUM ANALYZE, beside the job path) once its statistics count this many dead rows, at most once per -vacuum-interval across leaders; for a server whose autovacuum is off or too slow for the queue (0: off)")
 	durationVar(fs, &f.vacuumInterval, "vacuum-interval", def.VacuumInterval, time.Second, day, "with -vacuum-dead-rows: the least time, on the database's clock, between two vacuums")
+	durationVar(fs, &f.vacuumTimeout, "vacuum-timeout", def.VacuumTimeout, time.Second, day, "with -vacuum-dead-rows: how long a vacuum may run before the worker gives it up (a later claim vacuums again); it ends a vacuum left waiting on a silent connection")
 	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC), or NAME|CRON|QUEUE|unique=KEY|PAYLOAD to skip a cron time while a job holds KEY; repeat for more. Every worker of a deployment must list the same schedules")
 	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
@@ -125,7 +127,7 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.DeadWorkerThreshold = f.deadThreshold
 	cfg.CallTimeout = f.callTimeout
 	cfg.Schedules = f.schedules
-	cfg.VacuumDeadRows, cfg.VacuumInterval = int64(f.vacuumDeadRows), f.vacuumInterval
+	cfg.VacuumDeadRows, cfg.VacuumInterval, cfg.VacuumTimeout = int64(f.vacuumDeadRows), f.vacuumInterval, f.vacuumTimeout
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
@@ -167,6 +169,7 @@ var configToFlags = strings.NewReplacer(
 	"DrainTimeout", "-drain-timeout",
 	"VacuumDeadRows", "-vacuum-dead-rows",
 	"VacuumInterval", "-vacuum-interval",
+	"VacuumTimeout", "-vacuum-timeout",
 	"backoff: base", "-retry-delay",
 )
 

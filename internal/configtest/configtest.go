@@ -56,6 +56,7 @@ var values = map[string][]value{
 	"DrainTimeout":        {{set: 5 * time.Second}, {note: "none", set: engine.NoDrain, want: time.Duration(0)}},
 	"VacuumDeadRows":      {{set: int64(10000)}},
 	"VacuumInterval":      {{set: 5 * time.Minute}},
+	"VacuumTimeout":       {{set: 20 * time.Minute}},
 	"Backoff.Base":        {{set: time.Second}},
 	"Backoff.Factor":      {{set: 1.5}},
 	"Backoff.Max":         {{set: time.Hour}},

@@ -90,6 +90,13 @@ type Config struct {
 	// leaders (0: 1 min); the duty's state is persisted, so a new
 	// leader keeps it.
 	VacuumInterval time.Duration
+	// VacuumTimeout is how long the driver lets a vacuum run before it
+	// gives it up (0: 1 h). A VACUUM of a large table can rightly take
+	// many minutes, and one cut short is work thrown away; the deadline is
+	// there for a vacuum left waiting on a connection that went silent
+	// (half-open), which would otherwise stop the leader vacuuming for
+	// good. One given up is done again by a later claim.
+	VacuumTimeout time.Duration
 	// Backoff is the retry delay policy: a zero Base is 5 s and a zero
 	// Factor 2 (5 s × 2^attempt); a zero Max is no cap and a zero Jitter
 	// none, as clockrng.DefaultBackoff.
@@ -148,7 +155,7 @@ func (c Config) Validate() error {
 		{"LeaseTTL", c.LeaseTTL}, {"LeaderInterval", c.LeaderInterval},
 		{"DeadWorkerThreshold", c.DeadWorkerThreshold}, {"JobRetention", c.JobRetention},
 		{"WorkerRetention", c.WorkerRetention}, {"CleanupInterval", c.CleanupInterval},
-		{"CallTimeout", c.CallTimeout},
+		{"CallTimeout", c.CallTimeout}, {"VacuumTimeout", c.VacuumTimeout},
 	} {
 		if d.v <= 0 {
 			bad("%s is %v, must be positive", d.name, d.v)

@@ -14,7 +14,7 @@ func TestDefaultConfigIsTheSpec(t *testing.T) {
 	if c.MaxConcurrent != 10 || c.MaxFetch != 5 || c.MaxRetries != 10 || c.PollInterval != time.Second ||
 		c.PollJitter != 0.1 || c.HeartbeatInterval != time.Minute || c.LeaseTTL != 5*time.Second ||
 		c.DeadWorkerThreshold != 2*time.Minute || c.JobRetention != 30*24*time.Hour ||
-		c.WorkerRetention != 7*24*time.Hour || c.DrainTimeout != 30*time.Second ||
+		c.WorkerRetention != 7*24*time.Hour || c.DrainTimeout != 30*time.Second || c.VacuumTimeout != time.Hour ||
 		c.Backoff != clockrng.DefaultBackoff() {
 		t.Fatalf("DefaultConfig() = %+v, not the documented defaults", c)
 	}

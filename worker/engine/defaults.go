@@ -48,6 +48,7 @@ func (c Config) WithDefaults() Config {
 	c.CleanupInterval = cmp.Or(c.CleanupInterval, time.Minute)
 	c.DrainTimeout = orNone(c.DrainTimeout, NoDrain, 30*time.Second)
 	c.VacuumInterval = cmp.Or(c.VacuumInterval, time.Minute)
+	c.VacuumTimeout = cmp.Or(c.VacuumTimeout, time.Hour)
 	def := clockrng.DefaultBackoff()
 	c.Backoff.Base = cmp.Or(c.Backoff.Base, def.Base)
 	c.Backoff.Factor = cmp.Or(c.Backoff.Factor, def.Factor)

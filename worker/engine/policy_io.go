@@ -93,7 +93,7 @@ type Action struct {
 	// end. A call made while serving is cut short by the stop.
 	Detached bool
 	// Timeout is ActCall's and ActVacuum's: give the call up after this
-	// long (0: no limit); a vacuum has VacuumTimeout. A call while serving has Config.CallTimeout, so that a
+	// long (0: no limit); a vacuum has Config.VacuumTimeout. A call while serving has Config.CallTimeout, so that a
 	// silent connection cannot hold the worker; every call after the stop
 	// has ShutdownCallTimeout, so that a silent store delays a shutdown by a
 	// bounded time (ShutdownBound).

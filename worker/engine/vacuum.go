@@ -81,19 +81,10 @@ func (p *Policy) startVacuum() []Action {
 	p.core.emit(Event{Kind: EventVacuumStarted, Worker: p.core.id})
 	a := Action{Kind: ActVacuum}
 	if !mutant.On(mutant.VacuumNoDeadline) {
-		a.Timeout = VacuumTimeout(p.core.cfg)
+		a.Timeout = p.core.cfg.VacuumTimeout
 	}
 	return []Action{a}
 }
-
-// VacuumTimeout is how long the driver lets a vacuum run before it gives
-// it up, as a store call's Config.CallTimeout: without it a vacuum on a
-// connection that went silent (half-open) would never return, and the
-// leader would vacuum no more. A VACUUM of a large table may rightly take
-// longer than a call, so it has VacuumInterval, the least time between
-// two vacuums, and never less than CallTimeout; one given up is done
-// again by a later claim, PostgreSQL's autovacuum meanwhile.
-func VacuumTimeout(cfg Config) time.Duration { return max(cfg.VacuumInterval, cfg.CallTimeout) }
 
 // vacuumEnded takes the return of the driver's vacuum.
 func (p *Policy) vacuumEnded(err error) []Action {

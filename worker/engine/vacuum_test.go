@@ -15,7 +15,7 @@ import (
 func TestVacuumDutyOnlyWhenDue(t *testing.T) {
 	e := newEnv(t)
 	cfg := testConfig()
-	cfg.VacuumDeadRows, cfg.VacuumInterval = 4, 10*time.Second
+	cfg.VacuumDeadRows, cfg.VacuumInterval, cfg.VacuumTimeout = 4, 10*time.Second, 3*time.Minute
 	rec := &recorder{}
 	c, err := NewCore(e.mem, cfg, clockrng.NewRand(1), rec) // the mem store itself: it can vacuum
 	if err != nil {
@@ -39,6 +39,9 @@ func TestVacuumDutyOnlyWhenDue(t *testing.T) {
 		for _, a := range acts {
 			if a.Kind == ActVacuum {
 				n++
+				if a.Timeout != cfg.VacuumTimeout {
+					t.Fatalf("a vacuum handed over with the deadline %v, not VacuumTimeout %v", a.Timeout, cfg.VacuumTimeout)
+				}
 			}
 		}
 		return n
