@@ -67,7 +67,8 @@
 // whose handler still runs is left running under its worker past
 // ReleaseBound unless the release was given up. Properties 21 and 22,
 // the poll interval and the wake-up, in wake.go: a serving runner whose
-// last tick succeeded begins a tick within PollBound of waiting, and
+// last tick succeeded begins a tick within PollBound of waiting (after
+// failed ticks, within the error backoff's BackoffBounds), and
 // within WakeBound of a notification of available jobs in its queues
 // while it has a free place.
 //

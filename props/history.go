@@ -58,6 +58,10 @@ type Params struct {
 	// PollBound is the longest a serving process whose last tick
 	// succeeded waits before its next tick (0: not checked; property 21).
 	PollBound time.Duration `json:",omitzero"`
+	// BackoffBounds[i] is the longest a serving process whose last i+1
+	// ticks failed waits before its next tick; the last one holds for any
+	// more failures (none: not checked; property 21).
+	BackoffBounds []time.Duration `json:",omitempty"`
 	// WakeBound is how soon a waiting process with a free place begins a
 	// tick after a notification of jobs available in one of Queues, the
 	// queues every process serves (0 or no queues: not checked; property

@@ -18,7 +18,9 @@ import (
 //     tick within Params.PollBound of the moment it began waiting
 //     (Waiting), whatever it runs: an idle worker looks for jobs at
 //     least once per poll interval (the heartbeat and the lease may make
-//     it look sooner);
+//     it look sooner); one whose last ticks failed (Waiting with
+//     Failures) begins its next within Params.BackoffBounds, the error
+//     backoff of that many failures in a row;
 //   - 22: a waiting process with a free place (fewer than MaxConcurrent
 //     executions open) that is handed a notification of jobs available
 //     in one of Params.Queues (Notified) begins a tick within
@@ -26,8 +28,8 @@ import (
 //     only slower.
 //
 // Not judged, and why: a process that is shutting down (it reserves
-// nothing); one whose last tick failed (Waiting with Failures: it waits
-// out the error backoff, up to 30 s, and ignores notifications); one that
+// nothing); for 22, one whose last tick failed (it waits out the error
+// backoff, judged by 21, and ignores notifications); one that
 // is full (a notification finds no place; a finishing job brings the
 // tick); a notification lost or late (only one handed to the runner is
 // recorded, when it is); the time a process is stalled (nothing of it
@@ -82,10 +84,17 @@ func (c *Checker) waiting(e *Event) {
 		return
 	}
 	p.wait = wait{on: true, failing: e.Failures > 0, from: e.Time}
-	if p.wait.failing || c.params.PollBound <= 0 {
+	bound := c.params.PollBound
+	if bs := c.params.BackoffBounds; p.wait.failing {
+		bound = 0
+		if len(bs) > 0 {
+			bound = bs[min(e.Failures, len(bs))-1]
+		}
+	}
+	if bound <= 0 {
 		return
 	}
-	p.wait.bound, p.wait.prop = c.params.PollBound, PollInterval
+	p.wait.bound, p.wait.prop = bound, PollInterval
 	c.waits.add(p, p.wait.deadline())
 }
 

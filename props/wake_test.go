@@ -14,9 +14,11 @@ func (b *builder) stall(w ulid.ULID, d time.Duration) {
 }
 
 // wakeBounds sets the bounds of properties 21 and 22: a poll interval of
-// about a second, a wake-up within 2 ms.
+// about a second, doubled after each failed tick up to 8 s, and a wake-up
+// within 2 ms.
 func wakeBounds(b *builder) {
 	b.params.PollBound, b.params.WakeBound, b.params.Queues = time.Second, 2*time.Millisecond, []string{"q"}
+	b.params.BackoffBounds = []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second}
 	setup(b)
 }
 
@@ -33,6 +35,18 @@ var wakeCases = []violationCase{
 		b.after(500 * time.Millisecond)
 		b.stall(w1, 5*time.Second)
 		b.after(501 * time.Millisecond)
+		return atNext(b, func() { b.commit(none, b.enqueue(1)) })
+	}},
+	{"no tick within the error backoff", PollInterval, "past the bound 4s", func(b *builder) int {
+		wakeBounds(b)
+		b.event(Waiting, w1, func(e *Event) { e.Failures = 2 })
+		b.after(4*time.Second + time.Millisecond)
+		return atNext(b, func() { b.commit(none, b.enqueue(1)) })
+	}},
+	{"past the cap, the last backoff bound", PollInterval, "past the bound 8s", func(b *builder) int {
+		wakeBounds(b)
+		b.event(Waiting, w1, func(e *Event) { e.Failures = 9 })
+		b.after(8*time.Second + time.Millisecond)
 		return atNext(b, func() { b.commit(none, b.enqueue(1)) })
 	}},
 	{"notification ignored", WakeUp, "notified of jobs available in queue q", func(b *builder) int {
@@ -64,7 +78,7 @@ func wakeRun(b *builder) {
 	b.event(Waiting, w1, nil)
 	b.event(Notified, w2, func(e *Event) { e.Queue = "other" }) // not its queue
 	b.event(TickStarted, w2, func(e *Event) { e.Reason = "sleep" })
-	b.event(Waiting, w2, func(e *Event) { e.Failures = 1 }) // backing off
+	b.event(Waiting, w2, func(e *Event) { e.Failures = 3 }) // backing off, up to 8 s
 	b.after(100 * time.Millisecond)
 	b.commit(none, b.enqueue(3))
 	b.event(Notified, w1, func(e *Event) { e.Queue = "q" }) // full

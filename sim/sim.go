@@ -257,6 +257,20 @@ func workerConfig(sc *Scenario) worker.Config {
 // by as much; a millisecond covers the rounding.
 func trueBound(d time.Duration) time.Duration { return d*5/4 + time.Millisecond }
 
+// backoffBounds are engine.BackoffBound in true time for one failed tick,
+// two, and so on until the error backoff reaches its cap.
+func backoffBounds(cfg worker.Config) []time.Duration {
+	var bs []time.Duration
+	for f := 1; f <= 64; f++ {
+		b := trueBound(engine.BackoffBound(cfg, f))
+		if len(bs) > 0 && b == bs[len(bs)-1] {
+			break
+		}
+		bs = append(bs, b)
+	}
+	return bs
+}
+
 // historyParams are the settings the properties are checked against.
 func historyParams(sc *Scenario) props.Params {
 	cfg := workerConfig(sc)
@@ -266,7 +280,8 @@ func historyParams(sc *Scenario) props.Params {
 		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(), RepeatWindow: engine.RepeatWindow,
 		ShutdownBound: trueBound(engine.ShutdownBound(cfg)),
 		CancelBound:   trueBound(engine.CancelBound(cfg)), ReleaseBound: trueBound(engine.ReleaseBound(cfg)),
-		PollBound: trueBound(engine.PollBound(cfg)), WakeBound: trueBound(engine.WakeBound), Queues: cfg.Queues,
+		PollBound: trueBound(engine.PollBound(cfg)), BackoffBounds: backoffBounds(cfg),
+		WakeBound: trueBound(engine.WakeBound), Queues: cfg.Queues,
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,

@@ -47,6 +47,7 @@ var Names = []string{
 	DrainCancelLate,
 	WakeIgnored,
 	PollTwice,
+	BackoffOffByOne,
 	VacuumNoDeadline,
 	RecoveredAfterFailedPass,
 	LeaseRetakenRenews,
@@ -157,6 +158,9 @@ const (
 	WakeIgnored = "wake-ignored"
 	// PollTwice: the runner sleeps twice its poll interval between ticks.
 	PollTwice = "poll-twice"
+	// BackoffOffByOne: after failed ticks the runner waits the error
+	// backoff of one failure more, twice as long as it should.
+	BackoffOffByOne = "backoff-off-by-one"
 	// VacuumNoDeadline: the leader's vacuum runs without a deadline, so a
 	// vacuum on a half-open connection never returns.
 	VacuumNoDeadline = "vacuum-no-deadline"

@@ -59,6 +59,15 @@ func PollBound(cfg Config) time.Duration {
 	return hi
 }
 
+// BackoffBound is the longest, on the runner's local clock, a serving
+// runner whose last failures ticks failed in a row waits for its next
+// tick: the error backoff (the poll interval doubled per failure, at most
+// maxErrorBackoff) with its largest jitter.
+func BackoffBound(cfg Config, failures int) time.Duration {
+	_, hi := clockrng.JitterBounds(errorBackoff(cfg.PollInterval, failures), cfg.PollJitter)
+	return hi
+}
+
 // WakeBound is the longest, on the runner's local clock, a serving runner
 // with a free place and no failed tick behind it takes to begin a tick
 // after a notification of jobs available in one of its queues: at once,

@@ -181,7 +181,11 @@ func (c *Core) full() bool { return len(c.executing) >= c.cfg.MaxConcurrent }
 // jobs or notifications cut the wait short.
 func (c *Core) nextPoll() time.Duration {
 	if c.failures > 0 {
-		return clockrng.Jitter(c.pollRand, errorBackoff(c.cfg.PollInterval, c.failures), c.cfg.PollJitter)
+		failures := c.failures
+		if mutant.On(mutant.BackoffOffByOne) {
+			failures++
+		}
+		return clockrng.Jitter(c.pollRand, errorBackoff(c.cfg.PollInterval, failures), c.cfg.PollJitter)
 	}
 	d := clockrng.Jitter(c.pollRand, c.cfg.PollInterval, c.cfg.PollJitter)
 	if mutant.On(mutant.PollTwice) {

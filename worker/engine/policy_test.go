@@ -251,3 +251,18 @@ func TestShutdownBoundsAddUp(t *testing.T) {
 		t.Errorf("PollBound %v, want %v", got, want)
 	}
 }
+
+// A runner backing off after failed ticks waits at most the poll interval
+// doubled per failure, capped at maxErrorBackoff, with its largest jitter.
+func TestBackoffBoundDoublesToTheCap(t *testing.T) {
+	cfg := testConfig()
+	cfg.PollInterval, cfg.PollJitter = time.Second, 0.1
+	for _, c := range []struct {
+		failures int
+		want     time.Duration
+	}{{1, 1100 * time.Millisecond}, {2, 2200 * time.Millisecond}, {3, 4400 * time.Millisecond}, {20, maxErrorBackoff * 11 / 10}} {
+		if got := BackoffBound(cfg, c.failures); got != c.want {
+			t.Errorf("BackoffBound after %d failures: %v, want %v", c.failures, got, c.want)
+		}
+	}
+}
