@@ -55,9 +55,13 @@ func (s *sim) silentVacuum(p *proc, a engine.Action) {
 		s.stop(nil, fmt.Errorf("%s's vacuum has no deadline: on a half-open connection it waits forever", p.name))
 		return
 	}
-	p.vacuumErr = fmt.Errorf("vacuum jobs: %w", errHalfOpenTimedOut)
+	p.vacuumErr = errVacuumHalfOpen
 	s.after(p.clock.trueDelay(a.Timeout), &event{kind: evVacuumDone, w: p.idx, inc: p.inc})
 }
+
+// errVacuumHalfOpen is what a vacuum on a half-open connection returns
+// at its deadline.
+var errVacuumHalfOpen = fmt.Errorf("vacuum jobs: %w", errHalfOpenTimedOut)
 
 // vacuumDone steps p with its vacuum's return.
 func (s *sim) vacuumDone(p *proc) {

@@ -22,13 +22,19 @@ type silentStore struct {
 
 func (s *silentStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if s.silent.Load() {
-		<-ctx.Done()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			s.timedOut.Add(1)
-		}
-		return ctx.Err()
+		return hearNothing(ctx, &s.timedOut)
 	}
 	return s.Store.InTx(ctx, fn)
+}
+
+// hearNothing waits for ctx to end, as a call on a half-open connection
+// does, counting in timedOut the calls its deadline ended.
+func hearNothing(ctx context.Context, timedOut *atomic.Int32) error {
+	<-ctx.Done()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		timedOut.Add(1)
+	}
+	return ctx.Err()
 }
 
 // A store that goes silent holds no call past Config.CallTimeout: the
@@ -62,11 +68,7 @@ type silentVacuumStore struct {
 }
 
 func (s *silentVacuumStore) VacuumJobs(ctx context.Context) error {
-	<-ctx.Done()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		s.timedOut.Add(1)
-	}
-	return ctx.Err()
+	return hearNothing(ctx, &s.timedOut)
 }
 
 // A vacuum on a silent connection ends at Config.VacuumTimeout, like a
