@@ -6,14 +6,15 @@ import (
 )
 
 // BenchmarkSeeds simulates consecutive seeds of the default scenario on one
-// core, as simulate -seeds does on each of its cores; it reports seeds per
-// second, and the time and the allocations one simulated event costs.
+// core, as simulate -seeds does on each of its cores (without the trace);
+// it reports seeds per second, and the time and the allocations one
+// simulated event costs.
 func BenchmarkSeeds(b *testing.B) {
 	var events int
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i := range b.N {
-		r := Run(Draw(uint64(i+1), FaultOverrides{}), Options{})
+		r := Run(Draw(uint64(i+1), FaultOverrides{}), Options{Quiet: true})
 		if r.Err != nil {
 			b.Fatal(r.Err)
 		}

@@ -64,6 +64,9 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		s.rows.change(pc.Before, pc.After)
+		if pc.Before == nil && pc.After != nil {
+			s.inserted = append(s.inserted, ids[i])
+		}
 		s.jobMarks(pc)
 		s.traceJob(actor, ids[i], pc)
 		out[i] = pc
@@ -113,6 +116,9 @@ func (s *sim) jobMarks(ch props.JobChange) {
 }
 
 func (s *sim) traceJob(actor string, id ulid.ULID, ch props.JobChange) {
+	if s.tr.quiet {
+		return
+	}
 	b := s.names.appendJob(append(s.tr.begin(s.now, actor), "job "...), id)
 	a := ch.After
 	switch {

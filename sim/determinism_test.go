@@ -102,3 +102,23 @@ func parseGolden(t *testing.T, text string) map[uint64]string {
 	}
 	return out
 }
+
+// TestQuietRunIsTheSameRun runs sample seeds with and without the trace:
+// leaving the trace out must change what is reported, never what happens.
+func TestQuietRunIsTheSameRun(t *testing.T) {
+	for seed := uint64(1); seed <= 25; seed++ {
+		sc := Draw(seed, FaultOverrides{})
+		traced, quiet := Run(sc, Options{}), Run(sc, Options{Quiet: true})
+		if quiet.TraceHash != 0 || quiet.Lines != 0 || len(quiet.Tail) != 0 {
+			t.Fatalf("seed %d: a quiet run traced %d lines (hash %x, tail %d)", seed, quiet.Lines, quiet.TraceHash, len(quiet.Tail))
+		}
+		if traced.Lines == 0 {
+			t.Fatalf("seed %d: the traced run has no lines", seed)
+		}
+		if quiet.Events != traced.Events || quiet.Virtual != traced.Virtual || quiet.Settled != traced.Settled ||
+			quiet.Faults != traced.Faults || quiet.Marks != traced.Marks || quiet.Failed() != traced.Failed() {
+			t.Fatalf("seed %d: quiet run %d events, %v, settled %v, faults %v; traced %d, %v, %v, %v",
+				seed, quiet.Events, quiet.Virtual, quiet.Settled, quiet.Faults, traced.Events, traced.Virtual, traced.Settled, traced.Faults)
+		}
+	}
+}

@@ -170,6 +170,9 @@ func (s *sim) jobDone(p *proc, id uint64) {
 // traceExec adds the line of an execution's start, built without fmt: one
 // comes with nearly every job.
 func (s *sim) traceExec(p *proc, j *store.Job, ex *execution, run time.Duration) {
+	if s.tr.quiet {
+		return
+	}
 	b := s.names.appendJob(append(s.tr.begin(s.now, p.name), "exec "...), j.ID)
 	b = strconv.AppendInt(append(b, " attempt "...), int64(j.Attempt), 10)
 	b = append(append(append(b, " as "...), s.names.worker(j.StartedBy)...), ": "...)

@@ -64,6 +64,9 @@ func (s *sim) noteObserved(p *proc, e engine.Event) {
 }
 
 func (s *sim) traceObserved(p *proc, e engine.Event) {
+	if s.tr.quiet {
+		return
+	}
 	who := s.names.worker(e.Worker)
 	switch e.Kind {
 	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:

@@ -143,6 +143,9 @@ func (s *sim) storeCall(p *proc, a engine.Action) {
 
 // traceCall writes one line for a store call's return.
 func (s *sim) traceCall(p *proc, call engine.Call, local time.Time, in engine.Input, running int) {
+	if s.tr.quiet {
+		return
+	}
 	errText := ""
 	if in.Err != nil {
 		errText = " err " + s.errText(in.Err)

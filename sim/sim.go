@@ -22,6 +22,11 @@ type Options struct {
 	Backend NewBackend
 	// TailLines is how many trace lines a Result keeps (default 30).
 	TailLines int
+	// Quiet runs without the trace, for many seeds at once: no line is
+	// built or hashed, so Result's Tail, TraceHash and Lines stay empty and
+	// a Report may name ids differently. The run itself is the same: replay
+	// a failed seed without Quiet to see its trace. Ignored with Trace set.
+	Quiet bool
 	// Record, when set, receives every event of the run's history as it is
 	// recorded, and the Result then carries Names (simulate -html draws both).
 	Record func(props.Event)
@@ -105,6 +110,7 @@ type sim struct {
 	globalRnd  [numFaultKinds]*clockrng.Rand
 	silenceRnd *clockrng.Rand // draws which shutdowns meet a silent store
 	rows       rowBook
+	inserted   []ulid.ULID // every job row committed, in commit order: what an operator may cancel
 	names      names
 	outages    []window
 	execSeq    uint64
@@ -136,7 +142,9 @@ func Run(sc Scenario, opt Options) Result {
 		s.res.Report = s.names.replaceIDs(v.String())
 	}
 	s.res.Tail = s.tr.tail()
-	s.res.TraceHash = s.tr.hash
+	if !s.tr.quiet {
+		s.res.TraceHash = s.tr.hash
+	}
 	s.res.Lines = s.tr.lines
 	s.res.Virtual = s.now
 	if opt.Record != nil {
@@ -179,7 +187,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
 	s.rows.runsLeft = s.sc.runsLeft
 	s.res.Scenario = sc
-	s.tr = newTracer(opt.Trace, opt.TailLines)
+	s.tr = newTracer(opt.Trace, opt.TailLines, opt.Quiet && opt.Trace == nil)
 	s.onRecord = opt.Record
 	s.client = s.master.Child("client")
 	s.uniqueRnd = s.master.Child("unique")

@@ -10,8 +10,10 @@ import (
 // tracer renders the run as one line per event, stamped with virtual true
 // time only. Every line feeds a hash (compared across runs and against
 // golden values) and a ring of the latest lines (shown with a violation);
-// lines are written out only when a trace writer is set (-v).
+// lines are written out only when a trace writer is set (-v). A quiet
+// tracer (Options.Quiet) builds and hashes nothing.
 type tracer struct {
+	quiet  bool
 	w      io.Writer
 	hash   uint64
 	lines  int
@@ -24,12 +26,15 @@ type tracer struct {
 
 const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
 
-func newTracer(w io.Writer, tail int) tracer {
-	return tracer{w: w, hash: fnvOffset, ring: make([][]byte, max(tail, 1))}
+func newTracer(w io.Writer, tail int, quiet bool) tracer {
+	return tracer{quiet: quiet, w: w, hash: fnvOffset, ring: make([][]byte, max(tail, 1))}
 }
 
 // printf adds one line: the virtual time, the actor, then the formatted text.
 func (t *tracer) printf(at time.Duration, actor, format string, args ...any) {
+	if t.quiet {
+		return
+	}
 	t.add(fmt.Appendf(t.begin(at, actor), format, args...))
 }
 
@@ -47,7 +52,7 @@ func (t *tracer) begin(at time.Duration, actor string) []byte {
 func (t *tracer) raw(line string) { t.add(append(t.buf[:0], line...)) }
 
 func (t *tracer) add(b []byte) {
-	if t.closed {
+	if t.closed || t.quiet {
 		return
 	}
 	for i, c := range b {

@@ -23,7 +23,7 @@ func TestAppendStamp(t *testing.T) {
 }
 
 func TestTracerKeepsTheTail(t *testing.T) {
-	tr := newTracer(nil, 3)
+	tr := newTracer(nil, 3, false)
 	for i := range 5 {
 		tr.printf(time.Duration(i)*time.Second, "w0", "line %d", i)
 	}

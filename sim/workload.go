@@ -37,7 +37,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 	now := s.storeNow()
 	for i := range jobs {
 		j := store.NewJob{ID: clockrng.NewULID(now, s.client), Queue: s.cfg.Queues[r.IntN(s.sc.Queues)]}
-		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.names.jobIDs)+i) + `}`)
+		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.inserted)+i) + `}`)
 		j.Priority = s.drawPriority()
 		if r.Chance(delayed) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
@@ -57,11 +57,11 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 // exercised, else any job.
 func (s *sim) cancelOne() {
 	defer s.armGlobalFault(Cancel, evCancel)
-	if s.phase != chaos || len(s.names.jobIDs) == 0 {
+	if s.phase != chaos || len(s.inserted) == 0 {
 		return
 	}
 	r := s.clientRand(Cancel)
-	id := s.names.jobIDs[r.IntN(len(s.names.jobIDs))]
+	id := s.inserted[r.IntN(len(s.inserted))]
 	if running := s.executing(); len(running) > 0 && r.Chance(0.5) {
 		id = running[r.IntN(len(running))]
 	}

@@ -26,3 +26,17 @@ func TestEveryMutantIsCaught(t *testing.T) {
 		}
 	}
 }
+
+// TestFailingSeedIsReportedWithItsTrace: -seeds runs without the trace, so
+// a failing seed is run again with it; the report names the jobs and
+// workers as a replay with -v does and ends with the trace's last lines.
+func TestFailingSeedIsReportedWithItsTrace(t *testing.T) {
+	defer mutant.Select("")
+	status, out, _ := runArgs(t, "-mutant", mutant.PollTwice, "-seeds", "20", "-parallel", "2")
+	if status != 1 {
+		t.Fatalf("planted bug %s: status %d, want 1:\n%s", mutant.PollTwice, status, out)
+	}
+	if !strings.Contains(out, "trace lines:") || !strings.Contains(out, " tick local ") {
+		t.Fatalf("the failing seed's report has no trace lines:\n%s", out)
+	}
+}

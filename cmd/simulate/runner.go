@@ -96,12 +96,19 @@ func newRunners(cfg config) ([]seedRunner, error) {
 	return runners, nil
 }
 
-// runOne simulates one seed, twice with -check-determinism.
+// runOne simulates one seed: twice, traced, with -check-determinism, to
+// compare the trace hashes; else once without the trace, and once more
+// with it when the seed failed, for the report's trace lines and names.
 func runOne(cfg config, seed uint64) outcome {
 	sc := cfg.scenarioFor(seed)
-	o := outcome{seed: seed, result: sim.Run(sc, sim.Options{})}
 	if cfg.checkDeterminism {
+		o := outcome{seed: seed, result: sim.Run(sc, sim.Options{})}
 		o.rerunHash = sim.Run(sc, sim.Options{}).TraceHash
+		return o
+	}
+	o := outcome{seed: seed, result: sim.Run(sc, sim.Options{Quiet: true})}
+	if o.result.Failed() {
+		o.result = sim.Run(sc, sim.Options{})
 	}
 	return o
 }
