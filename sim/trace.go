@@ -27,7 +27,9 @@ type tracer struct {
 const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
 
 func newTracer(w io.Writer, tail int, quiet bool) tracer {
-	return tracer{quiet: quiet, w: w, hash: fnvOffset, ring: make([][]byte, max(tail, 1))}
+	// buf has room for a line from the start: a quiet tracer's lines are
+	// still begun, then dropped, and never grow it.
+	return tracer{quiet: quiet, w: w, hash: fnvOffset, ring: make([][]byte, max(tail, 1)), buf: make([]byte, 0, 256)}
 }
 
 // printf adds one line: the virtual time, the actor, then the formatted text.
@@ -42,6 +44,9 @@ func (t *tracer) printf(at time.Duration, actor, format string, args ...any) {
 // appending to it and ended with add: printf's arguments each cost an
 // allocation, and these lines come with nearly every event.
 func (t *tracer) begin(at time.Duration, actor string) []byte {
+	if t.quiet {
+		return t.buf[:0]
+	}
 	b := appendStamp(t.buf[:0], at)
 	b = append(b, ' ')
 	b = append(b, actor...)

@@ -33,15 +33,22 @@ func StatusesOf(statuses ...Status) StatusSet {
 func (set StatusSet) Has(s Status) bool { return set&StatusesOf(s) != 0 }
 
 // String lists the set's statuses in status order, comma-separated.
-func (set StatusSet) String() string {
-	var names []string
-	for i, s := range statusOrder {
-		if set&(1<<i) != 0 {
-			names = append(names, string(s))
+func (set StatusSet) String() string { return statusSetNames[set] }
+
+// statusSetNames holds every set's String, built once: the simulator
+// renders a row's set with each change it checks.
+var statusSetNames = func() (all [1 << len(statusOrder)]string) {
+	for set := range all {
+		var names []string
+		for i, s := range statusOrder {
+			if set&(1<<i) != 0 {
+				names = append(names, string(s))
+			}
 		}
+		all[set] = strings.Join(names, ",")
 	}
-	return strings.Join(names, ",")
-}
+	return all
+}()
 
 // LiveStatuses are the statuses a unique key always covers, and the default
 // set: a row that may still run holds its key. Failed and lost are never
