@@ -35,17 +35,16 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 	c.now = now
 	c.dutiesDue = false
 	c.cancelFound = nil
-	var errs []error
 	if c.id.IsZero() && !c.shuttingDown {
 		if err := c.register(ctx); err != nil {
 			return tickResult{}, c.tickFailed(err)
 		}
 	}
 	leaderPass := false
+	var leaseErr error
 	if !c.shuttingDown && due(now, c.lastLeader, c.cfg.LeaderInterval) {
-		err := c.maintainLease(ctx)
-		leaderPass = err == nil
-		errs = append(errs, err)
+		leaseErr = c.maintainLease(ctx)
+		leaderPass = leaseErr == nil
 	}
 	start, err := c.jobPass(ctx)
 	if isDead(err) {
@@ -59,9 +58,8 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 			slices.SortFunc(start, func(a, b store.Job) int { return a.ID.Compare(b.ID) })
 		}
 	}
-	errs = append(errs, err)
 	c.dutiesDue = leaderPass && c.leader && !c.shuttingDown
-	err = c.tickFailed(errors.Join(errs...))
+	err = c.tickFailed(errors.Join(leaseErr, err))
 	c.checkInvariants("Tick")
 	return tickResult{Start: start, Cancel: c.cancelFound}, err
 }
