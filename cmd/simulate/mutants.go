@@ -17,11 +17,17 @@ const (
 
 // mutantsFor returns the planted bugs a run of cfg can catch: those of
 // store/pg's SQL need transactions in flight together (-store pg
-// -interleave), and only those are planted there.
+// -interleave), and only those are planted there; those of store/pg's
+// pool need the serial run on PostgreSQL (-store pg), and only those are
+// planted there.
 func mutantsFor(cfg config) []string {
 	var names []string
 	for _, name := range mutant.Names {
-		if mutant.PG(name) == cfg.interleave {
+		if pooledRun(cfg) {
+			if mutant.PGSerial(name) {
+				names = append(names, name)
+			}
+		} else if mutant.PG(name) == cfg.interleave && !mutant.PGSerial(name) {
 			names = append(names, name)
 		}
 	}
