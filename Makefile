@@ -101,7 +101,8 @@ simulate-pg:
 
 # mutants: plant each known bug in turn and show the simulator catches it,
 # printing seeds-to-first-failure per bug (store/pg's, which need concurrent
-# transactions, with -store pg -interleave); then draw a caught seed with
+# transactions, with -store pg -interleave; those of its pool, with the
+# serial -store pg); then draw a caught seed with
 # -html and check the picture in Chromium (UPDATE_DOCS=1 refreshes
 # docs/seed-picture.png).
 mutants: mutants-mem mutants-pg
@@ -111,6 +112,7 @@ mutants-mem:
 
 mutants-pg:
 	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave -mutants -seeds 250 -duration 10s -parallel 4
+	$(GO) run -tags mutants ./cmd/simulate -store pg -mutants -seeds 50 -parallel 4
 	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
 	$(GO) test -tags mutants -count=1 -run TestReservationWithoutSkipLockedIsCaught ./store/pg/interleave/
 

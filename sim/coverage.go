@@ -46,6 +46,7 @@ const (
 	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
 	MarkHalfOpen                         // a store call went unanswered until its deadline
 	MarkVacuumHalfOpen                   // a vacuum went unanswered until its deadline
+	MarkReadOnlyDropped                  // pooled: a connection on a read-only node was dropped, and the retry wrote
 	numMarks
 )
 
@@ -90,6 +91,7 @@ var markNames = [numMarks]string{
 	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
 	MarkHalfOpen:             "half-open: a call ended at its deadline",
 	MarkVacuumHalfOpen:       "half-open: a vacuum ended at its deadline",
+	MarkReadOnlyDropped:      "read-only connection dropped, the retry wrote",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

@@ -40,6 +40,7 @@ const (
 	HandlerSnooze                   // handlers snooze (worker.Snooze); rate: weight among outcomes
 	QueueRate                       // an operator sets or removes a queue's rate limit; rate: per minute
 	HalfOpen                        // a store call never answers until its deadline (half-open connection); rate: per transaction
+	ReadOnly                        // a pooled connection lands on a node that takes no writes (failover); store/pg only; rate: per transaction
 	numFaultKinds
 )
 
@@ -48,6 +49,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
+	"read-only",
 }
 
 // String returns the kind's flag name, e.g. "store-after".
@@ -81,6 +83,22 @@ func FaultKinds() []FaultKind {
 // The zero value changes nothing.
 type FaultOverrides struct {
 	force [numFaultKinds]int8 // -1 off, +1 on, 0 as drawn
+	// pooled: the store under test has a connection pool (store/pg), so
+	// the kinds only a pool has (pooledKinds) may be drawn on.
+	pooled bool
+}
+
+// pooledKinds are the kinds only a store with pooled connections can
+// suffer: drawn off unless the overrides say the store has a pool, so that
+// seeds on the in-memory store keep their traces.
+var pooledKinds = [numFaultKinds]bool{ReadOnly: true}
+
+// Pooled returns o for a run on a store with a connection pool (simulate
+// -store pg without -interleave): the kinds of pooledKinds are then drawn
+// like the others.
+func (o FaultOverrides) Pooled() FaultOverrides {
+	o.pooled = true
+	return o
 }
 
 // ParseFaultOverrides reads a comma-separated list such as

@@ -71,6 +71,9 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 		s.tr.printf(s.now, p.name, "store error before the transaction")
 		return errBefore
 	}
+	if faults && f.draw(ReadOnly) {
+		return f.readOnly(ctx)
+	}
 	if faults && f.draw(HalfOpen) {
 		return f.halfOpen(ctx, fn)
 	}

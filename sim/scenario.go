@@ -211,6 +211,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	HandlerSnooze:  {0.5, 0.3, 1.5},
 	QueueRate:      {0.4, 3, 12},
 	HalfOpen:       {0.3, 0.005, 0.03},
+	ReadOnly:       {0.4, 0.002, 0.02},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind
@@ -220,7 +221,7 @@ func drawFaults(r *clockrng.Rand, ov FaultOverrides) []FaultSetting {
 	for _, k := range FaultKinds() {
 		kr := r.Child(k.String())
 		fr := faultRates[k]
-		on := kr.Chance(fr.on)
+		on := kr.Chance(fr.on) && (!pooledKinds[k] || ov.pooled)
 		// The conversion keeps the product from fusing with the sum (FMA), which
 		// would round differently on some machines.
 		rate := fr.lo + float64(kr.Float64()*(fr.hi-fr.lo))
@@ -356,7 +357,7 @@ func (s *Scenario) Lines() []string {
 		state := "off"
 		if f.On {
 			state = "on"
-		} else if f.Kind == HalfOpen.String() {
+		} else if f.Kind == HalfOpen.String() || f.Kind == ReadOnly.String() {
 			continue // added later: seeds without it keep their traces
 		}
 		add("fault %-13s %-3s rate %.3f", f.Kind, state, f.Rate)

@@ -68,6 +68,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, err
 	}
 	cfg.overrides = ov
+	if pooledRun(cfg) {
+		cfg.overrides = ov.Pooled()
+	}
 	return cfg, nil
 }
 

@@ -37,7 +37,7 @@ type ilRunner struct {
 
 func newILRunner(cfg config, i int) (*ilRunner, error) {
 	r := &ilRunner{cfg: cfg, schema: fmt.Sprintf("tickwork_il_%d_%d", os.Getpid(), i)}
-	st, err := openSchema(cfg, r.schema, &r.now)
+	st, err := openSchema(cfg, r.schema, &r.now, 0)
 	if err != nil {
 		return nil, fmt.Errorf("-store pg -interleave: %w", err)
 	}

@@ -15,17 +15,31 @@ const (
 	interleavedSampleSeeds = 10
 )
 
-// mutantsFor returns the planted bugs a run of cfg can catch: those of
-// store/pg's SQL need transactions in flight together (-store pg
-// -interleave), and only those are planted there.
+// mutantsFor returns the planted bugs a run of cfg can catch (see
+// plantedIn).
 func mutantsFor(cfg config) []string {
 	var names []string
 	for _, name := range mutant.Names {
-		if mutant.PG(name) == cfg.interleave {
+		if plantedIn(cfg, name) {
 			names = append(names, name)
 		}
 	}
 	return names
+}
+
+// plantedIn reports whether a run of cfg plants name: store/pg's bugs of
+// its SQL need transactions in flight together (-store pg -interleave),
+// those of its pool the serial run on PostgreSQL, whose pool the simulator
+// reaches (-store pg), and only those are planted there; the others are
+// planted in the in-memory run.
+func plantedIn(cfg config, name string) bool {
+	switch {
+	case mutant.PGSerial(name):
+		return pooledRun(cfg)
+	case mutant.PG(name):
+		return cfg.interleave
+	}
+	return cfg.store == "mem"
 }
 
 // nameWidth is the width of the table's first column: the longest name.

@@ -41,7 +41,7 @@ func newRunner(cfg config, i int) (seedRunner, error) {
 // that runs in production. It owns one throwaway schema, emptied per seed.
 type pgRunner struct {
 	cfg   config
-	store *pg.Store
+	store *demotable
 	now   atomic.Pointer[func() time.Time]
 }
 
@@ -65,21 +65,25 @@ func findDatabase(cfg *config) error {
 
 func newPGRunner(cfg config, i int) (*pgRunner, error) {
 	r := &pgRunner{cfg: cfg}
-	st, err := openSchema(cfg, fmt.Sprintf("tickwork_sim_%d_%d", os.Getpid(), i), &r.now)
+	// One connection, so that the one the read-only fault demotes is the
+	// one the next transaction gets.
+	st, err := openSchema(cfg, fmt.Sprintf("tickwork_sim_%d_%d", os.Getpid(), i), &r.now, 1)
 	if err != nil {
 		return nil, fmt.Errorf("-store pg: %w", err)
 	}
-	r.store = st
+	r.store = &demotable{Store: st}
 	return r, nil
 }
 
 // openSchema opens an ungated store on a schema of its own, migrated,
-// whose clock is the one now holds (the simulator's, set per seed).
-func openSchema(cfg config, schema string, now *atomic.Pointer[func() time.Time]) (*pg.Store, error) {
+// whose clock is the one now holds (the simulator's, set per seed), with
+// at most maxConns connections (0: the URL's pool size).
+func openSchema(cfg config, schema string, now *atomic.Pointer[func() time.Time], maxConns int32) (*pg.Store, error) {
 	ctx := context.Background()
 	st, err := pg.Open(ctx, cfg.databaseURL, pg.Options{
-		Schema: schema,
-		Now:    func() time.Time { return (*now.Load())() },
+		Schema:   schema,
+		Now:      func() time.Time { return (*now.Load())() },
+		MaxConns: maxConns,
 	})
 	if err != nil {
 		return nil, err
@@ -94,6 +98,7 @@ func openSchema(cfg config, schema string, now *atomic.Pointer[func() time.Time]
 func (r *pgRunner) run(seed uint64) outcome {
 	sc := r.cfg.scenarioFor(seed)
 	onPG := func(now func() time.Time) (sim.Backend, error) {
+		r.store.fresh()
 		if err := r.store.DeleteAllRows(context.Background()); err != nil {
 			return nil, err
 		}
@@ -109,6 +114,7 @@ func (r *pgRunner) run(seed uint64) outcome {
 }
 
 func (r *pgRunner) close() {
+	r.store.fresh()
 	if err := r.store.DropSchema(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "simulate:", err)
 	}

@@ -90,8 +90,8 @@ func (s *summary) print(w io.Writer, cfg config) (gaps []string) {
 	}
 	fmt.Fprintln(w, "coverage (seeds that reached each rare state):")
 	for _, m := range sim.AllMarks() {
-		if m.Interleaved() && !cfg.interleave {
-			continue // out of reach of serial transactions
+		if m.Interleaved() && !cfg.interleave || m.Pooled() && !pooledRun(cfg) {
+			continue // out of reach of serial transactions, or of the pool
 		}
 		fmt.Fprintf(w, "  %-46s %6d\n", m, s.marks[m])
 		// An interleaved run is expected to reach the marks of
@@ -123,7 +123,9 @@ func printFailure(w io.Writer, cfg config, r *sim.Result, withTail bool) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
-	if cfg.scenario != "" {
+	// A pooled run's read-only faults are drawn only there: its scenario
+	// replays them on the in-memory store, whose trace PostgreSQL's equals.
+	if cfg.scenario != "" || pooledRun(cfg) && sc.On(sim.ReadOnly) {
 		fmt.Fprintf(w, "  replay: %s -v -scenario '%s'\n", cfg.replayPrefix(), sc.JSON())
 	} else {
 		fmt.Fprintf(w, "  replay: %s\n", cfg.replayCommand(sc.Seed))

@@ -61,6 +61,7 @@ var Names = []string{
 	PGExpireUnchecked,
 	PGResignUnchecked,
 	PGDeadUnchecked,
+	PGReadOnlyKept,
 }
 
 // The planted bugs.
@@ -216,11 +217,24 @@ const (
 	// statement without re-checking the heartbeat: a worker whose
 	// heartbeat committed in between is declared dead.
 	PGDeadUnchecked = "pg-dead-unchecked"
+
+	// The planted bugs of store/pg that a serial run on PostgreSQL
+	// catches (simulate -store pg, PGSerial reports them).
+
+	// PGReadOnlyKept: a connection whose node refused a write as read-only
+	// (SQLSTATE 25006, after a failover) goes back to the pool instead of
+	// being closed, so every retry meets the same node.
+	PGReadOnlyKept = "pg-readonly-kept"
 )
 
 // PG reports whether name is a planted bug of store/pg's SQL, which only
 // the interleaved simulation on PostgreSQL can catch.
-func PG(name string) bool { return strings.HasPrefix(name, "pg-") }
+func PG(name string) bool { return strings.HasPrefix(name, "pg-") && !PGSerial(name) }
+
+// PGSerial reports whether name is a planted bug of store/pg that the
+// serial simulation on PostgreSQL (simulate -store pg) catches: it needs
+// the store's own connections, not transactions in flight together.
+func PGSerial(name string) bool { return name == PGReadOnlyKept }
 
 // Known reports whether name is one of Names.
 func Known(name string) bool { return slices.Contains(Names, name) }

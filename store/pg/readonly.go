@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tickwork/tickwork/internal/mutant"
 )
 
 // readOnlyCode is SQLSTATE read_only_sql_transaction: a write reached a
@@ -27,6 +29,9 @@ func readOnly(err error) bool {
 // pool kept failing every tick on the demoted node. It must run while the
 // caller still holds conn, before it goes back to the pool.
 func dropIfReadOnly(conn *pgx.Conn, err error) {
+	if mutant.On(mutant.PGReadOnlyKept) {
+		return
+	}
 	if readOnly(err) {
 		_ = conn.Close(context.Background())
 	}
