@@ -112,7 +112,7 @@ mutants-mem:
 
 mutants-pg:
 	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave -mutants -seeds 250 -duration 10s -parallel 4
-	$(GO) run -tags mutants ./cmd/simulate -store pg -mutants -seeds 50 -parallel 4
+	$(GO) run -tags mutants ./cmd/simulate -store pg -mutants -seeds 20 -duration 10s -parallel 10
 	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
 	$(GO) test -tags mutants -count=1 -run TestReservationWithoutSkipLockedIsCaught ./store/pg/interleave/
 
