@@ -46,6 +46,7 @@ var Names = []string{
 	ShutdownCallsUntimed,
 	DrainCancelLate,
 	WakeIgnored,
+	WakeReservesNothing,
 	PollTwice,
 	BackoffOffByOne,
 	VacuumNoDeadline,
@@ -156,6 +157,10 @@ const (
 	// WakeIgnored: the runner ignores notifications of available jobs
 	// and finds them at its next poll.
 	WakeIgnored = "wake-ignored"
+	// WakeReservesNothing: the tick a notification of available jobs
+	// brings records results and heartbeats but asks for no job, so the
+	// job waits for the next poll.
+	WakeReservesNothing = "wake-reserves-nothing"
 	// PollTwice: the runner sleeps twice its poll interval between ticks.
 	PollTwice = "poll-twice"
 	// BackoffOffByOne: after failed ticks the runner waits the error

@@ -86,6 +86,9 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	in := Input{Kind: InCallReturned, Call: a.Call}
 	switch a.Call {
 	case CallTick:
+		if mutant.On(mutant.WakeReservesNothing) {
+			p.core.wokenByNote = a.Wake == "notification"
+		}
 		var res tickResult
 		res, in.Err = p.core.tick(ctx, now)
 		in.Start, in.Cancel = res.Start, res.Cancel
