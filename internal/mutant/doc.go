@@ -45,6 +45,7 @@ var Names = []string{
 	StopRepeatAbandons,
 	ShutdownCallsUntimed,
 	DrainCancelLate,
+	ReleaseWaitsForHandlers,
 	WakeIgnored,
 	WakeReservesNothing,
 	PollTwice,
@@ -154,6 +155,10 @@ const (
 	// grace before it cancels the handlers still running, and cancels
 	// them only as it releases their jobs.
 	DrainCancelLate = "drain-cancel-late"
+	// ReleaseWaitsForHandlers: at the end of the grace the runner does
+	// not release the jobs whose handlers still run; it trusts cancelled
+	// handlers to return and waits for them, as in the drain.
+	ReleaseWaitsForHandlers = "release-waits-for-handlers"
 	// WakeIgnored: the runner ignores notifications of available jobs
 	// and finds them at its next poll.
 	WakeIgnored = "wake-ignored"

@@ -211,6 +211,9 @@ func (p *Policy) timer(t Timer) []Action {
 		}
 		return acts
 	case t == TimerGrace && p.phase == grace:
+		if mutant.On(mutant.ReleaseWaitsForHandlers) {
+			return nil // the last handler to return closes (finished)
+		}
 		if mutant.On(mutant.DrainCancelLate) {
 			return append([]Action{{Kind: ActCancelRunning}}, p.release()...)
 		}
