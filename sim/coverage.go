@@ -46,6 +46,7 @@ const (
 	MarkStoreSilent                      // a shutdown met a silent store: its calls timed out
 	MarkHalfOpen                         // a store call went unanswered until its deadline
 	MarkVacuumHalfOpen                   // a vacuum went unanswered until its deadline
+	MarkHandlerHung                      // a handler the drain deadline cancelled hung until its process exits
 	numMarks
 )
 
@@ -90,6 +91,7 @@ var markNames = [numMarks]string{
 	MarkStoreSilent:          "shutdown's store calls timed out, store silent",
 	MarkHalfOpen:             "half-open: a call ended at its deadline",
 	MarkVacuumHalfOpen:       "half-open: a vacuum ended at its deadline",
+	MarkHandlerHung:          "handler hung past the drain deadline",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

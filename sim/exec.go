@@ -150,6 +150,7 @@ func (s *sim) cancelExec(p *proc, ex *execution, why string) {
 		s.tr.printf(s.now, p.name, "exec %s ignores cancellation (%s)", s.names.job(ex.job), why)
 		if ex.hangs && p.draining && why == drainCancel {
 			ex.hung = true
+			s.res.Marks.set(MarkHandlerHung)
 			s.tr.printf(s.now, p.name, "exec %s hangs until its process exits", s.names.job(ex.job))
 			return
 		}
