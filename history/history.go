@@ -30,7 +30,8 @@ type Translator struct {
 // when e is none the checker reads. The event's Time is e's store time,
 // zero for an event no transaction stamped (DeclaredDead, ExecEnded,
 // ShutdownBegan, ShutdownAbandoned, ExecsCancelled, ExecCancelled,
-// DrainDeadline, ReleaseAbandoned, TickStarted, Waiting, Notified): the
+// DrainDeadline, ReleaseAbandoned, TickStarted, Waiting, Notified, and
+// JobPass when it ran no transaction): the
 // driver stamps those with the store time at which they are known to have
 // happened. The driver also sets Process.
 func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
@@ -86,6 +87,8 @@ func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
 		h.Kind, h.Failures = props.Waiting, e.Count
 	case engine.EventNotified:
 		h.Kind, h.Queue = props.Notified, e.Reason
+	case engine.EventJobPass:
+		h.Kind, h.PassQueues, h.Limit, h.Reserved = props.JobPass, e.Queues, e.Limit, e.Count
 	default:
 		return h, false
 	}

@@ -42,6 +42,8 @@ func TestTranslate(t *testing.T) {
 		{engine.Event{Kind: engine.EventTickStarted, Worker: w, Reason: "sleep"}, props.Event{Kind: props.TickStarted, Worker: w, Reason: "sleep"}, true},
 		{engine.Event{Kind: engine.EventWaiting, Worker: w, Count: 1}, props.Event{Kind: props.Waiting, Worker: w, Failures: 1}, true},
 		{engine.Event{Kind: engine.EventNotified, Worker: w, Reason: "q"}, props.Event{Kind: props.Notified, Worker: w, Queue: "q"}, true},
+		{engine.Event{Kind: engine.EventJobPass, Worker: w, StoreTime: at, Queues: []string{"q"}, Limit: 3, Count: 1},
+			props.Event{Kind: props.JobPass, Time: at, Worker: w, PassQueues: []string{"q"}, Limit: 3, Reserved: 1}, true},
 		{engine.Event{Kind: engine.EventShutdownAbandoned, Worker: w, Count: 5},
 			props.Event{Kind: props.ShutdownAbandoned, Worker: w, Failures: 5}, true},
 		{engine.Event{Kind: engine.EventCancelChecked, Worker: w, StoreTime: at, Jobs: []ulid.ULID{j.ID}, Count: 1},

@@ -196,6 +196,8 @@ func (c *Checker) Step(e Event) *Violation {
 		c.waiting(&e)
 	case Notified:
 		c.notified(&e)
+	case JobPass:
+		c.jobPass(&e)
 	default:
 		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
 	}

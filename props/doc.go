@@ -70,7 +70,8 @@
 // last tick succeeded begins a tick within PollBound of waiting (after
 // failed ticks, within the error backoff's BackoffBounds), and
 // within WakeBound of a notification of available jobs in its queues
-// while it has a free place.
+// while it has a free place; and that tick's job pass (JobPass) leaves no
+// job of the notified queue it could have reserved (wakepass.go).
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

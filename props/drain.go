@@ -27,6 +27,10 @@ import (
 //     bound, or a leader rescues them).
 //
 // The time the process was stalled does not count, as for property 19.
+// The release bound is a silent store's worst case, so a release that
+// never comes shows only with a handler that outlives it: the simulator's
+// handlers that ignore cancellation hang, half of them, once the drain
+// deadline cancels them (planted bug release-waits-for-handlers).
 // Histories without exact shutdown times (CancelBound and ReleaseBound
 // 0: a live log's, which stamps the deadline with the next transaction's
 // store time) are not judged.

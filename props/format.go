@@ -92,6 +92,9 @@ func (e Event) String() string {
 	if e.Kind == CancelChecked {
 		fmt.Fprintf(&b, " asked=%v", e.Asked)
 	}
+	if e.Kind == JobPass {
+		fmt.Fprintf(&b, " queues=%v limit=%d reserved=%d", e.PassQueues, e.Limit, e.Reserved)
+	}
 	if !e.LeaseExpires.IsZero() {
 		fmt.Fprintf(&b, " lease_expires=%s", formatTime(e.LeaseExpires))
 	}

@@ -24,6 +24,9 @@ type Params struct {
 	MaxRetries    int              // a chain has at most MaxRetries+1 attempts, unless its queue or the job says otherwise
 	MaxConcurrent int              // executions at once per worker process
 	Backoff       clockrng.Backoff // the retry delay policy in force, unless its queue's says otherwise
+	// MaxFetch is the most jobs a job pass reserves (0: unknown, and
+	// property 22 does not judge what a pass reserves).
+	MaxFetch int `json:",omitzero"`
 	// Policies are the queues whose handlers set their own retry policy.
 	Policies []QueuePolicy `json:",omitempty"`
 	// MaxSnoozes is how many snoozes a job may take: a Snooze decision of
@@ -204,6 +207,11 @@ const (
 	// Notified: the driver handed Process, serving, a notification that
 	// jobs of Queue are available.
 	Notified Kind = "notified"
+	// JobPass: a job pass of Process (as Worker) returned without error,
+	// at its transaction's store time (or when it returned, if it ran
+	// none), after the starts of the jobs it handed out: it asked for
+	// Limit jobs of PassQueues and reserved Reserved of them.
+	JobPass Kind = "job_pass"
 )
 
 // Decision is what a handler's run asked for.
@@ -252,6 +260,11 @@ type Event struct {
 
 	// CancelChecked
 	Asked []ulid.ULID `json:",omitempty"`
+
+	// JobPass
+	PassQueues []string `json:",omitempty"`
+	Limit      int      `json:",omitzero"`
+	Reserved   int      `json:",omitzero"`
 
 	// DutiesStarted
 	LeaseExpires time.Time `json:",omitzero"`

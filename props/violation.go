@@ -59,7 +59,8 @@ const (
 	// interval (props/wake.go).
 	PollInterval
 	// WakeUp: a waiting worker with a free place ticks at once on a
-	// notification of available jobs (props/wake.go).
+	// notification of available jobs (props/wake.go), and that tick's
+	// job pass reserves them (props/wakepass.go).
 	WakeUp
 	numProperties // not a property: how many there are
 )

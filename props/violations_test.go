@@ -46,6 +46,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, scheduleKeyCases...)
 	cases = append(cases, drainCases...)
 	cases = append(cases, wakeCases...)
+	cases = append(cases, wakePassCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -38,7 +38,8 @@ import (
 // that starts the clock, never the tick it owes). Queue pauses, limits
 // and rates, priorities, clock drift (in the bounds' true time) and the
 // leader's promotion of scheduled jobs (which notifies like an enqueue)
-// change what a tick reserves, not when it comes.
+// change what a tick reserves, not when it comes. What the tick's job
+// pass must then reserve is judged in wakepass.go.
 
 // wait is the tick a process owes: from the moment it began waiting, or
 // was notified, it must begin a tick within bound, plus the time it was
@@ -80,6 +81,7 @@ func (w *waits) add(p *procState, deadline time.Time) {
 // waiting starts the process's wait for its next tick.
 func (c *Checker) waiting(e *Event) {
 	p := c.proc(e)
+	c.waitedWithoutPass(p, e)
 	if p.shuttingDown {
 		return
 	}
@@ -109,6 +111,7 @@ func (c *Checker) notified(e *Event) {
 	if limit := c.params.MaxConcurrent; limit > 0 && len(p.open) >= limit {
 		return
 	}
+	c.owe(p, e)
 	if due := e.Time.Add(c.params.WakeBound); w.bound > 0 && !due.Before(w.deadline()) {
 		return
 	}

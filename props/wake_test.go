@@ -61,11 +61,11 @@ var wakeCases = []violationCase{
 }
 
 // wakeRun keeps properties 21 and 22: ticks within the poll interval and
-// at once on a notification; a wait after a failed tick, a notification
-// to a full worker or of a queue it does not serve, and a stall owe no
-// tick sooner.
+// at once on a notification, whose job pass reserves; a wait after a
+// failed tick, a notification to a full worker or of a queue it does not
+// serve, and a stall owe no tick sooner.
 func wakeRun(b *builder) {
-	wakeBounds(b)
+	wakePassBounds(b)
 	b.event(Waiting, w1, nil)
 	b.event(Waiting, w2, nil)
 	b.after(500 * time.Millisecond)
@@ -75,6 +75,7 @@ func wakeRun(b *builder) {
 	b.commit(w1, b.reserve(1, w1), b.reserve(2, w1))
 	b.start(1, w1)
 	b.start(2, w1)
+	b.pass(w1, 2, 2)
 	b.event(Waiting, w1, nil)
 	b.event(Notified, w2, func(e *Event) { e.Queue = "other" }) // not its queue
 	b.event(TickStarted, w2, func(e *Event) { e.Reason = "sleep" })

@@ -23,6 +23,7 @@ const (
 	MarkShutdownGaveUp                   // the runner gave a failed shutdown up; a leader rescues
 	MarkNotifyIgnoredFull                // the runner ignored a notification: every slot busy
 	MarkGraceExpired                     // the cancel grace ended with a handler still running
+	MarkHandlerHung                      // a handler the drain deadline cancelled hung until its process exits
 	MarkLingerExpired                    // results were recorded after the linger ran out
 	MarkCancelByNotification             // a cancel's notification stopped a running handler
 	MarkCancelByJobPass                  // a job pass found a running handler's row cancelled
@@ -68,6 +69,7 @@ var markNames = [numMarks]string{
 	MarkShutdownGaveUp:       "shutdown given up, jobs left to a leader",
 	MarkNotifyIgnoredFull:    "notification ignored by a full worker",
 	MarkGraceExpired:         "cancel grace expired, handler still running",
+	MarkHandlerHung:          "handler hung past the drain deadline",
 	MarkLingerExpired:        "results recorded after the linger",
 	MarkCancelByNotification: "running handler cancelled by a notification",
 	MarkCancelByJobPass:      "running handler cancelled by a job pass's check",

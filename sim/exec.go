@@ -28,8 +28,13 @@ type execution struct {
 	endAt        time.Duration   // true time at which it returns on its own
 	ctx          context.Context // its context, from the runner's engine.Contexts
 	ignoreCancel bool
-	cancelled    bool
-	endQueued    bool
+	// hangs: ignoring cancellation, it hangs once its process's drain
+	// deadline cancels it (hung), until the process exits: a handler
+	// stuck in a call without a deadline, which only the release at
+	// the end of the grace frees its job from.
+	hangs, hung bool
+	cancelled   bool
+	endQueued   bool
 }
 
 // outcome is how a modelled handler behaves.
@@ -99,6 +104,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 		s.count(outcomeKinds[o])
 	}
 	ex.ignoreCancel = s.sc.On(IgnoreCancel) && r.Chance(s.sc.Rate(IgnoreCancel))
+	ex.hangs = ex.ignoreCancel && r.Chance(0.5) // r's last draw: the others stay as they were
 	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
 	p.execs = append(p.execs, ex)
 	s.traceExec(p, &j, ex, run)
@@ -142,6 +148,12 @@ func (s *sim) cancelExec(p *proc, ex *execution, why string) {
 	if ex.ignoreCancel {
 		s.count(IgnoreCancel)
 		s.tr.printf(s.now, p.name, "exec %s ignores cancellation (%s)", s.names.job(ex.job), why)
+		if ex.hangs && p.draining && why == drainCancel {
+			ex.hung = true
+			s.res.Marks.set(MarkHandlerHung)
+			s.tr.printf(s.now, p.name, "exec %s hangs until its process exits", s.names.job(ex.job))
+			return
+		}
 		if !ex.endQueued {
 			ex.endQueued = true
 			s.at(ex.endAt, &event{kind: evJobDone, w: p.idx, inc: p.inc, gen: ex.id})
@@ -157,7 +169,7 @@ func (s *sim) cancelExec(p *proc, ex *execution, why string) {
 // result is recorded.
 func (s *sim) jobDone(p *proc, id uint64) {
 	i, ex := p.exec(id)
-	if ex == nil {
+	if ex == nil || ex.hung {
 		return
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)

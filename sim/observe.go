@@ -28,7 +28,8 @@ func (s *sim) noteObserved(p *proc, e engine.Event) {
 	switch e.Kind {
 	case engine.EventHeartbeat, engine.EventJobStarted, engine.EventRegistered, engine.EventDutiesEnded,
 		engine.EventJobFinished, engine.EventStopRequested, engine.EventJobsCancelled, engine.EventJobCancelled,
-		engine.EventVacuumStarted, engine.EventVacuumEnded, engine.EventTickStarted, engine.EventWaiting, engine.EventNotified:
+		engine.EventVacuumStarted, engine.EventVacuumEnded, engine.EventTickStarted, engine.EventWaiting, engine.EventNotified,
+		engine.EventJobPass:
 		// The commit lines, the exec lines and the runner's lines already say it.
 		if e.Kind == engine.EventJobStarted && e.Reason != "" {
 			s.res.Marks.set(MarkRecovered)

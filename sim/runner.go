@@ -61,11 +61,16 @@ func (s *sim) cancelAll(p *proc) {
 	p.policy.ReportCancelled()
 }
 
+// drainCancel is why sweep cancels a handler: the context the runner
+// made it from ended (the drain deadline, or the stop under a planted
+// bug).
+const drainCancel = "context canceled"
+
 // sweep stops the handlers of p whose contexts have ended.
 func (s *sim) sweep(p *proc) (n int) {
 	for _, ex := range p.execs {
 		if ex.ctx.Err() != nil && !ex.cancelled {
-			s.cancelExec(p, ex, "context canceled")
+			s.cancelExec(p, ex, drainCancel)
 			n++
 		}
 	}

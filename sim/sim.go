@@ -283,7 +283,7 @@ func backoffBounds(cfg worker.Config) []time.Duration {
 func historyParams(sc *Scenario) props.Params {
 	cfg := workerConfig(sc)
 	p := props.Params{
-		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, Backoff: sc.Backoff(),
+		MaxRetries: sc.MaxRetries, MaxConcurrent: sc.MaxConcurrent, MaxFetch: sc.MaxFetch, Backoff: sc.Backoff(),
 		LeaseTTL: sc.LeaseTTL.D(), DeadThreshold: sc.DeadThreshold.D(),
 		ShutdownAttempts: engine.ShutdownAttempts, DrainTimeout: sc.DrainTimeout.D(), RepeatWindow: engine.RepeatWindow,
 		ShutdownBound: trueBound(engine.ShutdownBound(cfg)),

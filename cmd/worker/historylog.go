@@ -74,13 +74,14 @@ func newHistoryLog(out io.Writer, process string) *historyLog {
 }
 
 // Observe writes the history events of one worker event. The runner's
-// ticks, waits and wake-ups are left out: the log stamps them with the
-// next transaction's store time, too late for their bounds to be judged
-// (a live history sets no PollBound nor WakeBound), and they would be
-// two lines a tick.
+// ticks, waits, wake-ups and job passes are left out: the log stamps them
+// with the next transaction's store time, too late for their bounds to be
+// judged (a live history sets no PollBound nor WakeBound), and they would
+// be three lines a tick.
 func (h *historyLog) Observe(e engine.Event) {
 	ev, ok := h.tr.Translate(e)
-	if ok && (ev.Kind == props.TickStarted || ev.Kind == props.Waiting || ev.Kind == props.Notified) {
+	if ok && (ev.Kind == props.TickStarted || ev.Kind == props.Waiting || ev.Kind == props.Notified ||
+		ev.Kind == props.JobPass) {
 		ok = false
 	}
 	if e.StoreTime.IsZero() {

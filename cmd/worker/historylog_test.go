@@ -39,9 +39,10 @@ func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 		{Kind: engine.EventDutiesEnded, Worker: w1, StoreTime: at(3)},
 		{Kind: engine.EventJobStarted, Worker: w1, StoreTime: at(4), Job: job(j1)},
 		{Kind: engine.EventStoreError, Worker: w1, Err: fmt.Errorf("boom")},
-		{Kind: engine.EventWaiting, Worker: w1}, // the runner's waits and wake-ups are left out
+		{Kind: engine.EventWaiting, Worker: w1}, // the runner's waits, wake-ups and job passes are left out
 		{Kind: engine.EventNotified, Worker: w1, Reason: "q"},
 		{Kind: engine.EventTickStarted, Worker: w1, Reason: "notification"},
+		{Kind: engine.EventJobPass, Worker: w1, StoreTime: at(5), Queues: []string{"q"}, Limit: 1},
 		{Kind: engine.EventLeaseRenewed, Worker: w1, StoreTime: at(6), LeaseExpires: at(1006)},
 		{Kind: engine.EventJobFinished, Worker: w1, Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},
 		{Kind: engine.EventResultRecorded, Worker: w1, StoreTime: at(7), Job: job(j1), Decision: worker.Retry, Reason: "HTTP 500"},

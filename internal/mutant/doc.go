@@ -45,7 +45,9 @@ var Names = []string{
 	StopRepeatAbandons,
 	ShutdownCallsUntimed,
 	DrainCancelLate,
+	ReleaseWaitsForHandlers,
 	WakeIgnored,
+	WakeReservesNothing,
 	PollTwice,
 	BackoffOffByOne,
 	VacuumNoDeadline,
@@ -154,9 +156,17 @@ const (
 	// grace before it cancels the handlers still running, and cancels
 	// them only as it releases their jobs.
 	DrainCancelLate = "drain-cancel-late"
+	// ReleaseWaitsForHandlers: at the end of the grace the runner does
+	// not release the jobs whose handlers still run; it trusts cancelled
+	// handlers to return and waits for them, as in the drain.
+	ReleaseWaitsForHandlers = "release-waits-for-handlers"
 	// WakeIgnored: the runner ignores notifications of available jobs
 	// and finds them at its next poll.
 	WakeIgnored = "wake-ignored"
+	// WakeReservesNothing: the tick a notification of available jobs
+	// brings records results and heartbeats but asks for no job, so the
+	// job waits for the next poll.
+	WakeReservesNothing = "wake-reserves-nothing"
 	// PollTwice: the runner sleeps twice its poll interval between ticks.
 	PollTwice = "poll-twice"
 	// BackoffOffByOne: after failed ticks the runner waits the error

@@ -164,6 +164,11 @@ const (
 	// EventNotified: the driver handed the serving runner a notification
 	// that jobs of queue Reason are available.
 	EventNotified
+	// EventJobPass: a tick's job pass returned without error, empty ones
+	// (no transaction) included: it asked for Limit jobs of Queues and
+	// reserved Count, after the jobs it started (recovered ones too) were
+	// reported. StoreTime is its transaction's, zero when it ran none.
+	EventJobPass
 )
 
 var eventNames = map[EventKind]string{
@@ -184,6 +189,7 @@ var eventNames = map[EventKind]string{
 	EventJobSnoozed: "job-snoozed", EventScheduleSkipped: "schedule-skipped",
 	EventScheduleNoNextTime: "schedule-no-next-time",
 	EventTickStarted:        "tick-started", EventWaiting: "waiting", EventNotified: "notified",
+	EventJobPass: "job-pass",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".
@@ -223,6 +229,8 @@ type Event struct {
 	CronTime     time.Time // EventScheduleFired: the run's scheduled_at
 	Workers      []ulid.ULID
 	Jobs         []ulid.ULID // EventCancelChecked: the jobs asked about
+	Queues       []string    // EventJobPass: the queues it reserved from
+	Limit        int         // EventJobPass: the jobs it asked for
 	Count        int
 	Err          error
 }

@@ -86,6 +86,9 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	in := Input{Kind: InCallReturned, Call: a.Call}
 	switch a.Call {
 	case CallTick:
+		if mutant.On(mutant.WakeReservesNothing) {
+			p.core.wokenByNote = a.Wake == "notification"
+		}
 		var res tickResult
 		res, in.Err = p.core.tick(ctx, now)
 		in.Start, in.Cancel = res.Start, res.Cancel
@@ -208,6 +211,9 @@ func (p *Policy) timer(t Timer) []Action {
 		}
 		return acts
 	case t == TimerGrace && p.phase == grace:
+		if mutant.On(mutant.ReleaseWaitsForHandlers) {
+			return nil // the last handler to return closes (finished)
+		}
 		if mutant.On(mutant.DrainCancelLate) {
 			return append([]Action{{Kind: ActCancelRunning}}, p.release()...)
 		}

@@ -204,6 +204,8 @@ func TestPolicyDutiesAfterStarts(t *testing.T) {
 // while serving begins with EventTickStarted (why it woke), each wait for
 // the next with EventWaiting (its failed ticks), and a notification of
 // available jobs with EventNotified, whether it wakes the runner or not.
+// Each job pass, empty or not, reports what it asked for and reserved
+// with EventJobPass, after the starts of the jobs it handed out.
 func TestPolicyReportsTicksAndWaits(t *testing.T) {
 	e := newEnv(t)
 	cfg := testConfig()
@@ -213,7 +215,8 @@ func TestPolicyReportsTicksAndWaits(t *testing.T) {
 	e.enqueue("q", 1)
 	mine := store.Notification{Channel: store.ChannelAvailable, Queue: "q"}
 	d.want(Input{Kind: InNotification, Note: mine}, "start 1, arm poll 1s")
-	d.want(Input{Kind: InNotification, Note: mine}, "") // full
+	d.want(Input{Kind: InNotification, Note: mine}, "")           // full
+	d.want(Input{Kind: InTimer, Timer: TimerPoll}, "arm poll 1s") // full: an empty pass
 	var got []string
 	for _, ev := range d.rec.events {
 		switch ev.Kind {
@@ -223,9 +226,13 @@ func TestPolicyReportsTicksAndWaits(t *testing.T) {
 			got = append(got, fmt.Sprintf("wait %d", ev.Count))
 		case EventNotified:
 			got = append(got, "notified "+ev.Reason)
+		case EventJobStarted:
+			got = append(got, "started")
+		case EventJobPass:
+			got = append(got, fmt.Sprintf("pass %v %d got %d", ev.Queues, ev.Limit, ev.Count))
 		}
 	}
-	want := "tick , wait 0, notified q, tick notification, wait 0, notified q"
+	want := "tick , pass [q] 1 got 0, wait 0, notified q, tick notification, started, pass [q] 1 got 1, wait 0, notified q, tick sleep, pass [] 0 got 0, wait 0"
 	if strings.Join(got, ", ") != want {
 		t.Fatalf("events %q, want %q", strings.Join(got, ", "), want)
 	}

@@ -199,7 +199,7 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	reserved, err := c.completeAndReserve(ctx, id, len(recovered))
+	reserved, asked, err := c.completeAndReserve(ctx, id, len(recovered))
 	if err != nil && len(recovered) > 0 && !mutant.On(mutant.RecoveredAfterFailedPass) {
 		// The job pass failed, perhaps after waiting out its deadline: the
 		// recovered jobs were read before it and may have been rescued
@@ -207,7 +207,14 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 		// reads them again.
 		recovered, c.unseenReserve = nil, true
 	}
-	return c.hand(recovered, reserved), err
+	start := c.hand(recovered, reserved)
+	if err == nil {
+		// After the starts, so that a history counts the places the pass
+		// left free as its process's open executions (property 22).
+		asked.Count = len(reserved)
+		c.emit(asked)
+	}
+	return start, err
 }
 
 // settleFailures records the pending failures and, after a reservation
@@ -244,8 +251,8 @@ func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
 // successes, the cancel check when due, and a reservation of
 // min(MaxFetch, MaxConcurrent − running).
 // A worker found dead is reported with a deadError once the committed
-// completions are noted.
-func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) ([]store.Job, error) {
+// completions are noted. asked is the EventJobPass of what it asked for.
+func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) (reserved []store.Job, asked Event, err error) {
 	// Recovered jobs were read in a transaction before this one: a
 	// heartbeat proves the worker was not declared dead (and its jobs
 	// rescued) since, or the pass fails and they are read again.
@@ -259,11 +266,18 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	if mutant.On(mutant.MaxFetch) {
 		limit = max(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-recovered)
 	}
+	if mutant.On(mutant.WakeReservesNothing) && c.wokenByNote {
+		limit = 0
+	}
 	if !c.shuttingDown {
 		p.Queues, p.Limit = c.cfg.Queues, limit
 	}
+	asked = Event{Kind: EventJobPass, Worker: id}
+	if p.Reserves() { // a pass under no worker (its registration failed) reserves nothing
+		asked.Queues, asked.Limit = p.Queues, p.Limit
+	}
 	if p.Empty() {
-		return nil, nil
+		return nil, asked, nil
 	}
 	res, err := store.RunJobPass(ctx, c.st, p)
 	if err != nil {
@@ -273,10 +287,11 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 		}
 		err = c.deliver("jobs", err)
 		if mutant.On(mutant.StartBeforeCommit) {
-			return res.Reserved, err
+			return res.Reserved, asked, err
 		}
-		return nil, err
+		return nil, asked, err
 	}
+	asked.StoreTime = res.Now
 	if p.Heartbeat && !res.Dead {
 		c.lastHeartbeat = c.now
 		c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: res.Now})
@@ -288,7 +303,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	if err == nil && res.Dead {
 		err = asDead(id, fmt.Errorf("job pass: no live worker: %w", store.ErrNotFound))
 	}
-	return res.Reserved, err
+	return res.Reserved, asked, err
 }
 
 // recoverReservations returns the jobs running under this worker that the
