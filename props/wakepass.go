@@ -37,6 +37,10 @@ import (
 //
 // A tick that ends (Waiting without Failures) with no JobPass since the
 // notification skipped its job pass: a violation too.
+//
+// Property 21's counterpart: every other job pass, with the same
+// exceptions, leaves no job of Params.Queues it could have reserved, so
+// the poll tick that comes in time also takes the job it came for.
 
 // passOwed is what a process's next job pass owes its wake-ups.
 type passOwed struct {
@@ -57,15 +61,15 @@ func (c *Checker) owe(p *procState, e *Event) {
 	p.owed.queues = append(p.owed.queues, e.Queue)
 }
 
-// jobPass judges the pass a process owed its wake-ups.
+// jobPass judges a job pass: the one a process owed its wake-ups (22),
+// and any other that left a job it could have reserved (21: the poll
+// tick that comes in time must also take the job it came for).
 func (c *Checker) jobPass(e *Event) {
 	p := c.proc(e)
-	if len(p.owed.queues) == 0 {
-		return
-	}
 	defer p.forgetOwed()
 	free := c.params.MaxConcurrent - len(p.open)
-	if p.shuttingDown || e.Worker.IsZero() || free <= 0 || e.Reserved >= c.params.MaxFetch {
+	if !c.params.SerialTransactions || c.params.MaxFetch <= 0 ||
+		p.shuttingDown || e.Worker.IsZero() || free <= 0 || e.Reserved >= c.params.MaxFetch {
 		return
 	}
 	for _, q := range p.owed.queues {
@@ -74,6 +78,14 @@ func (c *Checker) jobPass(e *Event) {
 				"its job pass at %s asked for %d jobs of queues %v and reserved %d, leaving %d places free and job %s of queue %s available and ready",
 				p.name, formatTime(p.owed.at), q, p.owed.taken, c.params.MaxConcurrent, formatTime(e.Time), e.Limit, e.PassQueues,
 				e.Reserved, free, id, q), withJobs(c.jobs[id].row))
+			return
+		}
+	}
+	for _, q := range c.params.Queues {
+		if id, ok := c.reservable(q, e.Time); ok {
+			c.report(PollInterval, fmt.Sprintf("process %s's job pass at %s asked for %d jobs of queues %v and reserved %d, "+
+				"leaving %d of %d places free and job %s of queue %s available and ready",
+				p.name, formatTime(e.Time), e.Limit, e.PassQueues, e.Reserved, free, c.params.MaxConcurrent, id, q), withJobs(c.jobs[id].row))
 			return
 		}
 	}

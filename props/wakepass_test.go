@@ -50,6 +50,13 @@ var wakePassCases = []violationCase{
 		notifiedTick(b)
 		return atNext(b, func() { b.event(Waiting, w1, nil) })
 	}},
+	{"a poll tick's pass left a job it could take", PollInterval, "asked for 0 jobs of queues [q] and reserved 0, leaving 2 of 2 places free and job", func(b *builder) int {
+		wakePassBounds(b)
+		b.event(Waiting, w1, nil)
+		b.commit(none, b.enqueue(1))
+		b.event(TickStarted, w1, func(e *Event) { e.Reason = "sleep" })
+		return atNext(b, func() { b.pass(w1, 0, 0) })
+	}},
 	{"one job taken, the other left", WakeUp, "reserved 1, leaving 1 places free and job", func(b *builder) int {
 		notifiedTick(b)
 		b.params.MaxFetch = 5

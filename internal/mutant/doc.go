@@ -48,6 +48,7 @@ var Names = []string{
 	ReleaseWaitsForHandlers,
 	WakeIgnored,
 	WakeReservesNothing,
+	PollReservesNothing,
 	PollTwice,
 	BackoffOffByOne,
 	VacuumNoDeadline,
@@ -167,6 +168,10 @@ const (
 	// brings records results and heartbeats but asks for no job, so the
 	// job waits for the next poll.
 	WakeReservesNothing = "wake-reserves-nothing"
+	// PollReservesNothing: the tick the poll timer brings records results
+	// and heartbeats but asks for no job, so a job whose notification was
+	// lost waits for a job to finish or another notification.
+	PollReservesNothing = "poll-reserves-nothing"
 	// PollTwice: the runner sleeps twice its poll interval between ticks.
 	PollTwice = "poll-twice"
 	// BackoffOffByOne: after failed ticks the runner waits the error

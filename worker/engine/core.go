@@ -74,9 +74,9 @@ type Core struct {
 	// reservations with RunningJobs. Being declared dead clears it, so it
 	// never concerns an earlier id.
 	unseenReserve bool
-	// wokenByNote: the current tick was brought by a notification of
-	// available jobs (read only by the planted bug wake-reserves-nothing).
-	wokenByNote bool
+	// wokenBy: why the current tick came (Action.Wake); read only by the
+	// planted bugs wake-reserves-nothing and poll-reserves-nothing.
+	wokenBy string
 
 	lastHeartbeat, lastLeader, lastCleanup time.Time // local clock
 	lastCancelCheck                        time.Time // local clock

@@ -86,8 +86,8 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	in := Input{Kind: InCallReturned, Call: a.Call}
 	switch a.Call {
 	case CallTick:
-		if mutant.On(mutant.WakeReservesNothing) {
-			p.core.wokenByNote = a.Wake == "notification"
+		if mutant.On(mutant.WakeReservesNothing) || mutant.On(mutant.PollReservesNothing) {
+			p.core.wokenBy = a.Wake
 		}
 		var res tickResult
 		res, in.Err = p.core.tick(ctx, now)

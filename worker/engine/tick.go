@@ -266,7 +266,8 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	if mutant.On(mutant.MaxFetch) {
 		limit = max(c.cfg.MaxFetch, c.cfg.MaxConcurrent-len(c.executing)-recovered)
 	}
-	if mutant.On(mutant.WakeReservesNothing) && c.wokenByNote {
+	if mutant.On(mutant.WakeReservesNothing) && c.wokenBy == "notification" ||
+		mutant.On(mutant.PollReservesNothing) && c.wokenBy == "sleep" {
 		limit = 0
 	}
 	if !c.shuttingDown {
