@@ -183,7 +183,7 @@ func (c *cluster) replication(ctx context.Context) string {
 // promoted: synchronous replication is then off on a node that still
 // takes writes and is about to be demoted, and the commits it acknowledges
 // meanwhile are discarded by the rewind (a race of the monitor in planned
-// failovers, https://github.com/hapostgres/pg_auto_failover/issues/774).
+// failovers that plannedFailover avoids; docs/FAILOVER.md).
 func (c *cluster) droppedSyncSince(ctx context.Context, t time.Time) bool {
 	var n int
 	err := query(ctx, c.monitor.url("pg_auto_failover"), func(conn *pgx.Conn) error {
@@ -191,4 +191,27 @@ func (c *cluster) droppedSyncSince(ctx context.Context, t time.Time) bool {
 			WHERE eventtime >= $1 AND goalstate = 'wait_primary' AND description LIKE '%none of the standby nodes in the quorum are healthy%'`, t).Scan(&n)
 	})
 	return err == nil && n > 0
+}
+
+// eventsSince lists the monitor's events since t, one a line, for a
+// problem's detail: the sequence of goal states says what went wrong.
+func (c *cluster) eventsSince(ctx context.Context, t time.Time) string {
+	var b strings.Builder
+	err := query(ctx, c.monitor.url("pg_auto_failover"), func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, `SELECT to_char(eventtime, 'HH24:MI:SS.MS'), nodename, reportedstate::text, goalstate::text, description
+			FROM pgautofailover.event WHERE eventtime >= $1 ORDER BY eventid`, t)
+		if err != nil {
+			return err
+		}
+		var at, node, reported, goal, what string
+		_, err = pgx.ForEachRow(rows, []any{&at, &node, &reported, &goal, &what}, func() error {
+			fmt.Fprintf(&b, "%s %s %s→%s: %s\n", at, node, reported, goal, what)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(&b, "(the monitor's events could not be read: %v)\n", err)
+	}
+	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,7 +17,7 @@ import (
 type failoverKind int
 
 const (
-	foPlanned failoverKind = iota // pg_autoctl perform failover
+	foPlanned failoverKind = iota // perform_failover on the monitor (plannedfailover.go)
 	foKill                        // kill -9 of the primary's postmaster
 	foStop                        // the primary's node stopped for -failover-stop, then started again
 	failoverKinds
@@ -130,20 +129,21 @@ func (r *run) failoverOne(ctx context.Context, k failoverKind) (failoverFault, e
 	r.judgeReadiness(rc.f)
 	if c.droppedSyncSince(ctx, rc.f.at) {
 		r.problems = append(r.problems, problem{what: fmt.Sprintf("%s: the pg_auto_failover monitor turned synchronous replication off on %s (wait_primary) while promoting %s; "+
-			"commits %s acknowledged meanwhile are lost (https://github.com/hapostgres/pg_auto_failover/issues/774)", failoverNames[k], old.name, rc.f.next, old.name)})
+			"commits %s acknowledged meanwhile are lost (a keeper's report raced the failover: docs/FAILOVER.md)", failoverNames[k], old.name, rc.f.next, old.name),
+			detail: "the monitor's events since the fault:\n" + c.eventsSince(ctx, rc.f.at)})
 	}
 	return rc.f, nil
 }
 
-// injectFailover carries out the fault. A planned failover runs in the
-// background (pg_autoctl waits for it to complete); its outcome comes on
-// the channel.
+// injectFailover carries out the fault. A planned failover's call runs
+// in the background, since it may wait for locks; its outcome comes on the
+// channel.
 func (r *run) injectFailover(ctx context.Context, k failoverKind, old *autoctl) (<-chan error, error) {
 	c := r.failover.c
 	switch k {
 	case foPlanned:
 		done := make(chan error, 1)
-		go func() { done <- c.perform(ctx, "failover") }()
+		go func() { done <- c.plannedFailover(ctx) }()
 		return done, nil
 	case foKill:
 		pid, err := postmasterPID(old.pgdata)
@@ -168,7 +168,7 @@ func (r *run) performed(done <-chan error) error {
 	case err := <-done:
 		r.performFailed(err)
 	case <-time.After(2 * time.Minute):
-		return fmt.Errorf("pg_autoctl perform failover has not returned")
+		return fmt.Errorf("perform_failover has not returned after 2 minutes")
 	}
 	return nil
 }
@@ -176,20 +176,8 @@ func (r *run) performed(done <-chan error) error {
 // performFailed records a planned failover the monitor refused.
 func (r *run) performFailed(err error) {
 	if err != nil {
-		r.problems = append(r.problems, problem{what: "pg_autoctl perform failover failed", detail: err.Error()})
+		r.problems = append(r.problems, problem{what: "the planned failover failed", detail: err.Error()})
 	}
-}
-
-// perform runs pg_autoctl perform action against the monitor and waits for
-// it.
-func (c *cluster) perform(ctx context.Context, action string) error {
-	cmd := exec.CommandContext(ctx, "pg_autoctl", "perform", action, "--pgdata", c.monitor.pgdata, "--wait", "120")
-	c.setup(cmd, false)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("pg_autoctl perform %s: %v\n%s", action, err, out)
-	}
-	return nil
 }
 
 // postmasterPID reads the first line of a data directory's postmaster.pid.
