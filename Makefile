@@ -94,7 +94,8 @@ simulate:
 # mark of interleaving (overlap, lock wait, deadlock, faults) is not reached.
 # An interleaved seed waits on PostgreSQL's round trips more than it
 # computes (a third of its wall time on the processor), so more seeds run
-# at once than there are cores: 8 took a fifth less time than 4.
+# at once than there are cores: on a loaded machine 8 took a fifth less
+# time than 4; on a quiet one, the same.
 simulate-pg-ci:
 	$(GO) run ./cmd/simulate -store pg -interleave -seeds 200 -duration 10s -parallel 8
 
