@@ -210,14 +210,15 @@ func (c *cli) runCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := c.openStore(ctx, &f.db, log)
+	// As the commands that write rows: a schema it cannot write is
+	// refused, and a connection lost during that check (a restart, a
+	// failover, pg_terminate_backend) is waited out within
+	// -connect-timeout instead of ending the process.
+	st, err := c.openWriterStore(ctx, &f.db, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.CheckMigrated(ctx); err != nil {
-		return explainStoreError(err, f.db.schema)
-	}
 	return c.serve(ctx, st, cfg, &f, log)
 }
 
