@@ -71,7 +71,8 @@
 // failed ticks, within the error backoff's BackoffBounds), and
 // within WakeBound of a notification of available jobs in its queues
 // while it has a free place; and that tick's job pass (JobPass) leaves no
-// job of the notified queue it could have reserved (wakepass.go).
+// job of the notified queue it could have reserved, nor any pass one of
+// its queues (wakepass.go).
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

@@ -25,7 +25,7 @@ type Params struct {
 	MaxConcurrent int              // executions at once per worker process
 	Backoff       clockrng.Backoff // the retry delay policy in force, unless its queue's says otherwise
 	// MaxFetch is the most jobs a job pass reserves (0: unknown, and
-	// property 22 does not judge what a pass reserves).
+	// properties 21 and 22 do not judge what a pass reserves).
 	MaxFetch int `json:",omitzero"`
 	// Policies are the queues whose handlers set their own retry policy.
 	Policies []QueuePolicy `json:",omitempty"`

@@ -56,7 +56,8 @@ const (
 	// Params.ReleaseBound (props/drain.go).
 	DrainBound
 	// PollInterval: a serving worker ticks at least once per poll
-	// interval (props/wake.go).
+	// interval (props/wake.go), and each job pass takes the jobs it can
+	// (props/wakepass.go).
 	PollInterval
 	// WakeUp: a waiting worker with a free place ticks at once on a
 	// notification of available jobs (props/wake.go), and that tick's

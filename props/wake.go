@@ -8,11 +8,12 @@ import (
 
 // Properties 21 and 22, the poll interval and the wake-up: a job that
 // becomes available while a worker has a free place starts within one
-// poll interval, and at once when notifications work. What is judged is
-// the runner's part, its ticks, which the history records (TickStarted,
-// Waiting, Notified); what a tick then reserves is the store's, judged by
-// the properties of priorities, pause, limit and rate and by the store's
-// conformance suite. Hence:
+// poll interval, and at once when notifications work. What is judged here
+// is the runner's part, its ticks, which the history records (TickStarted,
+// Waiting, Notified); that each tick's job pass takes the jobs it can is
+// judged in wakepass.go, and which jobs it takes by the properties of
+// priorities, pause, limit and rate and by the store's conformance suite.
+// Hence:
 //
 //   - 21: a serving process whose last tick succeeded begins its next
 //     tick within Params.PollBound of the moment it began waiting

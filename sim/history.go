@@ -20,12 +20,18 @@ func (s *sim) record(e props.Event) {
 		s.onRecord(e)
 	}
 	if v := s.checker.Step(e); v != nil {
-		s.tr.printf(s.now, "sim", "VIOLATION %s", v.Property)
-		s.tr.closed = true // the trace ends at the violation; the tick in progress only unwinds
-		s.stop(v, nil)
+		s.violated(v)
 		return
 	}
 	s.limitMark(e)
+}
+
+// violated ends the run at v, a broken property: the trace ends there too,
+// and the tick in progress only unwinds.
+func (s *sim) violated(v *props.Violation) {
+	s.tr.printf(s.now, "sim", "VIOLATION %s", v.Property)
+	s.tr.closed = true
+	s.stop(v, nil)
 }
 
 // count notes one injected fault of kind k.

@@ -46,11 +46,9 @@ func (s *sim) checkLeaseReport(e engine.Event) {
 	if term, seen := t.reported[e.Worker]; ok && seen && term.Equal(row) {
 		return
 	}
-	s.tr.printf(s.now, "sim", "VIOLATION %s", props.LeaderUniqueness)
-	s.tr.closed = true
-	s.stop(&props.Violation{Property: props.LeaderUniqueness, Index: int(s.histSeq), Seq: s.histSeq, Time: e.StoreTime,
+	s.violated(&props.Violation{Property: props.LeaderUniqueness, Index: int(s.histSeq), Seq: s.histSeq, Time: e.StoreTime,
 		Message: fmt.Sprintf("%s reported renewing the lease it took at %s, but its lease row was elected at %s: a new term, after the last one expired",
-			s.names.worker(e.Worker), t.reported[e.Worker].Format(stampLayout), row.Format(stampLayout))}, nil)
+			s.names.worker(e.Worker), t.reported[e.Worker].Format(stampLayout), row.Format(stampLayout))})
 }
 
 // stampLayout writes a store time in a violation's message.

@@ -86,9 +86,7 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 	in := Input{Kind: InCallReturned, Call: a.Call}
 	switch a.Call {
 	case CallTick:
-		if mutant.On(mutant.WakeReservesNothing) || mutant.On(mutant.PollReservesNothing) {
-			p.core.wokenBy = a.Wake
-		}
+		p.core.wokenBy = a.Wake
 		var res tickResult
 		res, in.Err = p.core.tick(ctx, now)
 		in.Start, in.Cancel = res.Start, res.Cancel

@@ -136,14 +136,21 @@ func TestPolicyShutdownGivesUpAfterAttempts(t *testing.T) {
 	}
 }
 
-// Notifications wake the runner only for a queue it handles while a slot
-// is free; a stepdown always does.
-func TestPolicyNotificationFilter(t *testing.T) {
+// startedWithOnePlace starts a runner with one place (MaxConcurrent 1),
+// its first tick done.
+func startedWithOnePlace(t *testing.T) (*env, *driven) {
 	e := newEnv(t)
 	cfg := testConfig()
 	cfg.MaxConcurrent = 1
 	d := newDriven(e, cfg)
 	d.want(Input{Kind: InStarted}, "arm poll 1s")
+	return e, d
+}
+
+// Notifications wake the runner only for a queue it handles while a slot
+// is free; a stepdown always does.
+func TestPolicyNotificationFilter(t *testing.T) {
+	e, d := startedWithOnePlace(t)
 	other := store.Notification{Channel: store.ChannelAvailable, Queue: "other"}
 	mine := store.Notification{Channel: store.ChannelAvailable, Queue: "q"}
 	d.want(Input{Kind: InNotification, Note: other}, "")
@@ -207,11 +214,7 @@ func TestPolicyDutiesAfterStarts(t *testing.T) {
 // Each job pass, empty or not, reports what it asked for and reserved
 // with EventJobPass, after the starts of the jobs it handed out.
 func TestPolicyReportsTicksAndWaits(t *testing.T) {
-	e := newEnv(t)
-	cfg := testConfig()
-	cfg.MaxConcurrent = 1
-	d := newDriven(e, cfg)
-	d.want(Input{Kind: InStarted}, "arm poll 1s")
+	e, d := startedWithOnePlace(t)
 	e.enqueue("q", 1)
 	mine := store.Notification{Channel: store.ChannelAvailable, Queue: "q"}
 	d.want(Input{Kind: InNotification, Note: mine}, "start 1, arm poll 1s")
