@@ -34,7 +34,7 @@ type Translator struct {
 // JobPass when it ran no transaction): the
 // driver stamps those with the store time at which they are known to have
 // happened. The driver also sets Process.
-func (t *Translator) Translate(e engine.Event) (props.Event, bool) {
+func (t *Translator) Translate(e *engine.Event) (props.Event, bool) {
 	h := props.Event{Time: e.StoreTime, Worker: e.Worker}
 	switch e.Kind {
 	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:

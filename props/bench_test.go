@@ -41,7 +41,7 @@ func BenchmarkStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, e := range events {
-			if v := c.Step(e); v != nil {
+			if v := c.Step(&e); v != nil {
 				b.Fatal(v)
 			}
 		}

@@ -33,6 +33,7 @@ type Checker struct {
 	scheds     map[string]*scheduleState
 	procs      map[string]*procState
 	workerProc map[ulid.ULID]string // worker id -> the process acting as it
+	lastProc   procMemo
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
@@ -136,7 +137,8 @@ func New(params Params) (*Checker, error) {
 
 // Step checks one event against the safety properties and returns the first
 // violation it causes, or nil. Every violation is also kept for Violations.
-func (c *Checker) Step(e Event) *Violation {
+// Step does not change e or keep it, nor anything e points to.
+func (c *Checker) Step(e *Event) *Violation {
 	c.found = c.found[:0]
 	c.checkOrder(e)
 	c.checkCancelsDue(e.Time)
@@ -145,59 +147,59 @@ func (c *Checker) Step(e Event) *Violation {
 	c.checkWaits(e.Time)
 	switch e.Kind {
 	case Commit:
-		c.commit(&e)
+		c.commit(e)
 	case ExecStarted:
-		c.execStarted(&e)
+		c.execStarted(e)
 	case ExecEnded:
-		c.execEnded(&e)
+		c.execEnded(e)
 	case Crashed:
-		c.crashed(&e)
+		c.crashed(e)
 	case Restarted:
-		c.restarted(&e)
+		c.restarted(e)
 	case ShutdownBegan:
-		c.shutdownBegan(&e)
+		c.shutdownBegan(e)
 	case Stalled:
-		c.proc(&e).stalledAt = e.Time
+		c.proc(e).stalledAt = e.Time
 	case Resumed:
-		c.resumed(&e)
+		c.resumed(e)
 	case ShutdownAbandoned:
-		c.shutdownAbandoned(&e)
+		c.shutdownAbandoned(e)
 	case StopRequested:
-		c.stopRequested(&e)
+		c.stopRequested(e)
 	case ExecsCancelled:
-		c.execsCancelled(&e)
+		c.execsCancelled(e)
 	case ExecCancelled:
-		c.execCancelled(&e)
+		c.execCancelled(e)
 	case CancelChecked:
-		c.cancelChecked(&e)
+		c.cancelChecked(e)
 	case ShutdownCompleted:
-		c.shutdownCompleted(&e)
+		c.shutdownCompleted(e)
 	case DeclaredDead:
-		c.declaredDead(&e)
+		c.declaredDead(e)
 	case DutiesStarted:
-		c.dutiesStarted(&e)
+		c.dutiesStarted(e)
 	case DutiesEnded:
-		c.dutiesEnded(&e)
+		c.dutiesEnded(e)
 	case ResultFenced:
-		c.resultFenced(&e)
+		c.resultFenced(e)
 	case ScheduleFired:
-		c.scheduleFired(&e)
+		c.scheduleFired(e)
 	case VacuumClaimed:
-		c.vacuumClaimed(&e)
+		c.vacuumClaimed(e)
 	case VacuumStarted:
-		c.vacuumStarted(&e)
+		c.vacuumStarted(e)
 	case DrainDeadline:
-		c.drainDeadline(&e)
+		c.drainDeadline(e)
 	case ReleaseAbandoned:
-		c.proc(&e).releaseGivenUp = true
+		c.proc(e).releaseGivenUp = true
 	case TickStarted:
-		c.tickStarted(&e)
+		c.tickStarted(e)
 	case Waiting:
-		c.waiting(&e)
+		c.waiting(e)
 	case Notified:
-		c.notified(&e)
+		c.notified(e)
 	case JobPass:
-		c.jobPass(&e)
+		c.jobPass(e)
 	default:
 		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
 	}
@@ -234,8 +236,8 @@ func Check(h History) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range h.Events {
-		c.Step(e)
+	for i := range h.Events {
+		c.Step(&h.Events[i])
 	}
 	c.Finish()
 	return c.Violations(), nil
@@ -244,7 +246,7 @@ func Check(h History) ([]Violation, error) {
 // checkOrder stamps the event as the current one and enforces that Seq
 // strictly increases and, but in a history in CommitOrder, that Time never
 // decreases.
-func (c *Checker) checkOrder(e Event) {
+func (c *Checker) checkOrder(e *Event) {
 	prevSeq, prevTime, first := c.lastSeq, c.lastTime, c.index == 0
 	c.lastSeq, c.lastTime = e.Seq, e.Time
 	if first {

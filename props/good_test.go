@@ -271,7 +271,7 @@ func TestStepReportsAsItGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, e := range b.events {
-		if v := c.Step(e); v != nil {
+		if v := c.Step(&e); v != nil {
 			t.Fatalf("event %d: %v", i, v)
 		}
 	}

@@ -57,6 +57,11 @@ func (c *Checker) procKey(e *Event) string {
 // proc returns the state of the event's process, creating it, and
 // remembers which process acts as the event's worker.
 func (c *Checker) proc(e *Event) *procState {
+	// Most events come from the process and worker of the one before: their
+	// state is found, and the worker's process set, already.
+	if m := &c.lastProc; m.state != nil && e.Process != "" && e.Process == m.process && e.Worker == m.worker {
+		return m.state
+	}
 	key := c.procKey(e)
 	p := c.procs[key]
 	if p == nil {
@@ -66,7 +71,17 @@ func (c *Checker) proc(e *Event) *procState {
 	if !e.Worker.IsZero() {
 		c.workerProc[e.Worker] = key
 	}
+	c.lastProc = procMemo{process: e.Process, worker: e.Worker, state: p}
 	return p
+}
+
+// procMemo is the process proc found last, for the event's process name
+// and worker (a memo is valid since procs and workerProc only grow, and
+// only proc writes them).
+type procMemo struct {
+	process string
+	worker  ulid.ULID
+	state   *procState
 }
 
 // procOf returns the process known to act as worker w, or nil.

@@ -127,7 +127,7 @@ func TestWokenPassExceptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, e := range b.events { // safety only: the jobs are left as they are
-				if v := c.Step(e); v != nil {
+				if v := c.Step(&e); v != nil {
 					t.Errorf("event %d: unexpected violation: %v", i, v)
 				}
 			}

@@ -7,8 +7,8 @@ import (
 
 // BenchmarkSeeds simulates consecutive seeds of the default scenario on one
 // core, as simulate -seeds does on each of its cores (without the trace);
-// it reports seeds per second, and the time and the allocations one
-// simulated event costs.
+// it reports seeds per second, and the time, the allocations and the bytes
+// allocated one simulated event costs.
 func BenchmarkSeeds(b *testing.B) {
 	var events int
 	var before, after runtime.MemStats
@@ -26,5 +26,6 @@ func BenchmarkSeeds(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(events), "B/event")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
 }

@@ -59,8 +59,7 @@ func (s *sim) commit(p *proc, c *store.Commit) {
 func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChange {
 	ids, folded := canonical(writes, store.JobChange.ID, func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After },
 		sameJob, ulid.ULID.Compare)
-	out := make([]props.JobChange, len(folded))
-	rows := make([]props.JobRow, 2*len(folded)) // one allocation for the commit's rows
+	out, rows := s.jobChangeBuffers(len(folded))
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		s.rows.change(pc.Before, pc.After)
@@ -72,6 +71,19 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 		out[i] = pc
 	}
 	return out
+}
+
+// jobChangeBuffers returns room for n job changes and their 2n rows. The
+// checker keeps no pointer into a commit's changes, so unless the history
+// goes to Options.Record, which may keep it, one buffer serves every commit.
+func (s *sim) jobChangeBuffers(n int) ([]props.JobChange, []props.JobRow) {
+	if s.onRecord != nil {
+		return make([]props.JobChange, n), make([]props.JobRow, 2*n)
+	}
+	if cap(s.changeBuf) < n {
+		s.changeBuf, s.rowBuf = make([]props.JobChange, n), make([]props.JobRow, 2*n)
+	}
+	return s.changeBuf[:n], s.rowBuf[:2*n]
 }
 
 // JobRow is a store's job row as the property checker reads it; nil stays
@@ -265,13 +277,13 @@ func (s *sim) deliver(notes []store.Notification) {
 		}
 		delay := time.Millisecond
 		if s.phase == chaos {
-			if s.sc.On(NotifyLoss) && p.rnd[NotifyLoss].Chance(s.sc.Rate(NotifyLoss)) {
+			if s.sc.On(NotifyLoss) && s.procRand(p, NotifyLoss).Chance(s.sc.Rate(NotifyLoss)) {
 				s.count(NotifyLoss)
 				continue
 			}
-			if s.sc.On(NotifyDelay) && p.rnd[NotifyDelay].Chance(s.sc.Rate(NotifyDelay)) {
+			if s.sc.On(NotifyDelay) && s.procRand(p, NotifyDelay).Chance(s.sc.Rate(NotifyDelay)) {
 				s.count(NotifyDelay)
-				delay = p.rnd[NotifyDelay].DurationBetween(10*time.Millisecond, 2*time.Second)
+				delay = s.procRand(p, NotifyDelay).DurationBetween(10*time.Millisecond, 2*time.Second)
 			}
 		}
 		for _, n := range notes {

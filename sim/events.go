@@ -61,6 +61,7 @@ func (s *sim) dispatch(e *event) {
 	if procEvent(e.kind) {
 		p := s.procs[e.w]
 		if incarnationBound(e.kind) && e.inc != p.inc {
+			s.recycle(e)
 			return // scheduled by an incarnation that died
 		}
 		if e.kind == evResume {
@@ -72,6 +73,7 @@ func (s *sim) dispatch(e *event) {
 			return
 		}
 		s.dispatchProc(p, e)
+		s.recycle(e)
 		return
 	}
 	switch e.kind {

@@ -77,9 +77,18 @@ func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 	return succeeds
 }
 
+// jobLabel is "job/" and the job's id, the label of its handler's source,
+// built without an allocation (it does not outlive the Child call).
+func jobLabel(id ulid.ULID) string {
+	var b [4 + ulid.EncodedSize]byte
+	copy(b[:], "job/")
+	_ = id.MarshalTextTo(b[4:]) // fails only for a short buffer
+	return string(b[:])
+}
+
 // startExec starts the handler of a reserved job on p.
 func (s *sim) startExec(p *proc, j store.Job) {
-	r := s.master.Child("job/" + j.ID.String())
+	r := s.master.Child(jobLabel(j.ID))
 	s.execSeq++
 	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy, ctx: p.ctxs.Start(j.ID)}
 	o := s.drawOutcome(r)

@@ -57,7 +57,7 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	faults := s.phase == chaos
 	if faults && f.draw(Latency) {
-		d := p.rnd[Latency].DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
+		d := s.procRand(p, Latency).DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
 		s.tr.printf(s.now, p.name, "store latency %v", d)
 		if err := f.wait(d); err != nil {
 			return err
@@ -140,7 +140,7 @@ func (f *faultStore) run(tx store.Tx) error {
 
 // draw decides whether fault kind k strikes this transaction, counting it.
 func (f *faultStore) draw(k FaultKind) bool {
-	if !f.s.sc.On(k) || !f.p.rnd[k].Chance(f.s.sc.Rate(k)) {
+	if !f.s.sc.On(k) || !f.s.procRand(f.p, k).Chance(f.s.sc.Rate(k)) {
 		return false
 	}
 	f.s.count(k)

@@ -23,7 +23,7 @@ var errHalfOpenTimedOut = fmt.Errorf("%w: %w", errHalfOpen, errTimedOut)
 // forever: the run fails there.
 func (f *faultStore) halfOpen(ctx context.Context, fn func(store.Tx) error) error {
 	s, p := f.s, f.p
-	if p.rnd[HalfOpen].Chance(0.5) {
+	if s.procRand(p, HalfOpen).Chance(0.5) {
 		f.fn, f.abort = fn, false
 		err := s.procTx(ctx, p, f.body)
 		f.fn = nil

@@ -19,7 +19,7 @@ func (s *sim) record(e props.Event) {
 	if s.onRecord != nil {
 		s.onRecord(e)
 	}
-	if v := s.checker.Step(e); v != nil {
+	if v := s.checker.Step(&e); v != nil {
 		s.violated(v)
 		return
 	}

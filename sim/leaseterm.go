@@ -36,7 +36,7 @@ func (s *sim) noteTerm(l *store.Lease) {
 // if e, a renewal, was made on a row of another term: the worker's last
 // lease expired, its row was deleted, and the worker took a new one, which
 // a live history log would record as the expired term renewed.
-func (s *sim) checkLeaseReport(e engine.Event) {
+func (s *sim) checkLeaseReport(e *engine.Event) {
 	t := &s.terms
 	row, ok := t.row[e.Worker]
 	if e.Kind == engine.EventLeaseAcquired {

@@ -12,7 +12,7 @@ import (
 // store clock is exact, so every history event is stamped now; but for
 // an interleaved run, whose transactions span virtual time: an event a
 // transaction stamped keeps that transaction's store time, as its commit.
-func (s *sim) observe(p *proc, e engine.Event) {
+func (s *sim) observe(p *proc, e *engine.Event) {
 	s.noteObserved(p, e)
 	if h, ok := p.history.Translate(e); ok {
 		h.Process = p.name
@@ -24,7 +24,7 @@ func (s *sim) observe(p *proc, e engine.Event) {
 }
 
 // noteObserved traces an event and sets the marks it reaches.
-func (s *sim) noteObserved(p *proc, e engine.Event) {
+func (s *sim) noteObserved(p *proc, e *engine.Event) {
 	switch e.Kind {
 	case engine.EventHeartbeat, engine.EventJobStarted, engine.EventRegistered, engine.EventDutiesEnded,
 		engine.EventJobFinished, engine.EventStopRequested, engine.EventJobsCancelled, engine.EventJobCancelled,
@@ -64,7 +64,7 @@ func (s *sim) noteObserved(p *proc, e engine.Event) {
 	}
 }
 
-func (s *sim) traceObserved(p *proc, e engine.Event) {
+func (s *sim) traceObserved(p *proc, e *engine.Event) {
 	if s.tr.quiet {
 		return
 	}

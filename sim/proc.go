@@ -74,17 +74,14 @@ type proc struct {
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
 func (s *sim) newProc(i int) *proc {
 	p := &proc{idx: i, name: fmt.Sprintf("w%d", i)}
-	for _, k := range FaultKinds() {
-		p.rnd[k] = s.master.Child("proc/"+k.String()).ChildN(p.name, i)
-	}
 	p.silentVacuums = s.master.Child("proc/vacuum-half-open").ChildN(p.name, i)
 	var ppm int64
 	if s.sc.On(Drift) {
 		limit := int64(s.sc.Rate(Drift) * 1e6)
-		ppm = int64(p.rnd[Drift].IntN(int(2*limit+1))) - limit
+		ppm = int64(s.procRand(p, Drift).IntN(int(2*limit+1))) - limit
 		s.count(Drift)
 	}
-	p.clock = newLocalClock(s.sc.start().Add(p.rnd[ClockJump].DurationBetween(-time.Hour, time.Hour)), 0, ppm)
+	p.clock = newLocalClock(s.sc.start().Add(s.procRand(p, ClockJump).DurationBetween(-time.Hour, time.Hour)), 0, ppm)
 	p.store = newFaultStore(s, p)
 	p.callAct = func() { s.storeCall(p, p.act) }
 	return p
@@ -101,7 +98,7 @@ func (s *sim) start() {
 		p := s.newProc(i)
 		s.procs = append(s.procs, p)
 		s.tr.printf(0, p.name, "machine clock %s drift %+dppm", stamp(p.clock.read(0)), p.clock.ppm)
-		s.after(p.rnd[Crash].DurationBetween(0, s.sc.PollInterval.D()), &event{kind: evStart, w: i, inc: p.inc})
+		s.after(s.procRand(p, Crash).DurationBetween(0, s.sc.PollInterval.D()), &event{kind: evStart, w: i, inc: p.inc})
 		for _, k := range []FaultKind{Crash, Stall, ClockJump, Shutdown} {
 			s.armProcFault(p, k)
 		}
@@ -127,7 +124,7 @@ func (s *sim) armProcFault(p *proc, k FaultKind) {
 	if !s.sc.On(k) || s.phase != chaos {
 		return
 	}
-	s.after(spacing(p.rnd[k], s.sc.Rate(k)), &event{kind: procFaultEvent[k], w: p.idx})
+	s.after(spacing(s.procRand(p, k), s.sc.Rate(k)), &event{kind: procFaultEvent[k], w: p.idx})
 }
 
 func (s *sim) armGlobalFault(k FaultKind, kind eventKind) {
@@ -135,6 +132,19 @@ func (s *sim) armGlobalFault(k FaultKind, kind eventKind) {
 		return
 	}
 	s.after(spacing(s.clientRand(k), s.sc.Rate(k)), &event{kind: kind, w: -1})
+}
+
+// procRand is p's source for faults of kind k, made when first drawn
+// from: most kinds are off in a seed. A child's sequence depends only on
+// its label, so when it is made changes nothing.
+func (s *sim) procRand(p *proc, k FaultKind) *clockrng.Rand {
+	if p.rnd[k] == nil {
+		if s.procRoots[k] == nil {
+			s.procRoots[k] = s.master.Child("proc/" + k.String())
+		}
+		p.rnd[k] = s.procRoots[k].ChildN(p.name, p.idx)
+	}
+	return p.rnd[k]
 }
 
 func (s *sim) clientRand(k FaultKind) *clockrng.Rand {
@@ -156,7 +166,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	rnd := s.master.Child("core").ChildN(p.name, p.inc)
-	core, err := engine.NewCore(p.store, s.cfg, rnd, engine.ObserverFunc(func(e engine.Event) { s.observe(p, e) }))
+	core, err := engine.NewCore(p.store, s.cfg, rnd, engine.ObserverFunc(func(e engine.Event) { s.observe(p, &e) }))
 	if err != nil {
 		s.stop(nil, fmt.Errorf("seed %d: %s: new core: %w", s.sc.Seed, p.name, err))
 		return
@@ -199,7 +209,7 @@ func (s *sim) crash(p *proc) {
 	id := p.core.ID()
 	s.tr.printf(s.now, p.name, "CRASH as %s with %d jobs running", s.names.worker(id), len(p.execs))
 	s.record(props.Event{Kind: props.Crashed, Process: p.name, Worker: id})
-	s.down(p, p.rnd[Crash].DurationBetween(500*time.Millisecond, 10*time.Second))
+	s.down(p, s.procRand(p, Crash).DurationBetween(500*time.Millisecond, 10*time.Second))
 }
 
 // stall pauses p: no timer fires and no job returns until it resumes.
@@ -210,7 +220,7 @@ func (s *sim) stall(p *proc) {
 	if p.core == nil || s.phase != chaos {
 		return
 	}
-	r := p.rnd[Stall]
+	r := s.procRand(p, Stall)
 	ttl, dead := s.sc.LeaseTTL.D(), s.sc.DeadThreshold.D()+s.sc.Heartbeat.D()
 	var d time.Duration
 	switch r.IntN(3) {
@@ -244,7 +254,7 @@ func (s *sim) jump(p *proc) {
 	if s.phase != chaos {
 		return
 	}
-	r := p.rnd[ClockJump]
+	r := s.procRand(p, ClockJump)
 	by := r.DurationBetween(100*time.Millisecond, 3*s.sc.Heartbeat.D()).Truncate(time.Microsecond)
 	if r.Chance(0.5) {
 		by = -by

@@ -24,6 +24,27 @@ type event struct {
 	conn  string             // evTrip: the connection whose round trip goes
 }
 
+// timerEvent returns a zeroed evTimer event, reusing one dispatched
+// before: the runner arms a timer on most of its steps.
+func (s *sim) timerEvent() *event {
+	n := len(s.freeTimers)
+	if n == 0 {
+		return &event{kind: evTimer}
+	}
+	e := s.freeTimers[n-1]
+	s.freeTimers = s.freeTimers[:n-1]
+	*e = event{kind: evTimer}
+	return e
+}
+
+// recycle keeps a dispatched timer event for timerEvent. Nothing holds an
+// event once dispatched: it left the queue, and dispatchProc keeps none.
+func (s *sim) recycle(e *event) {
+	if e.kind == evTimer {
+		s.freeTimers = append(s.freeTimers, e)
+	}
+}
+
 // eventQueue is a min-heap of events ordered by (at, seq).
 type eventQueue struct {
 	items []*event

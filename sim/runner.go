@@ -35,7 +35,9 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 			}
 		case engine.ActArm:
 			p.timerGen[a.Timer]++
-			s.after(p.clock.trueDelay(a.After), &event{kind: evTimer, w: p.idx, inc: p.inc, gen: p.timerGen[a.Timer], timer: a.Timer})
+			e := s.timerEvent()
+			e.w, e.inc, e.gen, e.timer = p.idx, p.inc, p.timerGen[a.Timer], a.Timer
+			s.after(p.clock.trueDelay(a.After), e)
 		case engine.ActCancelRunning:
 			s.tr.printf(s.now, p.name, "cancelling %d jobs", len(p.execs))
 			p.cancelled = true
@@ -194,5 +196,5 @@ func (s *sim) exit(p *proc, err error) {
 		s.tr.printf(s.now, p.name, "SHUTDOWN complete as %s", s.names.worker(id))
 		s.record(ev)
 	}
-	s.down(p, p.rnd[Shutdown].DurationBetween(500*time.Millisecond, 10*time.Second))
+	s.down(p, s.procRand(p, Shutdown).DurationBetween(500*time.Millisecond, 10*time.Second))
 }

@@ -18,7 +18,7 @@ func (s *sim) shutdownTimer(p *proc) {
 	if p.core == nil || p.draining || s.phase != chaos {
 		return
 	}
-	if len(p.execs) == 0 && p.rnd[Shutdown].Chance(0.8) {
+	if len(p.execs) == 0 && s.procRand(p, Shutdown).Chance(0.8) {
 		p.shutdownDue = true
 		return
 	}

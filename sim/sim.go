@@ -98,17 +98,23 @@ type sim struct {
 	phase   phase
 	stopped bool
 
-	checker  *props.Checker
-	onRecord func(props.Event)
-	histSeq  int64
-	tr       tracer
-	res      Result
+	checker    *props.Checker
+	onRecord   func(props.Event)
+	freeTimers []*event // dispatched timer events, for timerEvent
+	// changeBuf and rowBuf hold a commit's job changes on their way to
+	// the checker (jobChangeBuffers).
+	changeBuf []props.JobChange
+	rowBuf    []props.JobRow
+	histSeq   int64
+	tr        tracer
+	res       Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
 	policyRnd  *clockrng.Rand // the jobs' own bounds
 	globalRnd  [numFaultKinds]*clockrng.Rand
-	silenceRnd *clockrng.Rand // draws which shutdowns meet a silent store
+	procRoots  [numFaultKinds]*clockrng.Rand // the parents of procs' fault sources (procRand)
+	silenceRnd *clockrng.Rand                // draws which shutdowns meet a silent store
 	rows       rowBook
 	inserted   []ulid.ULID // every job row committed, in commit order: what an operator may cancel
 	names      names

@@ -22,7 +22,7 @@ import (
 // startVacuum carries out p's ActVacuum a. During chaos the half-open
 // fault reaches it too (silentVacuum).
 func (s *sim) startVacuum(p *proc, a engine.Action) {
-	d := p.rnd[Vacuum].DurationBetween(time.Millisecond, 2*s.sc.LeaseTTL.D()).Truncate(time.Microsecond)
+	d := s.procRand(p, Vacuum).DurationBetween(time.Millisecond, 2*s.sc.LeaseTTL.D()).Truncate(time.Microsecond)
 	s.count(Vacuum)
 	if s.phase == chaos && s.sc.On(HalfOpen) && p.silentVacuums.Chance(s.sc.Rate(HalfOpen)*vacuumSilenceShare) {
 		s.count(HalfOpen)

@@ -278,8 +278,8 @@ func (c *Core) deliver(phase string, err error) error {
 		}
 		return fmt.Errorf("worker %s: %s: %w", c.id, phase, err)
 	}
-	for _, e := range events {
-		c.obs.Observe(e)
+	for i := range events {
+		c.obs.Observe(events[i])
 	}
 	return nil
 }

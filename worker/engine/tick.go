@@ -142,18 +142,23 @@ func (c *Core) reregister(ctx context.Context, err error) error {
 // transaction of its own so the job path of other workers never waits on
 // the lease row.
 func (c *Core) maintainLease(ctx context.Context) error {
-	var held, expired bool
-	var until time.Time
+	// One variable for what the transaction found: the closure's captures
+	// live on the heap, one allocation each.
+	var found struct {
+		held  bool
+		until time.Time
+	}
 	err := c.inTx(ctx, "lease", func(tx store.Tx, now time.Time) error {
-		var err error
-		if expired, err = tx.ExpireLease(ctx); err != nil {
+		expired, err := tx.ExpireLease(ctx)
+		if err != nil {
 			return err
 		}
-		if held, err = tx.TryAcquireLease(ctx, c.id, c.cfg.LeaseTTL); err != nil {
+		held, err := tx.TryAcquireLease(ctx, c.id, c.cfg.LeaseTTL)
+		if err != nil {
 			return asDead(c.id, err)
 		}
 		e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
-		until = e.LeaseExpires
+		found.held, found.until = held, e.LeaseExpires
 		switch {
 		case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
 			// A renewal extends only an unexpired lease: once the one we
@@ -179,9 +184,9 @@ func (c *Core) maintainLease(ctx context.Context) error {
 		// The renewal may or may not have happened; duties re-check anyway.
 		return err
 	}
-	c.leader = held
-	if held {
-		c.leaseUntil = until
+	c.leader = found.held
+	if found.held {
+		c.leaseUntil = found.until
 	}
 	c.lastLeader = c.now
 	return nil
