@@ -2,7 +2,6 @@ package props
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -63,12 +62,17 @@ func (c *Checker) cancelChecked(e *Event) {
 	if !c.params.SerialTransactions {
 		return
 	}
-	for _, id := range slices.SortedFunc(maps.Keys(p.open), ulid.ULID.Compare) {
-		x := p.open[id]
-		st := c.jobs[id]
-		if x.cancelled || st == nil || st.row.Status != Cancelled || st.row.StartedBy != x.start.Worker {
-			continue
+	// Most checks find no such job: sort only the ones found, for the
+	// order of the reports.
+	var found []ulid.ULID
+	for id, x := range p.open {
+		if st := c.jobs[id]; !x.cancelled && st != nil && st.row.Status == Cancelled && st.row.StartedBy == x.start.Worker {
+			found = append(found, id)
 		}
+	}
+	slices.SortFunc(found, ulid.ULID.Compare)
+	for _, id := range found {
+		x, st := p.open[id], c.jobs[id]
 		if !slices.Contains(e.Asked, id) {
 			c.report(JobCancel, fmt.Sprintf("process %s checked for cancelled jobs without asking about job %s, which it runs and whose row is cancelled",
 				p.name, id), withJobs(st.row), withEvents(x.start))

@@ -90,8 +90,10 @@ func (s *sim) newProc(i int) *proc {
 // start sets up the run: workers, their fault timers, the workload and the
 // phases.
 func (s *sim) start() {
-	for _, line := range s.sc.Lines() {
-		s.tr.raw(line)
+	if !s.tr.quiet { // a quiet trace drops them: spare their formatting
+		for _, line := range s.sc.Lines() {
+			s.tr.raw(line)
+		}
 	}
 	s.outages = s.drawOutages()
 	for i := range s.sc.Workers {
