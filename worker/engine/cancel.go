@@ -69,7 +69,7 @@ func (c *Core) cancelWanted(id ulid.ULID) bool {
 // cancelJobs returns the action that cancels the contexts of the jobs
 // among ids that are executing and not yet cancelled, or nil when there
 // are none.
-func (p *Policy) cancelJobs(ids []ulid.ULID, reason string) []Action {
+func (p *Policy) cancelJobs(ids []ulid.ULID, reason string, out []Action) []Action {
 	var wanted []ulid.ULID
 	for _, id := range ids {
 		if p.core.cancelWanted(id) && !slices.Contains(wanted, id) {
@@ -77,9 +77,9 @@ func (p *Policy) cancelJobs(ids []ulid.ULID, reason string) []Action {
 		}
 	}
 	if len(wanted) == 0 || mutant.On(mutant.CancelFencesOnly) {
-		return nil
+		return out
 	}
-	return []Action{{Kind: ActCancelJobs, JobIDs: wanted, Reason: reason}}
+	return append(out, Action{Kind: ActCancelJobs, JobIDs: wanted, Reason: reason})
 }
 
 // ReportJobsCancelled is how a driver reports that it carried out a, an

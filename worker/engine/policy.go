@@ -36,6 +36,10 @@ type Policy struct {
 	backingOff bool
 	lingering  bool // a job finished; collecting others before ticking
 	tries      int  // failed attempts of the current shutdown step
+	// acts holds what the last Step returned: the policy is stepped on
+	// every timer, result and call, and one buffer spares an allocation
+	// each time.
+	acts []Action
 }
 
 // runPhase is where the runner is in its life.
@@ -101,55 +105,60 @@ func (p *Policy) Do(ctx context.Context, a Action, now time.Time) Input {
 }
 
 // Step feeds one input to the policy and returns what to do, in order. An
-// ActCall is always the last action. It panics if the policy's or the
-// core's invariants break (see checkInvariants).
+// ActCall is always the last action. The slice is the policy's own and
+// holds until the next Step: a driver carries it out before it steps
+// again (the ActCall, last, is what leads to the next Step). It panics if
+// the policy's or the core's invariants break (see checkInvariants).
 func (p *Policy) Step(in Input) []Action {
 	if p.phase == exited {
 		return nil
 	}
-	acts := p.step(in)
-	p.checkInvariants(in, acts)
+	clear(p.acts) // drop the last step's jobs
+	p.acts = p.step(in, p.acts[:0])
+	p.checkInvariants(in, p.acts)
 	p.core.checkStepInvariants("runner step")
-	return acts
+	return p.acts
 }
 
-func (p *Policy) step(in Input) []Action {
+// step appends to out what to do after in, as the functions below do.
+func (p *Policy) step(in Input, out []Action) []Action {
 	if p.calling != (in.Kind == InCallReturned) {
 		panic(fmt.Sprintf("worker: runner policy stepped with input %d while a store call is out: %v", in.Kind, p.calling))
 	}
 	switch in.Kind {
 	case InStarted:
-		return []Action{p.tick("")}
+		return append(out, p.tick(""))
 	case InTimer:
-		return p.timer(in.Timer)
+		return p.timer(in.Timer, out)
 	case InJobFinished:
-		return p.finished(in.Result)
+		return p.finished(in.Result, out)
 	case InNotification:
 		if in.Note.Channel == store.ChannelCancel {
-			return p.cancelJobs([]ulid.ULID{in.Note.Job}, CancelByNotification)
+			return p.cancelJobs([]ulid.ULID{in.Note.Job}, CancelByNotification, out)
 		}
 		if p.phase == serving && in.Note.Channel == store.ChannelAvailable {
 			p.core.emit(Event{Kind: EventNotified, Worker: p.core.id, Reason: in.Note.Queue})
 			if mutant.On(mutant.WakeIgnored) {
-				return nil
+				return out
 			}
 		}
 		if p.phase == serving && !p.backingOff && !p.lingering && p.wants(in.Note) {
-			return []Action{p.tick("notification")}
+			return append(out, p.tick("notification"))
 		}
 		if p.phase == serving && p.core.full() {
 			p.core.emit(Event{Kind: EventNotificationIgnored, Worker: p.core.id, Reason: "full"})
 		}
-		return nil
+		return out
 	case InStop:
-		return p.stop()
+		return p.stop(out)
 	case InAbandon:
-		return p.abandon()
+		return p.abandon(out)
 	case InCallReturned:
 		p.calling = false
-		return p.returned(in)
+		return p.returned(in, out)
 	case InVacuumEnded:
-		return p.vacuumEnded(in.Err)
+		p.vacuumEnded(in.Err)
+		return out
 	}
 	panic(fmt.Sprintf("worker: runner policy stepped with unknown input %d", in.Kind))
 }
@@ -190,168 +199,171 @@ func arm(t Timer, after time.Duration) Action { return Action{Kind: ActArm, Time
 
 // timer handles a fired timer. A timer the current phase no longer waits
 // for is ignored.
-func (p *Policy) timer(t Timer) []Action {
+func (p *Policy) timer(t Timer, out []Action) []Action {
 	switch {
 	case t == TimerPoll && p.phase <= grace:
 		if p.phase == serving {
-			return []Action{p.tick("sleep")}
+			return append(out, p.tick("sleep"))
 		}
-		return []Action{p.tick("")}
+		return append(out, p.tick(""))
 	case t == TimerLinger && p.lingering && p.phase == serving:
-		return []Action{p.tick("task")}
+		return append(out, p.tick("task"))
 	case t == TimerDrain && p.phase == draining:
 		p.phase = grace
 		cfg := p.core.cfg
 		p.core.emit(Event{Kind: EventDrainDeadline, Worker: p.core.id, Count: len(p.core.executing)})
-		acts := []Action{{Kind: ActCancelRunning}, arm(TimerGrace, graceOf(cfg))}
-		if mutant.On(mutant.RunnerNoCancel) || mutant.On(mutant.DrainCancelLate) {
-			acts = acts[1:]
+		if !mutant.On(mutant.RunnerNoCancel) && !mutant.On(mutant.DrainCancelLate) {
+			out = append(out, Action{Kind: ActCancelRunning})
 		}
-		return acts
+		return append(out, arm(TimerGrace, graceOf(cfg)))
 	case t == TimerGrace && p.phase == grace:
 		if mutant.On(mutant.ReleaseWaitsForHandlers) {
-			return nil // the last handler to return closes (finished)
+			return out // the last handler to return closes (finished)
 		}
 		if mutant.On(mutant.DrainCancelLate) {
-			return append([]Action{{Kind: ActCancelRunning}}, p.release()...)
+			out = append(out, Action{Kind: ActCancelRunning})
 		}
-		return p.release()
+		return p.release(out)
 	case t == TimerRetry && p.phase == releasing:
-		return p.release()
+		return p.release(out)
 	case t == TimerRetry && p.phase == closing:
-		return []Action{p.call(CallShutdown)}
+		return append(out, p.call(CallShutdown))
 	}
-	return nil
+	return out
 }
 
 // finished hands a result to the core and decides whether to tick now.
 // While serving, the first result starts a linger of ResultLinger, ended
 // early when no job is left running; while backing off results wait for
 // the backoff's tick; while draining, the last one ends the drain.
-func (p *Policy) finished(r Result) []Action {
+func (p *Policy) finished(r Result, out []Action) []Action {
 	if !(mutant.On(mutant.RunnerDropResults) && p.backingOff) {
 		p.core.finished(r)
 	}
 	idle := len(p.core.executing) == 0
 	switch {
 	case p.phase == serving && p.backingOff:
-		return nil
+		return out
 	case p.phase == serving && idle:
-		return []Action{p.tick("task")}
+		return append(out, p.tick("task"))
 	case p.phase == serving && !p.lingering:
 		p.lingering = true
-		return []Action{arm(TimerLinger, resultLinger)}
+		return append(out, arm(TimerLinger, resultLinger))
 	case (p.phase == draining || p.phase == grace) && idle:
-		return p.close()
+		return p.close(out)
 	}
-	return nil
+	return out
 }
 
 // stop begins a graceful shutdown: no more reserving, lease maintenance or
 // duties; running jobs get DrainTimeout to finish, without a transaction
 // held open while they do.
-func (p *Policy) stop() []Action {
+func (p *Policy) stop(out []Action) []Action {
 	if p.phase != serving {
-		return nil
+		return out
 	}
 	p.core.beginShutdown()
 	p.core.emit(Event{Kind: EventStopRequested, Worker: p.core.id})
 	p.phase, p.lingering = draining, false
 	if len(p.core.executing) == 0 {
-		return p.close()
+		return p.close(out)
 	}
 	if mutant.On(mutant.RunnerDrainNoWait) {
-		return p.timer(TimerDrain)
+		return p.timer(TimerDrain, out)
 	}
-	return []Action{arm(TimerDrain, p.core.cfg.DrainTimeout)}
+	return append(out, arm(TimerDrain, p.core.cfg.DrainTimeout))
 }
 
 // abandon gives the drain up: the drain deadline is now. A runner not
 // stopped yet stops first; one past the deadline has nothing to give up.
-func (p *Policy) abandon() []Action {
-	var acts []Action
+func (p *Policy) abandon(out []Action) []Action {
 	if p.phase == serving {
-		acts = p.stop()
+		out = p.stop(out)
 	}
 	if p.phase != draining {
-		return acts
+		return out
 	}
-	return append(acts, p.timer(TimerDrain)...)
+	return p.timer(TimerDrain, out)
 }
 
 // returned decides what follows a store call.
-func (p *Policy) returned(in Input) []Action {
+func (p *Policy) returned(in Input, out []Action) []Action {
 	switch in.Call {
 	case CallTick:
-		acts := p.cancelJobs(in.Cancel, CancelByJobPass)
+		out = p.cancelJobs(in.Cancel, CancelByJobPass, out)
 		if len(in.Start) > 0 {
-			acts = append(acts, Action{Kind: ActStart, Jobs: in.Start})
+			out = append(out, Action{Kind: ActStart, Jobs: in.Start})
 		}
 		if p.core.dutiesPending() {
-			return append(acts, p.call(CallDuties))
+			return append(out, p.call(CallDuties))
 		}
-		return append(acts, p.afterTick()...)
+		return p.afterTick(out)
 	case CallDuties:
-		return append(p.startVacuum(), p.afterTick()...)
+		return p.afterTick(p.startVacuum(out))
 	case CallRelease:
 		if in.Err == nil || errors.Is(in.Err, errShutDown) {
-			return p.close()
+			return p.close(out)
 		}
-		if retry := p.retry(in.Err, EventReleaseAbandoned); retry != nil {
-			return retry
+		if p.retry(in.Err, EventReleaseAbandoned) {
+			return append(out, p.retryTimer())
 		}
-		return p.close() // Shutdown releases them too, or a leader rescues them
+		return p.close(out) // Shutdown releases them too, or a leader rescues them
 	case CallShutdown:
 		if in.Err == nil || errors.Is(in.Err, errShutDown) {
 			p.phase = exited
-			return []Action{{Kind: ActExit}}
+			return append(out, Action{Kind: ActExit})
 		}
-		if retry := p.retry(in.Err, EventShutdownAbandoned); retry != nil {
-			return retry
+		if p.retry(in.Err, EventShutdownAbandoned) {
+			return append(out, p.retryTimer())
 		}
 		p.phase = exited
-		return []Action{{Kind: ActExit, Err: fmt.Errorf("worker: record the shutdown: %w", in.Err)}}
+		return append(out, Action{Kind: ActExit, Err: fmt.Errorf("worker: record the shutdown: %w", in.Err)})
 	}
 	panic(fmt.Sprintf("worker: runner policy got the return of unknown call %d", in.Call))
 }
 
 // afterTick waits for the next tick, or ends a drain that has nothing left.
-func (p *Policy) afterTick() []Action {
+func (p *Policy) afterTick(out []Action) []Action {
 	p.backingOff = p.core.failing()
 	if p.phase != serving && len(p.core.executing) == 0 {
-		return p.close()
+		return p.close(out)
 	}
 	if p.phase == serving {
 		p.core.emit(Event{Kind: EventWaiting, Worker: p.core.id, Count: p.core.failures})
 	}
-	return []Action{arm(TimerPoll, p.core.nextPoll())}
+	return append(out, arm(TimerPoll, p.core.nextPoll()))
 }
 
 // release gives up the jobs still running after the grace, or goes on to
 // the shutdown when none is left.
-func (p *Policy) release() []Action {
+func (p *Policy) release(out []Action) []Action {
 	if len(p.core.executing) == 0 {
-		return p.close()
+		return p.close(out)
 	}
 	p.phase = releasing
-	return []Action{p.call(CallRelease)}
+	return append(out, p.call(CallRelease))
 }
 
 // close records the shutdown.
-func (p *Policy) close() []Action {
+func (p *Policy) close(out []Action) []Action {
 	p.phase, p.tries = closing, 0
-	return []Action{p.call(CallShutdown)}
+	return append(out, p.call(CallShutdown))
 }
 
-// retry schedules another try of a failed shutdown step after a backoff,
-// or returns nil after ShutdownAttempts failures, reporting with an event
-// of kind abandoned that the step was given up.
-func (p *Policy) retry(err error, abandoned EventKind) []Action {
+// retry counts a failed shutdown step and reports whether to try it again
+// (after retryTimer); after ShutdownAttempts failures it reports with an
+// event of kind abandoned that the step was given up.
+func (p *Policy) retry(err error, abandoned EventKind) bool {
 	p.tries++
 	if p.tries < ShutdownAttempts && !mutant.On(mutant.RunnerShutdownNoRetry) {
-		return []Action{arm(TimerRetry, errorBackoff(p.core.cfg.PollInterval, p.tries))}
+		return true
 	}
 	p.core.emit(Event{Kind: abandoned, Worker: p.core.id, Count: p.tries, Err: err})
 	p.tries = 0
-	return nil
+	return false
+}
+
+// retryTimer arms the backoff before the next try of a shutdown step.
+func (p *Policy) retryTimer() Action {
+	return arm(TimerRetry, errorBackoff(p.core.cfg.PollInterval, p.tries))
 }

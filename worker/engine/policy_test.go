@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func (d *driven) step(in Input) (acts []Action, calls []Call) {
 	for len(acts) > 0 && acts[len(acts)-1].Kind == ActCall {
 		a := acts[len(acts)-1]
 		calls = append(calls, a.Call)
-		rest := acts[:len(acts)-1]
+		rest := slices.Clone(acts[:len(acts)-1]) // Step reuses its slice
 		acts = append(rest, d.p.Step(d.p.Do(d.e.ctx, a, d.e.storeNow()))...)
 	}
 	return acts, calls

@@ -73,9 +73,9 @@ func (c *Core) claimVacuum(ctx context.Context, tx store.Tx, now time.Time) (boo
 }
 
 // startVacuum hands out the vacuum the last duties claimed, if any.
-func (p *Policy) startVacuum() []Action {
+func (p *Policy) startVacuum(out []Action) []Action {
 	if p.core.vacuum != vacuumDue {
-		return nil
+		return out
 	}
 	p.core.vacuum = vacuumRunning
 	p.core.emit(Event{Kind: EventVacuumStarted, Worker: p.core.id})
@@ -83,17 +83,16 @@ func (p *Policy) startVacuum() []Action {
 	if !mutant.On(mutant.VacuumNoDeadline) {
 		a.Timeout = p.core.cfg.VacuumTimeout
 	}
-	return []Action{a}
+	return append(out, a)
 }
 
 // vacuumEnded takes the return of the driver's vacuum.
-func (p *Policy) vacuumEnded(err error) []Action {
+func (p *Policy) vacuumEnded(err error) {
 	if p.core.vacuum != vacuumRunning {
 		panic(fmt.Sprintf("worker: runner policy got the end of a vacuum it did not start (state %d)", p.core.vacuum))
 	}
 	p.core.vacuum = vacuumIdle
 	p.core.emit(Event{Kind: EventVacuumEnded, Worker: p.core.id, Err: err})
-	return nil
 }
 
 // Vacuum runs the vacuum of an ActVacuum. It touches none of the policy's
