@@ -16,11 +16,16 @@ type change[R any] struct{ Before, After *R }
 // stores that apply the same transaction give the same changes, however
 // many writes they report and in whatever order.
 func canonical[W, K, R any](writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
+	return canonicalInto(nil, nil, writes, key, rows, same, cmpKey)
+}
+
+// canonicalInto is canonical appending to keys[:0] and out[:0], whose
+// room it reuses.
+func canonicalInto[W, K, R any](keys []K, out []change[R], writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
 	if len(writes) == 0 {
-		return nil, nil
+		return keys[:0], out[:0]
 	}
-	keys := make([]K, 0, len(writes))
-	out := make([]change[R], 0, len(writes))
+	keys, out = keys[:0], out[:0]
 	for _, w := range writes {
 		k := key(w)
 		before, after := rows(w)

@@ -57,8 +57,9 @@ func (s *sim) commit(p *proc, c *store.Commit) {
 
 // jobChanges converts a transaction's job writes (see canonical).
 func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChange {
-	ids, folded := canonical(writes, store.JobChange.ID, func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After },
-		sameJob, ulid.ULID.Compare)
+	ids, folded := canonicalInto(s.canonJobIDs, s.canonJobs, writes, store.JobChange.ID,
+		func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After }, sameJob, ulid.ULID.Compare)
+	s.canonJobIDs, s.canonJobs = ids, folded
 	out, rows := s.jobChangeBuffers(len(folded))
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/props"
+	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -105,9 +106,12 @@ type sim struct {
 	// the checker (jobChangeBuffers).
 	changeBuf []props.JobChange
 	rowBuf    []props.JobRow
-	histSeq   int64
-	tr        tracer
-	res       Result
+	// canonJobIDs and canonJobs are jobChanges' room for canonicalInto.
+	canonJobIDs []ulid.ULID
+	canonJobs   []change[store.Job]
+	histSeq     int64
+	tr          tracer
+	res         Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
