@@ -93,6 +93,10 @@ type FaultOverrides struct {
 // seeds on the in-memory store keep their traces.
 var pooledKinds = [numFaultKinds]bool{ReadOnly: true}
 
+// Pooled reports whether only a store with pooled connections can suffer
+// faults of kind k (pooledKinds).
+func (k FaultKind) Pooled() bool { return pooledKinds[k] }
+
 // Pooled returns o for a run on a store with a connection pool (simulate
 // -store pg without -interleave): the kinds of pooledKinds are then drawn
 // like the others.

@@ -25,10 +25,15 @@ func TestStorePGDropsReadOnlyConnections(t *testing.T) {
 }
 
 // TestReadOnlyMarkOnlyWherePooled: the in-memory run neither lists the
-// mark of the read-only fault nor counts it as a gap.
+// read-only fault and its mark nor counts the mark as a gap.
 func TestReadOnlyMarkOnlyWherePooled(t *testing.T) {
 	_, out, _ := runArgs(t, "-seeds", "2", "-parallel", "2")
-	if strings.Contains(out, sim.MarkReadOnlyDropped.String()) {
-		t.Fatalf("the in-memory summary lists %q:\n%s", sim.MarkReadOnlyDropped, out)
+	for _, name := range []string{sim.MarkReadOnlyDropped.String(), sim.ReadOnly.String()} {
+		if strings.Contains(out, name) {
+			t.Fatalf("the in-memory summary lists %q:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, sim.HalfOpen.String()) {
+		t.Fatalf("the in-memory summary lacks the fault kind %q:\n%s", sim.HalfOpen, out)
 	}
 }

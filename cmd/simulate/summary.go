@@ -86,6 +86,9 @@ func (s *summary) print(w io.Writer, cfg config) (gaps []string) {
 		s.seeds, s.from, s.failed, s.settled, secs, float64(s.seeds)/secs, s.virtual.Seconds()/secs, s.events, float64(s.events)/secs)
 	fmt.Fprintln(w, "faults injected (total, seeds):")
 	for _, k := range sim.FaultKinds() {
+		if k.Pooled() && !pooledRun(cfg) {
+			continue // a kind this run cannot draw
+		}
 		fmt.Fprintf(w, "  %-14s %8d %6d\n", k, s.faults[k], s.faultSeeds[k])
 	}
 	fmt.Fprintln(w, "coverage (seeds that reached each rare state):")
