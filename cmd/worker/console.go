@@ -50,14 +50,13 @@ func (c *cli) consoleCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	log := c.defaultLogger()
-	st, err := c.openStore(ctx, db, log)
+	// Its actions write rows: it refuses a schema this release cannot
+	// write, and waits out a connection lost while it checks, as run does.
+	st, err := c.openWriterStore(ctx, db, log)
 	if err != nil {
-		return err
+		return fmt.Errorf("console: %w", err)
 	}
 	defer st.Close()
-	if err := st.CheckMigrated(ctx); err != nil {
-		return explainStoreError(fmt.Errorf("console: %w", err), db.schema)
-	}
 	stop, err := startConsole(st, cfg, log)
 	if err != nil {
 		return err

@@ -349,7 +349,7 @@ func testJobsListRetryCancel(t *testing.T, bin string) {
 
 func testNotMigrated(t *testing.T, bin string) {
 	db := dbArgs(t, pgtest.Schema(t))
-	for _, sub := range [][]string{{"jobs", "list"}, {"run", "-metrics-addr", ""}} {
+	for _, sub := range [][]string{{"jobs", "list"}, {"run", "-metrics-addr", ""}, {"console", "-addr", "127.0.0.1:0"}} {
 		code, _, stderr := runProc(t, bin, cmdArgs(sub, db)...)
 		if code != exitFailure || !strings.Contains(stderr, "worker migrate") {
 			t.Errorf("worker %s on an empty schema: exit %d, stderr:\n%s\nwant 1 and a hint to run worker migrate", sub, code, stderr)
