@@ -51,7 +51,7 @@ func (s *sim) commit(p *proc, c *store.Commit) {
 	}
 	e.Schedules = s.scheduleChanges(actor, c.Schedules)
 	e.Queues = s.queueChanges(actor, c.Queues)
-	s.record(e)
+	s.record(&e)
 	s.deliver(c.Notifications)
 }
 

@@ -4,10 +4,10 @@ import (
 	"github.com/tickwork/tickwork/props"
 )
 
-// record appends e to the history, stamped with the next sequence number
-// and (unless it carries one) the store's time now, and checks the safety
-// properties on it. The first violation stops the run.
-func (s *sim) record(e props.Event) {
+// record stamps e with the next sequence number and (unless it carries
+// one) the store's time now, appends it to the history and checks the
+// safety properties on it. The first violation stops the run.
+func (s *sim) record(e *props.Event) {
 	if s.stopped {
 		return
 	}
@@ -17,9 +17,9 @@ func (s *sim) record(e props.Event) {
 		e.Time = s.storeNow()
 	}
 	if s.onRecord != nil {
-		s.onRecord(e)
+		s.onRecord(*e)
 	}
-	if v := s.checker.Step(&e); v != nil {
+	if v := s.checker.Step(e); v != nil {
 		s.violated(v)
 		return
 	}

@@ -19,7 +19,7 @@ func (s *sim) observe(p *proc, e *engine.Event) {
 		if !s.interleaving() {
 			h.Time = time.Time{}
 		}
-		s.record(h)
+		s.record(&h)
 	}
 }
 

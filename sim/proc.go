@@ -180,7 +180,7 @@ func (s *sim) startProc(p *proc, inc int) {
 	p.history = history.Translator{}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
-		s.record(props.Event{Kind: props.Restarted, Process: p.name})
+		s.record(&props.Event{Kind: props.Restarted, Process: p.name})
 	}
 	s.step(p, engine.Input{Kind: engine.InStarted})
 }
@@ -210,7 +210,7 @@ func (s *sim) crash(p *proc) {
 	s.count(Crash)
 	id := p.core.ID()
 	s.tr.printf(s.now, p.name, "CRASH as %s with %d jobs running", s.names.worker(id), len(p.execs))
-	s.record(props.Event{Kind: props.Crashed, Process: p.name, Worker: id})
+	s.record(&props.Event{Kind: props.Crashed, Process: p.name, Worker: id})
 	s.down(p, s.procRand(p, Crash).DurationBetween(500*time.Millisecond, 10*time.Second))
 }
 
@@ -236,7 +236,7 @@ func (s *sim) stall(p *proc) {
 	s.count(Stall)
 	p.stalledUntil = (s.now + d).Truncate(time.Microsecond)
 	s.tr.printf(s.now, p.name, "STALL for %v", d.Truncate(time.Microsecond))
-	s.record(props.Event{Kind: props.Stalled, Process: p.name})
+	s.record(&props.Event{Kind: props.Stalled, Process: p.name})
 	s.at(p.stalledUntil, &event{kind: evStallEnd, w: p.idx, inc: p.inc})
 }
 
@@ -246,7 +246,7 @@ func (s *sim) stallEnd(p *proc) {
 	}
 	p.stalledUntil = 0
 	s.tr.printf(s.now, p.name, "resumes")
-	s.record(props.Event{Kind: props.Resumed, Process: p.name})
+	s.record(&props.Event{Kind: props.Resumed, Process: p.name})
 	s.release(p)
 }
 

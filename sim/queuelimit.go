@@ -7,7 +7,7 @@ import "github.com/tickwork/tickwork/props"
 // workers' jobs then fill the limit together, and the next start has to
 // count them all. It reads the counts the property checker keeps, after
 // the checker stepped e.
-func (s *sim) limitMark(e props.Event) {
+func (s *sim) limitMark(e *props.Event) {
 	for _, ch := range e.Jobs {
 		b, a := ch.Before, ch.After
 		if a == nil || a.Status != props.Running || (b != nil && b.Status == props.Running) {

@@ -194,7 +194,7 @@ func (s *sim) exit(p *proc, err error) {
 		ev := props.Event{Kind: props.ShutdownCompleted, Process: p.name, Worker: id}
 		ev.Running, ev.LeaseHolder = s.ownedBy(id)
 		s.tr.printf(s.now, p.name, "SHUTDOWN complete as %s", s.names.worker(id))
-		s.record(ev)
+		s.record(&ev)
 	}
 	s.down(p, s.procRand(p, Shutdown).DurationBetween(500*time.Millisecond, 10*time.Second))
 }

@@ -95,7 +95,7 @@ func (s *sim) request(p *proc, sig string) {
 	if v != engine.StopBegin { // "SHUTDOWN begins" traces the first
 		s.tr.printf(s.now, p.name, "signal %s", sig)
 	}
-	s.record(props.Event{Kind: props.StopRequested, Process: p.name, Worker: id, Reason: sig})
+	s.record(&props.Event{Kind: props.StopRequested, Process: p.name, Worker: id, Reason: sig})
 	switch v {
 	case engine.StopBegin:
 		s.step(p, engine.Input{Kind: engine.InStop})
@@ -104,7 +104,7 @@ func (s *sim) request(p *proc, sig string) {
 		}
 		p.stopCancel()
 		if s.sweep(p) > 0 {
-			s.record(props.Event{Kind: props.ExecsCancelled, Process: p.name, Worker: id})
+			s.record(&props.Event{Kind: props.ExecsCancelled, Process: p.name, Worker: id})
 		}
 	case engine.StopRepeat:
 		s.res.Marks.set(MarkStopRepeated)
