@@ -26,6 +26,7 @@ func (s *sim) call(p *proc, body func()) {
 	}
 	if p.next == nil {
 		p.next, p.stop = iter.Pull(func(yield func(time.Duration) bool) {
+			growStack()
 			p.yield = yield
 			for {
 				p.inCall = true
@@ -40,6 +41,20 @@ func (s *sim) call(p *proc, body func()) {
 	p.body = body
 	s.resumeCall(p)
 }
+
+// growStack grows the calling goroutine's stack to about what a core call
+// needs, in one copy of a stack still nearly empty: a coroutine starts
+// with the smallest stack, and the calls would otherwise double it four
+// times, copying the frames of a call in progress each time.
+//
+//go:noinline
+func growStack() byte {
+	var frame [24 << 10]byte
+	return lastByte(frame[:]) // a call the compiler cannot see through keeps the frame
+}
+
+//go:noinline
+func lastByte(b []byte) byte { return b[len(b)-1] }
 
 // resumeCall runs p's coroutine until its call finishes or parks; a parked
 // call is resumed by an evResume event at the time it asked for.
