@@ -34,6 +34,7 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	KeyLimitUncounted,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -119,6 +120,10 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// KeyLimitUncounted: the in-memory store counts a key's running jobs
+	// against the queue's per-key limit but not the ones the reservation
+	// itself takes, so one reservation can start a key's whole backlog.
+	KeyLimitUncounted = "key-limit-uncounted"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.
