@@ -256,6 +256,7 @@ type jobJSON struct {
 	Priority      int             `json:"priority,omitempty"`
 	MaxAttempts   int             `json:"max_attempts,omitempty"`
 	Snoozes       int             `json:"snoozes,omitempty"`
+	PartitionKey  string          `json:"partition_key,omitempty"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the
