@@ -35,6 +35,7 @@ var Names = []string{
 	PauseIgnored,
 	LimitPerWorker,
 	KeyLimitUncounted,
+	KeyLimitStops,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -124,6 +125,10 @@ const (
 	// against the queue's per-key limit but not the ones the reservation
 	// itself takes, so one reservation can start a key's whole backlog.
 	KeyLimitUncounted = "key-limit-uncounted"
+	// KeyLimitStops: the in-memory store stops taking a queue's jobs at
+	// the first job whose key is at its limit instead of skipping over
+	// it, so a hot key's backlog holds up every other key.
+	KeyLimitStops = "key-limit-stops"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

@@ -151,6 +151,9 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 			// Skipped, not stopped at: the jobs of other keys behind it
 			// may run (the fairness of per-key limits).
 			early = append(early, waiting{h, e})
+			if mutant.On(mutant.KeyLimitStops) {
+				open = slices.Delete(open, i, i+1)
+			}
 			continue
 		}
 		after := *j
