@@ -179,3 +179,18 @@ func (c *Checker) keyedOr(queue string, p Property) Property {
 	}
 	return p
 }
+
+// KeyHeldBack reports whether a ready job of queue waits for its key's
+// limit at store time at (false at no cost for a queue without a per-key
+// limit): the simulator's coverage mark.
+func (c *Checker) KeyHeldBack(queue string, at time.Time) bool {
+	if c.queues.rows[queue].KeyLimit == 0 {
+		return false
+	}
+	for id := range c.queues.available[queue] {
+		if r := c.jobs[id].row; !r.ScheduledAt.After(at) && c.keyHeld(queue, r.PartitionKey) {
+			return true
+		}
+	}
+	return false
+}
