@@ -61,6 +61,7 @@ var Names = []string{
 	PGDutiesUnserialized,
 	PGCompleteUnchecked,
 	PGLimitCountUnlocked,
+	PGKeyCountUnlocked,
 	PGHintsKept,
 	PGRenewOverwrites,
 	PGExpireUnchecked,
@@ -221,6 +222,11 @@ const (
 	// running jobs does so without the queue's limit lock, so two may
 	// count the same free places and both fill them.
 	PGLimitCountUnlocked = "pg-limit-count-unlocked"
+	// PGKeyCountUnlocked: a reservation of a queue with a per-key limit
+	// (and no queue-wide one) counts its running jobs by key without the
+	// queue's limit lock, so two may count the same free places of a key
+	// and both fill them.
+	PGKeyCountUnlocked = "pg-key-count-unlocked"
 	// PGHintsKept: a reservation's hint of where to start reading its
 	// queue (store/pg/hints.go) is never forgotten nor ignored, so a job
 	// made available below it waits until the hint passes it.

@@ -99,6 +99,11 @@ var plantedEdits = []plantedEdit{
 	// places and both fill them.
 	{mutant.PGLimitCountUnlocked, func(s *statements) *string { return &s.limitLock },
 		"pg_advisory_xact_lock($1, hashtext(d.queue))::text", "left($1::integer::text, 0)"},
+	// pg-key-count-unlocked: a queue with a per-key limit and no limit
+	// never takes its limit lock, so two reservations may count the same
+	// free places of a key and both fill them.
+	{mutant.PGKeyCountUnlocked, func(s *statements) *string { return &s.limitLock },
+		"ctl.key_limit IS NOT NULL OR ctl.limit_overrun OR $3 > e.ended", "ctl.max_running IS NOT NULL AND (ctl.limit_overrun OR $3 > e.ended)"},
 }
 
 // The texts the planted bugs edit.
