@@ -85,7 +85,7 @@ func (s *sim) dispatch(e *event) {
 	case evQueueRate:
 		s.queueRate()
 	case evKeyLimit:
-		s.keyLimit()
+		s.keyLimit(e.gen == firstKeyLimit)
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

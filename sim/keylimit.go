@@ -31,8 +31,23 @@ func (s *sim) drawPartitionKey() string {
 	return partitionKeys[1+r.IntN(len(partitionKeys)-1)]
 }
 
-// keyLimit has the operator set or remove a random queue's per-key limit.
-func (s *sim) keyLimit() {
+// firstKeyLimit marks (in event.gen) the per-key limit set as chaos
+// begins.
+const firstKeyLimit = 1
+
+// armFirstKeyLimit has the operator set a per-key limit as soon as chaos
+// begins, when KeyLimits is on: the operator's timer alone (5 to 20 s
+// apart) often set none in a short run, and concurrent reservations of a
+// limited key, which the interleaved run needs, came too seldom.
+func (s *sim) armFirstKeyLimit() {
+	if s.sc.On(KeyLimits) && s.phase == chaos {
+		s.after(0, &event{kind: evKeyLimit, w: -1, gen: firstKeyLimit})
+	}
+}
+
+// keyLimit has the operator set or remove a random queue's per-key limit
+// (set it, when first).
+func (s *sim) keyLimit(first bool) {
 	defer s.armGlobalFault(KeyLimits, evKeyLimit)
 	if s.phase != chaos {
 		return
@@ -40,7 +55,7 @@ func (s *sim) keyLimit() {
 	r := s.clientRand(KeyLimits)
 	q := s.cfg.Queues[r.IntN(s.sc.Queues)]
 	n := 1 + r.IntN(2)
-	if r.IntN(3) == 0 {
+	if r.IntN(3) == 0 && !first {
 		n = 0
 	}
 	s.count(KeyLimits)

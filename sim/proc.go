@@ -111,7 +111,7 @@ func (s *sim) start() {
 	s.armGlobalFault(Cancel, evCancel)
 	s.armGlobalFault(QueueControl, evQueueControl)
 	s.armGlobalFault(QueueRate, evQueueRate)
-	s.armGlobalFault(KeyLimits, evKeyLimit)
+	s.armFirstKeyLimit()
 	if s.interleaving() {
 		s.il.trips.drawLeaderStop(s)
 	}
