@@ -38,6 +38,7 @@ type QueueStats struct {
 	PausedAt          *time.Time           `json:"paused_at"`           // null: not paused
 	PausedForSec      *float64             `json:"paused_for_seconds"`  // null: not paused
 	Limit             int                  `json:"limit"`               // most running at once across workers; 0: none
+	KeyLimit          int                  `json:"per_key_limit"`       // most running at once per partition key; 0: none
 	Rate              int                  `json:"rate"`                // most starts per rate period across workers; 0: none
 	RatePeriodSec     float64              `json:"rate_period_seconds"` // 0: no rate
 	RateShown         string               `json:"-"`                   // the rate as the CLI writes it: 100/1m
@@ -117,7 +118,7 @@ func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(s
 	}
 	for _, l := range list {
 		q := queue(l.Name)
-		q.Counts, q.Limit = l.Counts, l.Limit
+		q.Counts, q.Limit, q.KeyLimit = l.Counts, l.Limit, l.KeyLimit
 		if l.Rate > 0 {
 			q.Rate, q.RatePeriodSec, q.RateShown = l.Rate, l.RatePeriod.Seconds(), format.Rate(l.Rate, l.RatePeriod)
 		}

@@ -116,8 +116,9 @@ func TestQueueActionsByAPIAndReadOnly(t *testing.T) {
 	srv := f.server(t, adminToken)
 	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueLimit(ctx, "webhook", 3) })
 	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueRate(ctx, "webhook", 50, time.Minute) })
-	if q := overviewQueue(t, srv.URL, "webhook"); q.Limit != 3 || q.Rate != 50 || q.RatePeriodSec != 60 {
-		t.Errorf("overview line of webhook %+v, want limit 3 and rate 50 per 60 s", q)
+	f.controlQueue(t, func(ctx context.Context, tx store.Tx) error { return tx.SetQueueKeyLimit(ctx, "webhook", 2) })
+	if q := overviewQueue(t, srv.URL, "webhook"); q.Limit != 3 || q.KeyLimit != 2 || q.Rate != 50 || q.RatePeriodSec != 60 {
+		t.Errorf("overview line of webhook %+v, want limit 3, per-key limit 2 and rate 50 per 60 s", q)
 	}
 	api := func(action, auth string) (int, string) {
 		req := newRequest(t, "POST", srv.URL+"/api/queues/"+action, url.Values{"queue": {"webhook"}}.Encode())

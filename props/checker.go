@@ -37,6 +37,7 @@ type Checker struct {
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
+	partitions keyIndex
 	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
 	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
 	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
@@ -117,6 +118,7 @@ func New(params Params) (*Checker, error) {
 		workerProc: make(map[ulid.ULID]string),
 		keyHolders: make(map[string]ulid.ULID),
 		queues:     newQueueIndex(),
+		partitions: newKeyIndex(),
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

@@ -72,7 +72,13 @@
 // within WakeBound of a notification of available jobs in its queues
 // while it has a free place; and that tick's job pass (JobPass) leaves no
 // job of the notified queue it could have reserved, nor any pass one of
-// its queues (wakepass.go).
+// its queues (wakepass.go). Properties 23 and 24, the queue per-key
+// limit and per-key fairness, in keys.go: no reservation leaves more of a
+// queue's jobs of one partition key running than its per-key limit, and a
+// job of a key under its limit is not passed over (a later job of
+// another key reserved while it waits) by more than FairnessSlack
+// commits in a row, by one in a serial history, where no job pass leaves
+// it either.
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

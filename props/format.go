@@ -36,6 +36,9 @@ func (r JobRow) String() string {
 	if r.Snoozes != 0 {
 		fmt.Fprintf(&b, " snoozes=%d", r.Snoozes)
 	}
+	if r.PartitionKey != "" {
+		fmt.Fprintf(&b, " key=%q", r.PartitionKey)
+	}
 	return b.String()
 }
 

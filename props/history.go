@@ -325,6 +325,8 @@ type JobRow struct {
 	// counts the job's snoozes before this row.
 	MaxAttempts int `json:",omitzero"`
 	Snoozes     int `json:",omitzero"`
+	// PartitionKey is the job's partition key, "" for none.
+	PartitionKey string `json:",omitzero"`
 }
 
 // root reports whether the row is the first of its job's chain: attempt 0,
@@ -340,6 +342,7 @@ type QueueRow struct {
 	// Rate is the most starts in any window of RatePeriod; 0: none.
 	Rate       int           `json:",omitzero"`
 	RatePeriod time.Duration `json:",omitzero"`
+	KeyLimit   int           `json:",omitzero"` // most running at once per partition key; 0: none
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

@@ -19,6 +19,11 @@ import (
 //     its limit.
 //   - Queue rate (rate.go): no reservation leaves more starts of a queue in
 //     the window of its rate's period than the rate.
+//   - Queue per-key limit and per-key fairness: keys.go.
+//
+// A job that waits for its key's limit (keys.go) is not one a
+// reservation could have taken: Priorities and properties 21 and 22 pass
+// over it.
 
 // queueIndex is what the checker keeps per queue for these properties.
 type queueIndex struct {
@@ -96,6 +101,9 @@ func (c *Checker) checkReservations(e *Event, sc *commitScope) {
 			c.report(QueueLimit, fmt.Sprintf("job %s of queue %s reserved with %d of the queue's jobs running, over its limit %d",
 				id, r.Queue, n, q.Limit), withJobs(r))
 		}
+		if controlled {
+			c.checkKeyLimit(r, q)
+		}
 		if !rated[r.Queue] {
 			rated[r.Queue] = true
 			c.checkRate(e, r.Queue, r)
@@ -104,6 +112,7 @@ func (c *Checker) checkReservations(e *Event, sc *commitScope) {
 			c.checkPriority(e, r)
 		}
 	}
+	c.checkFairness(e, sc.reserved)
 }
 
 // checkPriority reports a ready row of r's queue that a smaller priority
@@ -112,7 +121,7 @@ func (c *Checker) checkReservations(e *Event, sc *commitScope) {
 func (c *Checker) checkPriority(e *Event, r JobRow) {
 	for id := range c.queues.available[r.Queue] {
 		k := c.jobs[id].row
-		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) {
+		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) && !c.keyHeld(r.Queue, k.PartitionKey) {
 			c.report(Priorities, fmt.Sprintf("job %s of priority %d reserved while job %s of priority %d stayed available in queue %s",
 				r.ID, r.Priority, k.ID, k.Priority, r.Queue), withJobs(r, k))
 			return

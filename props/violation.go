@@ -63,6 +63,12 @@ const (
 	// notification of available jobs (props/wake.go), and that tick's
 	// job pass reserves them (props/wakepass.go).
 	WakeUp
+	// QueueKeyLimit: no reservation leaves more of a queue's jobs with one
+	// partition key running than the queue's per-key limit (props/keys.go).
+	QueueKeyLimit
+	// KeyFairness: a job of a key under its limit never waits behind the
+	// backlog of keys at theirs (props/keys.go).
+	KeyFairness
 	numProperties // not a property: how many there are
 )
 
@@ -90,6 +96,8 @@ var propertyNames = [numProperties]string{
 	DrainBound:          "drain deadline",
 	PollInterval:        "poll interval",
 	WakeUp:              "wake-up",
+	QueueKeyLimit:       "queue per-key limit",
+	KeyFairness:         "per-key fairness",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

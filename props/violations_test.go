@@ -47,6 +47,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, drainCases...)
 	cases = append(cases, wakeCases...)
 	cases = append(cases, wakePassCases...)
+	cases = append(cases, keyCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

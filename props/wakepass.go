@@ -74,7 +74,7 @@ func (c *Checker) jobPass(e *Event) {
 	}
 	for _, q := range p.owed.queues {
 		if id, ok := c.reservable(q, e.Time); ok {
-			c.report(WakeUp, fmt.Sprintf("process %s was notified at %s of jobs available in queue %s with %d of %d places taken; "+
+			c.report(c.keyedOr(q, WakeUp), fmt.Sprintf("process %s was notified at %s of jobs available in queue %s with %d of %d places taken; "+
 				"its job pass at %s asked for %d jobs of queues %v and reserved %d, leaving %d places free and job %s of queue %s available and ready",
 				p.name, formatTime(p.owed.at), q, p.owed.taken, c.params.MaxConcurrent, formatTime(e.Time), e.Limit, e.PassQueues,
 				e.Reserved, free, id, q), withJobs(c.jobs[id].row))
@@ -83,7 +83,7 @@ func (c *Checker) jobPass(e *Event) {
 	}
 	for _, q := range c.params.Queues {
 		if id, ok := c.reservable(q, e.Time); ok {
-			c.report(PollInterval, fmt.Sprintf("process %s's job pass at %s asked for %d jobs of queues %v and reserved %d, "+
+			c.report(c.keyedOr(q, PollInterval), fmt.Sprintf("process %s's job pass at %s asked for %d jobs of queues %v and reserved %d, "+
 				"leaving %d of %d places free and job %s of queue %s available and ready",
 				p.name, formatTime(e.Time), e.Limit, e.PassQueues, e.Reserved, free, c.params.MaxConcurrent, id, q), withJobs(c.jobs[id].row))
 			return
@@ -113,7 +113,10 @@ func (p *procState) forgetOwed() {
 
 // reservable returns the smallest id of a job of queue that a pass at
 // store time at could reserve: available and ready in a queue neither
-// paused, at its limit nor rate-limited.
+// paused, at its limit nor rate-limited, and of a key under its limit.
+// A pass that leaves such a job of a queue with a per-key limit broke
+// per-key fairness (keys.go) rather than 21 or 22: it stopped at a key at
+// its limit instead of skipping over it.
 func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
 	if q, ok := c.queues.rows[queue]; ok {
 		if !q.PausedAt.IsZero() || q.Rate > 0 || q.Limit > 0 && c.queues.running[queue] >= q.Limit {
@@ -123,7 +126,7 @@ func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
 	var first ulid.ULID
 	found := false
 	for id := range c.queues.available[queue] {
-		if c.jobs[id].row.ScheduledAt.After(at) || found && id.Compare(first) >= 0 {
+		if !c.keyReservable(queue, id, at) || found && id.Compare(first) >= 0 {
 			continue
 		}
 		first, found = id, true

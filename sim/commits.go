@@ -102,7 +102,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
 		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
 		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
-		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes,
+		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey,
 	}
 	return dst
 }

@@ -32,6 +32,7 @@ const (
 	MarkScheduleSkipped                  // a schedule skipped a cron time: another row held its key
 	MarkRateBound                        // a reservation brought a queue's starts in its rate's window to the rate
 	MarkLimitBound                       // a reservation brought a queue limited to limitMarkLeast (3) jobs or more to its limit
+	MarkKeyLimitHeld                     // a reservation left a ready job waiting for its key's limit
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -78,6 +79,7 @@ var markNames = [numMarks]string{
 	MarkScheduleSkipped:      "schedule skipped a cron time for its unique key",
 	MarkRateBound:            "queue's rate reached by its starts",
 	MarkLimitBound:           "queue's limit of three or more reached",
+	MarkKeyLimitHeld:         "per-key limit held a job back",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

@@ -35,13 +35,14 @@ const (
 	evSignal                        // a signal reaches the process (gen: its index in signalNames)
 	evAbandon                       // the runner is told to give its drain up
 	evLeaderStop                    // interleaving: the lease holder is asked to stop
+	evKeyLimit                      // fault timer: an operator sets or removes a queue's per-key limit
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evKeyLimit, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -85,6 +86,8 @@ func (s *sim) dispatch(e *event) {
 		s.queueControl()
 	case evQueueRate:
 		s.queueRate()
+	case evKeyLimit:
+		s.keyLimit(e.gen == firstKeyLimit)
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

@@ -41,6 +41,7 @@ const (
 	QueueRate                       // an operator sets or removes a queue's rate limit; rate: per minute
 	HalfOpen                        // a store call never answers until its deadline (half-open connection); rate: per transaction
 	ReadOnly                        // a pooled connection lands on a node that takes no writes (failover); store/pg only; rate: per transaction
+	KeyLimits                       // jobs get partition keys and an operator sets or removes per-key limits; rate: per minute
 	numFaultKinds
 )
 
@@ -49,7 +50,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only",
+	"read-only", "key-limits",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -24,6 +24,7 @@ func (s *sim) record(e *props.Event) {
 		return
 	}
 	s.limitMark(e)
+	s.keyLimitMark(e)
 }
 
 // violated ends the run at v, a broken property: the trace ends there too,

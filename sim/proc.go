@@ -110,6 +110,7 @@ func (s *sim) start() {
 	s.armGlobalFault(Cancel, evCancel)
 	s.armGlobalFault(QueueControl, evQueueControl)
 	s.armGlobalFault(QueueRate, evQueueRate)
+	s.armFirstKeyLimit()
 	if s.interleaving() {
 		s.il.trips.drawLeaderStop(s)
 	}

@@ -25,14 +25,16 @@ func queueRow(q *store.Queue) *props.QueueRow {
 	if q == nil {
 		return nil
 	}
-	return &props.QueueRow{Name: q.Name, PausedAt: q.PausedAt, Limit: q.Limit, Rate: q.Rate, RatePeriod: q.RatePeriod}
+	return &props.QueueRow{Name: q.Name, PausedAt: q.PausedAt, Limit: q.Limit, Rate: q.Rate, RatePeriod: q.RatePeriod,
+		KeyLimit: q.KeyLimit}
 }
 
 func sameQueue(a, b *store.Queue) bool {
 	if n, ok := both(a, b); n || !ok {
 		return n
 	}
-	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit && a.Rate == b.Rate && a.RatePeriod == b.RatePeriod
+	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit && a.Rate == b.Rate && a.RatePeriod == b.RatePeriod &&
+		a.KeyLimit == b.KeyLimit
 }
 
 func rowName(before, after *store.Queue) string {
@@ -50,6 +52,9 @@ func queueState(q *store.Queue) string {
 	}
 	if q != nil && q.Limit > 0 {
 		state += " limit " + strconv.Itoa(q.Limit)
+	}
+	if q != nil && q.KeyLimit > 0 {
+		state += " per-key " + strconv.Itoa(q.KeyLimit)
 	}
 	if q != nil && q.Rate > 0 {
 		state += " rate " + strconv.Itoa(q.Rate) + "/" + q.RatePeriod.String()

@@ -39,6 +39,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		j := store.NewJob{ID: clockrng.NewULID(now, s.client), Queue: s.cfg.Queues[r.IntN(s.sc.Queues)]}
 		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.inserted)+i) + `}`)
 		j.Priority = s.drawPriority()
+		j.PartitionKey = s.drawPartitionKey()
 		if r.Chance(delayed) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
 		}

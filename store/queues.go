@@ -15,6 +15,10 @@ type Queue struct {
 	// Limit is the most jobs of the queue running at once across every
 	// worker; 0: no limit.
 	Limit int
+	// KeyLimit is the most jobs of the queue with the same partition key
+	// (Job.PartitionKey) running at once across every worker; 0: none.
+	// Jobs without a key are bound by Limit alone.
+	KeyLimit int
 	// Rate is the most starts of the queue's jobs in any window of
 	// RatePeriod of store time, across every worker; 0: no rate (and a
 	// zero RatePeriod).
@@ -46,6 +50,12 @@ type Queues interface {
 	// not). A limit below what already runs stops new reservations until
 	// fewer than the limit run.
 	SetQueueLimit(ctx context.Context, name string, limit int) error
+	// SetQueueKeyLimit bounds how many jobs of name with the same partition
+	// key run at once across every worker; 0 removes the bound. It holds
+	// together with the queue's limit. Reserve skips over the jobs of a key
+	// at its limit and takes those of other keys behind them in
+	// reservation order, so one key's backlog does not hold up the others.
+	SetQueueKeyLimit(ctx context.Context, name string, limit int) error
 	// SetQueueRate bounds how many jobs of name start in any window of
 	// period of store time across every worker to n; n = 0 removes the
 	// bound. Reserve admits each start through one of n rate slots, each
@@ -59,7 +69,8 @@ type Queues interface {
 	ListQueues(ctx context.Context) ([]QueueStats, error)
 }
 
-// MaxQueueLimit is the largest limit SetQueueLimit accepts.
+// MaxQueueLimit is the largest limit SetQueueLimit and SetQueueKeyLimit
+// accept.
 const MaxQueueLimit = 1 << 30
 
 // MaxQueueRate is the largest number of starts per period SetQueueRate
@@ -84,12 +95,23 @@ func (c QueueChange) Name() string {
 }
 
 // Wakes reports whether the change lets reservations take more of the
-// queue's jobs than before: a resume, or a limit raised or removed while
-// the queue is not paused. Waiting jobs then became reservable with no row
+// queue's jobs than before: a resume, or a limit or a per-key limit raised
+// or removed while the queue is not paused. Waiting jobs then became reservable with no row
 // of theirs written, so every store notifies the queue's available channel
 // in the change's transaction; a worker waiting on notifications would
 // otherwise leave them until its next poll.
-func (c QueueChange) Wakes() bool { return room(c.After) > room(c.Before) }
+func (c QueueChange) Wakes() bool {
+	return room(c.After) > room(c.Before) || room(c.After) > 0 && keyRoom(c.After) > keyRoom(c.Before)
+}
+
+// keyRoom is how many of a queue's jobs with one partition key may run at
+// once under row q (nil: no row, no bound).
+func keyRoom(q *Queue) int {
+	if q != nil && q.KeyLimit > 0 {
+		return q.KeyLimit
+	}
+	return math.MaxInt
+}
 
 // room is how many of a queue's jobs may run at once under row q (nil: no
 // row, no bound).
@@ -104,4 +126,6 @@ func room(q *Queue) int {
 }
 
 // Controlled reports whether q needs a row: it is paused or limited.
-func (q Queue) Controlled() bool { return !q.PausedAt.IsZero() || q.Limit > 0 || q.Rate > 0 }
+func (q Queue) Controlled() bool {
+	return !q.PausedAt.IsZero() || q.Limit > 0 || q.Rate > 0 || q.KeyLimit > 0
+}

@@ -112,7 +112,7 @@ func sameJob(a, b Job) bool {
 		a.FailedReason == b.FailedReason && a.CancelledAt == b.CancelledAt &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
 		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority &&
-		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes
+		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -132,7 +132,11 @@ func (s State) String() string {
 		fmt.Fprintf(&b, "schedule %q at=%s job=%s\n", sc.Name, format.Time(sc.LastScheduledAt), format.ID(sc.LastScheduledJobID))
 	}
 	for _, q := range s.Queues {
-		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s\n", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
+		if q.KeyLimit > 0 { // absent otherwise, as before per-key limits
+			fmt.Fprintf(&b, " per-key=%d", q.KeyLimit)
+		}
+		b.WriteByte('\n')
 	}
 	if s.Vacuum != nil {
 		fmt.Fprintf(&b, "vacuum started=%s dead=%d\n", format.Time(s.Vacuum.StartedAt), s.Vacuum.DeadRows)
@@ -143,6 +147,13 @@ func (s State) String() string {
 // FormatJob formats every column of a row, times with their zone, so that
 // rows compare as text.
 func FormatJob(j Job) string {
+	if j.PartitionKey != "" { // absent otherwise, as before partition keys
+		return formatJob(j) + fmt.Sprintf(" key=%q", j.PartitionKey)
+	}
+	return formatJob(j)
+}
+
+func formatJob(j Job) string {
 	return fmt.Sprintf("job %s queue=%q payload=%q metadata=%q status=%s attempt=%d created=%s scheduled=%s started=%s by=%s completed=%s failed=%s reason=%q cancelled=%s next=%s schedule=%q unique=%q/%s output=%q priority=%d max-attempts=%d snoozes=%d",
 		j.ID, j.Queue, j.Payload, j.Metadata, j.Status, j.Attempt, format.Time(j.CreatedAt), format.Time(j.ScheduledAt),
 		format.Time(j.StartedAt), format.ID(j.StartedBy), format.Time(j.CompletedAt), format.Time(j.FailedAt), j.FailedReason,

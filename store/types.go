@@ -80,6 +80,10 @@ type Job struct {
 	// Snoozes counts the snoozes of the job before this row (worker.Snooze):
 	// a snooze's row has one more than the row that snoozed, a retry as many.
 	Snoozes int
+	// PartitionKey is the job's partition key, "" for none: a queue's
+	// per-key limit (Queue.KeyLimit) bounds its running jobs of each key.
+	// Retries and snoozes keep it.
+	PartitionKey string
 }
 
 // Job priorities: Reserve takes the smallest number first, then the
@@ -112,7 +116,12 @@ type NewJob struct {
 	// MaxAttempts bounds the job's runs, retries included: 0 (none, the
 	// handler's or the worker's bound applies) to MaxJobAttempts.
 	MaxAttempts int
+	// PartitionKey: see Job.PartitionKey; at most MaxPartitionKeyBytes.
+	PartitionKey string
 }
+
+// MaxPartitionKeyBytes is the longest partition key a job may carry.
+const MaxPartitionKeyBytes = 200
 
 // MaxJobAttempts is the largest bound a job may be given on its attempts.
 const MaxJobAttempts = 1000

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -53,6 +54,9 @@ func ValidateNewJob(j NewJob) error {
 	if err == nil && (j.MaxAttempts < 0 || j.MaxAttempts > MaxJobAttempts) {
 		err = fmt.Errorf("max attempts %d is outside 0 (none) to %d: %w", j.MaxAttempts, MaxJobAttempts, ErrInvalid)
 	}
+	if err == nil {
+		err = checkPartitionKey(j.PartitionKey)
+	}
 	if err == nil && j.ScheduleName != "" {
 		err = names.Check("schedule", j.ScheduleName)
 	}
@@ -70,6 +74,19 @@ func ValidateNewJob(j NewJob) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s on queue %q: %w", name(), j.Queue, err)
+	}
+	return nil
+}
+
+// checkPartitionKey refuses what PostgreSQL's text could not hold or an
+// index should not: a key longer than MaxPartitionKeyBytes, invalid UTF-8
+// or a NUL.
+func checkPartitionKey(key string) error {
+	switch {
+	case len(key) > MaxPartitionKeyBytes:
+		return fmt.Errorf("partition key is %d bytes, more than the %d allowed: %w", len(key), MaxPartitionKeyBytes, ErrInvalid)
+	case !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0:
+		return fmt.Errorf("partition key %q is not valid UTF-8 without NUL: %w", key, ErrInvalid)
 	}
 	return nil
 }

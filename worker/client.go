@@ -64,6 +64,7 @@ type enqueueOptions struct {
 	priority       int
 	maxAttempts    int
 	maxAttemptsSet bool
+	partition      partitionOptions
 }
 
 // WithScheduledAt makes the jobs wait until t (compared with the store's time); a time
@@ -190,7 +191,12 @@ func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOp
 		if err != nil {
 			return nil, fmt.Errorf("worker: encode payload %d (%T) for queue %q: %w", i, p, queue, err)
 		}
-		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority, MaxAttempts: o.maxAttempts}
+		key, err := o.partition.keyOf(raw)
+		if err != nil {
+			return nil, fmt.Errorf("worker: payload %d (%T) for queue %q: %w", i, p, queue, err)
+		}
+		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority, MaxAttempts: o.maxAttempts,
+			PartitionKey: key}
 		o.unique.apply(&jobs[i])
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}

@@ -49,11 +49,15 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 	}
 	var job store.Job
 	var chain []store.Job
+	var waits string
 	err = st.InTx(ctx, func(tx store.Tx) error {
 		if job, err = tx.GetJob(ctx, id); err != nil {
 			return err
 		}
-		chain, err = attemptChain(ctx, tx, job)
+		if chain, err = attemptChain(ctx, tx, job); err != nil {
+			return err
+		}
+		waits, err = keyWait(ctx, tx, job)
 		return err
 	})
 	if err != nil {
@@ -62,10 +66,11 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 	if format == "json" {
 		return writeJSON(c.stdout, struct {
 			Job      jobJSON   `json:"job"`
+			Waits    string    `json:"waits,omitempty"`
 			Attempts []jobJSON `json:"attempts"`
-		}{shownJob(job), jobsJSON(chain)})
+		}{shownJob(job), waits, jobsJSON(chain)})
 	}
-	return printJob(c.stdout, job, chain)
+	return printJob(c.stdout, job, chain, waits)
 }
 
 // attemptChain returns every attempt of job's job, oldest first: the ones
@@ -97,12 +102,15 @@ func attemptChain(ctx context.Context, tx store.Tx, job store.Job) ([]store.Job,
 
 // printJob writes one attempt in full, then its chain as a table with the
 // shown attempt marked.
-func printJob(w io.Writer, job store.Job, chain []store.Job) error {
+func printJob(w io.Writer, job store.Job, chain []store.Job, waits string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	field := func(name, value string) { fmt.Fprintf(tw, "%s:\t%s\n", name, value) }
 	field("id", fmt.Sprintf("%s (uuid %s)", job.ID, uuid.UUID(job.ID)))
 	field("queue", cell(job.Queue))
 	field("status", string(job.Status))
+	if waits != "" {
+		field("waits", waits)
+	}
 	field("attempt", strconv.Itoa(job.Attempt))
 	if job.MaxAttempts > 0 {
 		field("max attempts", strconv.Itoa(job.MaxAttempts))
@@ -118,6 +126,9 @@ func printJob(w io.Writer, job store.Job, chain []store.Job) error {
 	field("failed", preciseTime(job.FailedAt))
 	field("cancelled", preciseTime(job.CancelledAt))
 	field("next attempt", formatID(job.NextAttemptID))
+	if job.PartitionKey != "" {
+		field("partition key", cell(job.PartitionKey))
+	}
 	if job.UniqueKey != "" {
 		field("unique key", cell(job.UniqueKey))
 		field("unique while", job.UniqueStates.String())
@@ -256,6 +267,7 @@ type jobJSON struct {
 	Priority      int             `json:"priority,omitempty"`
 	MaxAttempts   int             `json:"max_attempts,omitempty"`
 	Snoozes       int             `json:"snoozes,omitempty"`
+	PartitionKey  string          `json:"partition_key,omitempty"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

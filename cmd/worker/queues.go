@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,13 +18,16 @@ const queuesUsage = `Usage:
   worker queues list [-format table|json] [flags]
   worker queues pause [flags] QUEUE
   worker queues resume [flags] QUEUE
-  worker queues set-limit [flags] QUEUE N|none
+  worker queues set-limit [flags] QUEUE N|none [-per-key]
   worker queues set-rate [flags] QUEUE N/PERIOD|none
 
 A paused queue still takes new jobs, and its running jobs finish, but no
 worker reserves a job of it until it is resumed. A limit bounds how many of
 a queue's jobs run at once across every worker process; 0 or none removes
-it. A rate bounds how many of its jobs start in any window of PERIOD of
+it; with -per-key, the limit bounds its jobs with the same partition key
+(worker.PartitionKey) instead, together with the queue's limit, and
+workers start the jobs of other keys past those of a key at its limit. A
+rate bounds how many of its jobs start in any window of PERIOD of
 database time across every worker process, e.g. 100/1m, 5/s, 1000/1h30m
 (a Go duration, or a unit alone for one of it); none removes it. All are
 kept in the database. Run 'worker queues <command> -help' for the flags.
@@ -68,7 +72,11 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		synopsis, want = synopsis+" N/PERIOD|none", 2
 	}
 	fs, db := c.dbFlagSet("worker queues "+verb, synopsis)
-	rest, err := c.parseFlags(fs, args)
+	var perKey bool
+	if verb == "set-limit" {
+		fs.BoolVar(&perKey, "per-key", false, "bound the jobs of each partition key rather than the queue's")
+	}
+	rest, err := c.parseTrailingFlags(fs, args, want)
 	if err != nil {
 		return err
 	}
@@ -107,6 +115,13 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 			msg = fmt.Sprintf("queue %s has no rate", shown(queue))
 		}
 	default:
+		if perKey {
+			err, msg = client.SetQueueKeyLimit(ctx, queue, limit), fmt.Sprintf("queue %s limited to %d running jobs per partition key", shown(queue), limit)
+			if limit == 0 {
+				msg = fmt.Sprintf("queue %s has no per-key limit", shown(queue))
+			}
+			break
+		}
 		err, msg = client.SetQueueLimit(ctx, queue, limit), fmt.Sprintf("queue %s limited to %d running jobs", shown(queue), limit)
 		if limit == 0 {
 			msg = fmt.Sprintf("queue %s has no limit", shown(queue))
@@ -151,7 +166,7 @@ func parseLimit(s string) (int, error) {
 const queuesListSynopsis = `worker queues list [-format table|json] [flags]
 
 Prints every queue that has jobs, is paused, limited or rate-limited: its
-state, its limit, its rate and how many of its jobs are in each status,
+state, its limit, its per-key limit, its rate and how many of its jobs are in each status,
 read in one query.`
 
 func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
@@ -184,23 +199,26 @@ var listedStatuses = store.Statuses()
 
 func printQueues(w io.Writer, queues []store.QueueStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tRATE")
+	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tPER-KEY\tRATE")
 	for _, s := range listedStatuses {
 		fmt.Fprintf(tw, "\t%s", s)
 	}
 	fmt.Fprintln(tw)
 	for _, q := range queues {
-		state, limit, rate := "active", "-", "-"
+		state, limit, perKey, rate := "active", "-", "-", "-"
 		if !q.PausedAt.IsZero() {
 			state = "paused since " + formatTime(q.PausedAt)
 		}
 		if q.Limit > 0 {
 			limit = strconv.Itoa(q.Limit)
 		}
+		if q.KeyLimit > 0 {
+			perKey = strconv.Itoa(q.KeyLimit)
+		}
 		if q.Rate > 0 {
 			rate = formatRate(q.Rate, q.RatePeriod)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, rate)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, perKey, rate)
 		for _, s := range listedStatuses {
 			fmt.Fprintf(tw, "\t%d", q.Counts[s])
 		}
@@ -215,6 +233,7 @@ type queueJSON struct {
 	Paused   bool   `json:"paused"`
 	PausedAt string `json:"paused_at,omitempty"`
 	Limit    int    `json:"limit,omitempty"`
+	KeyLimit int    `json:"per_key_limit,omitempty"`
 	// Rate is the most starts in any window of RatePeriodSeconds.
 	Rate              int                  `json:"rate,omitempty"`
 	RatePeriodSeconds float64              `json:"rate_period_seconds,omitempty"`
@@ -224,11 +243,23 @@ type queueJSON struct {
 func queuesJSON(queues []store.QueueStats) []queueJSON {
 	out := make([]queueJSON, len(queues))
 	for i, q := range queues {
-		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, Rate: q.Rate,
+		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, KeyLimit: q.KeyLimit, Rate: q.Rate,
 			RatePeriodSeconds: q.RatePeriod.Seconds(), Counts: q.Counts}
 		if out[i].Paused {
 			out[i].PausedAt = formatTime(q.PausedAt)
 		}
 	}
 	return out
+}
+
+// parseTrailingFlags parses flags before and after the want arguments, so
+// that "worker queues set-limit Q 3 -per-key" reads as the issue writes
+// it: the flag package stops at the first argument.
+func (c *cli) parseTrailingFlags(fs *flag.FlagSet, args []string, want int) ([]string, error) {
+	rest, err := c.parseFlags(fs, args)
+	if err != nil || len(rest) <= want {
+		return rest, err
+	}
+	more, err := c.parseFlags(fs, rest[want:])
+	return append(rest[:want:want], more...), err
 }

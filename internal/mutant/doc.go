@@ -34,6 +34,8 @@ var Names = []string{
 	PriorityInverted,
 	PauseIgnored,
 	LimitPerWorker,
+	KeyLimitUncounted,
+	KeyLimitStops,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -59,6 +61,7 @@ var Names = []string{
 	PGDutiesUnserialized,
 	PGCompleteUnchecked,
 	PGLimitCountUnlocked,
+	PGKeyCountUnlocked,
 	PGHintsKept,
 	PGRenewOverwrites,
 	PGExpireUnchecked,
@@ -119,6 +122,14 @@ const (
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"
+	// KeyLimitUncounted: the in-memory store counts a key's running jobs
+	// against the queue's per-key limit but not the ones the reservation
+	// itself takes, so one reservation can start a key's whole backlog.
+	KeyLimitUncounted = "key-limit-uncounted"
+	// KeyLimitStops: the in-memory store stops taking a queue's jobs at
+	// the first job whose key is at its limit instead of skipping over
+	// it, so a hot key's backlog holds up every other key.
+	KeyLimitStops = "key-limit-stops"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.
@@ -211,6 +222,11 @@ const (
 	// running jobs does so without the queue's limit lock, so two may
 	// count the same free places and both fill them.
 	PGLimitCountUnlocked = "pg-limit-count-unlocked"
+	// PGKeyCountUnlocked: a reservation of a queue with a per-key limit
+	// (and no queue-wide one) counts its running jobs by key without the
+	// queue's limit lock, so two may count the same free places of a key
+	// and both fill them.
+	PGKeyCountUnlocked = "pg-key-count-unlocked"
 	// PGHintsKept: a reservation's hint of where to start reading its
 	// queue (store/pg/hints.go) is never forgotten nor ignored, so a job
 	// made available below it waits until the hint passes it.

@@ -96,6 +96,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		UniqueStates: nj.CoveredStatuses(),
 		Priority:     nj.Priority,
 		MaxAttempts:  nj.MaxAttempts,
+		PartitionKey: nj.PartitionKey,
 	}
 	if nj.Metadata != nil {
 		j.Metadata = bytes.Clone(nj.Metadata)
@@ -125,7 +126,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
 	}
 	var out []store.Job
-	var early []waiting // available but scheduled after now: skipped, kept
+	var early []waiting // scheduled after now, or held by its key's limit: skipped, kept
 	defer func() {
 		for _, w := range early {
 			w.heap.push(w.entry)
@@ -146,6 +147,15 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 			early = append(early, waiting{h, e})
 			continue
 		}
+		if open[i].keyHeld(j.PartitionKey) {
+			// Skipped, not stopped at: the jobs of other keys behind it
+			// may run (the fairness of per-key limits).
+			early = append(early, waiting{h, e})
+			if mutant.On(mutant.KeyLimitStops) {
+				open = slices.Delete(open, i, i+1)
+			}
+			continue
+		}
 		after := *j
 		after.Status = store.Running
 		after.StartedAt = t.now
@@ -153,6 +163,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		t.setJob(j, &after)
 		out = append(out, export(&after))
 		t.takeSlot(j.Queue, worker)
+		open[i].keyTaken(j.PartitionKey)
 		if open[i].room--; open[i].room == 0 {
 			open = slices.Delete(open, i, i+1)
 		}
@@ -166,6 +177,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 type openQueue struct {
 	name string
 	room int
+	keys *keyRoom // nil: no per-key limit
 }
 
 // openQueues returns the queues among queues that are not paused and have
@@ -175,7 +187,7 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 	for _, name := range sortedNames(queues) {
 		q := s.queues[name]
 		if q == nil {
-			open = append(open, openQueue{name, -1})
+			open = append(open, openQueue{name: name, room: -1})
 			continue
 		}
 		if !q.PausedAt.IsZero() && !mutant.On(mutant.PauseIgnored) {
@@ -200,7 +212,7 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 				room = free
 			}
 		}
-		open = append(open, openQueue{name, room})
+		open = append(open, openQueue{name: name, room: room, keys: s.keyRoomOf(q)})
 	}
 	s.openBuf = open[:0]
 	return open

@@ -77,6 +77,7 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 		Priority:     old.Priority,
 		MaxAttempts:  old.MaxAttempts,
 		Snoozes:      snoozes,
+		PartitionKey: old.PartitionKey,
 	}
 	if delay <= 0 {
 		next.Status = store.Available

@@ -62,6 +62,10 @@ func ReserveSQL(s *Store) string { return s.sql(reserveSQL) }
 // a rate, with the store's schema.
 func PlainReserveSQL(s *Store) string { return s.sql(plainReserveSQL) }
 
+// KeyedReserveSQL is the reserving statement while a queue has a per-key
+// limit, with the store's schema.
+func KeyedReserveSQL(s *Store) string { return s.sql(keyedReserveSQL) }
+
 // LimitLockSQL is the statement deciding, before it, whether a limited
 // queue's reservation reuses places or counts them under the limit lock.
 func LimitLockSQL(s *Store) string { return s.sql(limitLockSQL) }

@@ -132,27 +132,28 @@ func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
 		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
 		ins AS (`+insertSelect+`
 			RETURNING queue, status)
-		SELECT pg_notify($12, q.queue) IS NULL
+		SELECT pg_notify($13, q.queue) IS NULL
 		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
 		append(t.insertArgs(jobs, nil), t.s.chAvailable)...)
 }
 
 // insertSelect inserts the rows of insertArgs ($1 now, $2-$7 the columns,
 // $8 and $9 the stored unique keys and covered statuses, $10 the
-// priorities, $11 the max attempts, 0 for none), in batch order.
+// priorities, $11 the max attempts, 0 for none, $12 the partition keys,
+// "" for none), in batch order.
 const insertSelect = `
 	INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
-	                           unique_key, unique_states, priority, max_attempts)
+	                           unique_key, unique_states, priority, max_attempts, partition_key)
 	SELECT i.id, i.queue, i.payload::json, i.metadata::json,
 	       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
 	       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, ''), nullif(i.ukey, ''), nullif(i.ustates, 0),
-	       i.priority, nullif(i.max_attempts, 0)
+	       i.priority, nullif(i.max_attempts, 0), nullif(i.pkey, '')
 	FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[],
-	                 $8::text[], $9::int2[], $10::int2[], $11::int4[])
-	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, priority, max_attempts, ord)
+	                 $8::text[], $9::int2[], $10::int2[], $11::int4[], $12::text[])
+	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, priority, max_attempts, pkey, ord)
 	ORDER BY i.ord`
 
-// insertArgs returns the arguments $1 to $11 of insertSelect. keys are the
+// insertArgs returns the arguments $1 to $12 of insertSelect. keys are the
 // stored unique keys (nil: none).
 func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	n := len(jobs)
@@ -161,7 +162,9 @@ func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	scheduled := make([]pgtype.Timestamptz, n)
 	states, priorities := make([]int16, n), make([]int16, n)
 	maxAttempts := make([]int32, n)
+	partitionKeys := make([]string, n)
 	for i, j := range jobs {
+		partitionKeys[i] = j.PartitionKey
 		priorities[i], maxAttempts[i] = int16(j.Priority), int32(j.MaxAttempts)
 		ids[i], queues[i], payloads[i], names[i] = idArg(j.ID), j.Queue, string(j.Payload), j.ScheduleName
 		metadata[i] = string(metadataOf(j))
@@ -171,7 +174,7 @@ func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	if keys == nil {
 		keys = make([]string, n)
 	}
-	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states, priorities, maxAttempts}
+	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states, priorities, maxAttempts, partitionKeys}
 }
 
 // copyJobs inserts a large batch with COPY, which cannot compute values:
@@ -186,8 +189,13 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 	}
 	order := idOrder(jobs)
 	columns := copyColumns
-	if slices.ContainsFunc(jobs, func(j store.NewJob) bool { return j.MaxAttempts > 0 }) {
-		columns = append(slices.Clip(columns), "max_attempts") // only then: the column costs every row
+	attempts := slices.ContainsFunc(jobs, func(j store.NewJob) bool { return j.MaxAttempts > 0 })
+	keyed := slices.ContainsFunc(jobs, func(j store.NewJob) bool { return j.PartitionKey != "" })
+	if attempts { // only then: the column costs every row
+		columns = append(slices.Clip(columns), "max_attempts")
+	}
+	if keyed { // the same
+		columns = append(slices.Clip(columns), "partition_key")
 	}
 	var available []string           // one per row: notifyAvailable drops repeats
 	row := make([]any, len(columns)) // CopyFrom encodes each row before asking for the next
@@ -203,8 +211,12 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 		}
 		row[0], row[1], row[2], row[3], row[4] = idArg(j.ID), j.Queue, []byte(j.Payload), metadataOf(*j), string(status)
 		row[5], row[6], row[7], row[8], row[9] = int32(0), now, at, schedule, int16(j.Priority)
-		if len(row) > len(copyColumns) {
-			row[len(copyColumns)] = pgtype.Int4{Int32: int32(j.MaxAttempts), Valid: j.MaxAttempts > 0}
+		extra := row[len(copyColumns):]
+		if attempts {
+			extra[0], extra = pgtype.Int4{Int32: int32(j.MaxAttempts), Valid: j.MaxAttempts > 0}, extra[1:]
+		}
+		if keyed {
+			extra[0] = pgtype.Text{String: j.PartitionKey, Valid: j.PartitionKey != ""}
 		}
 		return row, nil
 	})
@@ -215,7 +227,8 @@ func (t *tx) copyJobs(ctx context.Context, db pgx.Tx, jobs []store.NewJob) error
 	return t.notifyAvailable(ctx, db, available)
 }
 
-// copyColumns are the columns copyJobs writes, max_attempts aside.
+// copyColumns are the columns copyJobs writes, max_attempts and
+// partition_key aside.
 var copyColumns = []string{"id", "queue", "payload", "metadata", "status", "attempt", "created_at", "scheduled_at", "schedule_name", "priority"}
 
 // idOrder returns the indexes of jobs in id order. It sorts small keys (a

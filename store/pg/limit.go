@@ -91,7 +91,8 @@ func recording(completion string) string {
 }
 
 // limitLockSQL decides, for each limited queue of $2 that is not paused,
-// whether the reservation may reuse places or must count: it counts the
+// whether the reservation may reuse places or must count (always, for a
+// queue with a per-key limit: reserve_keyed.go): it counts the
 // jobs of the queue that this transaction's completions recorded
 // (recordEnded), and takes the queue's limit lock, key $1, when the queue
 // is overrun or when $3 jobs are more than that. It records the answer in
@@ -104,9 +105,10 @@ func recording(completion string) string {
 const limitLockSQL = `
 	SELECT set_config('tickwork.limit_room', coalesce(json_object_agg(d.queue,
 			CASE WHEN d.counts THEN -1 - length(pg_advisory_xact_lock($1, hashtext(d.queue))::text) ELSE d.ended END), '{}')::text, true)
-	FROM (SELECT q.queue, ctl.limit_overrun OR $3 > e.ended AS counts, e.ended
+	FROM (SELECT q.queue, ctl.key_limit IS NOT NULL OR ctl.limit_overrun OR $3 > e.ended AS counts, e.ended
 		FROM (SELECT queue FROM unnest($2::text[]) AS queue) AS q
-		JOIN {schema}.queues AS ctl ON ctl.name = q.queue AND ctl.max_running IS NOT NULL AND ctl.paused_at IS NULL
+		JOIN {schema}.queues AS ctl ON ctl.name = q.queue AND (ctl.max_running IS NOT NULL OR ctl.key_limit IS NOT NULL)
+			AND ctl.paused_at IS NULL
 		CROSS JOIN LATERAL (SELECT coalesce(sum((e.pair ->> 1)::integer), 0) AS ended
 			FROM jsonb_array_elements(coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb) AS e(pair)
 			WHERE e.pair ->> 0 = q.queue) AS e

@@ -16,6 +16,7 @@ import (
 // silently unplanted; the selected bug's edit is then made.
 type statements struct {
 	reserve        string // reserveSQL
+	keyedReserve   string // keyedReserveSQL
 	plainReserve   string // plainReserveSQL
 	limitLock      string // limitLockSQL
 	takeLease      string // takeLeaseSQL
@@ -34,6 +35,7 @@ const dutyLockSQL = "SELECT pg_advisory_xact_lock($1)"
 func newStatements(fill func(string) string) statements {
 	st := statements{
 		reserve:        fill(reserveSQL),
+		keyedReserve:   fill(keyedReserveSQL),
 		plainReserve:   fill(plainReserveSQL),
 		limitLock:      fill(limitLockSQL),
 		takeLease:      fill(takeLeaseSQL),
@@ -67,6 +69,7 @@ var plantedEdits = []plantedEdit{
 	// slots) waits for the rows another transaction holds.
 	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.reserve }, jobsSkipLocked, jobsLocked},
 	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.plainReserve }, jobsSkipLocked, jobsLocked},
+	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.keyedReserve }, jobsSkipLocked, jobsLocked},
 	// pg-split-lease: the lease that the SELECT before found free is
 	// written without a re-check, overwriting one another transaction took
 	// meanwhile.
@@ -96,6 +99,11 @@ var plantedEdits = []plantedEdit{
 	// places and both fill them.
 	{mutant.PGLimitCountUnlocked, func(s *statements) *string { return &s.limitLock },
 		"pg_advisory_xact_lock($1, hashtext(d.queue))::text", "left($1::integer::text, 0)"},
+	// pg-key-count-unlocked: a queue with a per-key limit and no limit
+	// never takes its limit lock, so two reservations may count the same
+	// free places of a key and both fill them.
+	{mutant.PGKeyCountUnlocked, func(s *statements) *string { return &s.limitLock },
+		"ctl.key_limit IS NOT NULL OR ctl.limit_overrun OR $3 > e.ended", "ctl.max_running IS NOT NULL AND (ctl.limit_overrun OR $3 > e.ended)"},
 }
 
 // The texts the planted bugs edit.

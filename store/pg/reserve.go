@@ -77,14 +77,19 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // must plan as the caller's settings say: a batch that ends its transaction with the reservation
 // (the job pass) needs no restoring, the settings end with it, and is
 // spared a statement. It returns the epoch of the queues' hints
-// (hints.go) it read, which readReserved must be given.
+// (hints.go) it read, which readReserved must be given: noHints for
+// keyedReserveSQL, which learns none.
 func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID, queues []string, limit int, full, restore bool) (epoch uint64) {
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
 	from, epoch := s.hints.start(queues)
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
 	if full {
+		reserve := s.stmt.reserve
+		if s.keyed.Load() {
+			reserve, epoch = s.stmt.keyedReserve, noHints
+		}
 		b.Queue(s.stmt.limitLock, s.limitKey, queues, limit)
-		b.Queue(s.stmt.reserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
+		b.Queue(reserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	} else {
 		b.Queue(s.stmt.plainReserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	}
@@ -99,11 +104,13 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 // of a queue's controls, which takes it exclusive, waits for those in
 // flight and holds up those that come after it. It also says whether any
 // queue (of any reservation's: the answer serves them all) has a limit or
-// a rate, for the next reservation's choice of statement
-// (reserve_plain.go).
+// a rate, and whether any has a per-key limit, for the next reservation's
+// choice of statement (reserve_plain.go, reserve_keyed.go).
 const lockQueuesSQL = `
 	SELECT count(pg_advisory_xact_lock_shared($1, hashtext(q.queue))),
-		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.max_running IS NOT NULL OR ctl.rate_starts IS NOT NULL)
+		EXISTS (SELECT FROM {schema}.queues AS ctl
+			WHERE ctl.max_running IS NOT NULL OR ctl.rate_starts IS NOT NULL OR ctl.key_limit IS NOT NULL),
+		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.key_limit IS NOT NULL)
 	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
 
 // readReserved reads the answers of queueReserveRows's statements (full
@@ -111,11 +118,12 @@ const lockQueuesSQL = `
 // reserved rows.
 func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool, epoch uint64) ([]store.Job, error) {
 	var locked int64
-	var controlled bool
-	if err := br.QueryRow().Scan(&locked, &controlled); err != nil { // lockQueuesSQL
+	var controlled, keyed bool
+	if err := br.QueryRow().Scan(&locked, &controlled, &keyed); err != nil { // lockQueuesSQL
 		return nil, err
 	}
 	s.controlled.Store(controlled)
+	s.keyed.Store(keyed)
 	if full {
 		if _, err := br.Exec(); err != nil { // limitLockSQL
 			return nil, err
@@ -128,7 +136,9 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool,
 	}
 	if err == nil {
 		sortByID(jobs) // markReserved returns them in the order of their tuples
-		s.hints.learn(epoch, limit, jobs)
+		if epoch != noHints {
+			s.hints.learn(epoch, limit, jobs)
+		}
 	}
 	if err == nil && restore {
 		_, err = br.Exec() // restorePlannerSQL
@@ -136,7 +146,8 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool,
 	return jobs, err
 }
 
-// reserveSQL picks, for each queue that is not paused, its first
+// reserveSQL picks, for each queue that is not paused and has no
+// per-key limit (reserve_keyed.go), its first
 // available rows in reservation order (priority, scheduled_at, id) that no
 // other transaction holds (SKIP LOCKED), at most the room its limit and
 // its rate leave,
@@ -178,8 +189,18 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool,
 // of the jobs the transaction completed, unless the queue is overrun now
 // (then none: the next reservation will take the lock). A count that finds
 // an overrun queue at most at its limit clears the mark (settled).
-const reserveSQL = `
-	WITH claimed AS MATERIALIZED (
+var reserveSQL = `
+	WITH ` + controlCTEs + `,
+	picked AS MATERIALIZED (
+		SELECT q.queue, c.id, c.priority, c.scheduled_at, c.row_tid
+		FROM unnest($3::text[], $5::smallint[], $6::timestamptz[], $7::uuid[]) AS q(queue, from_priority, from_at, from_id)
+		CROSS JOIN LATERAL (SELECT coalesce((` + queueRoom("OR ctl.key_limit IS NOT NULL") + `), $4) AS room) AS r
+` + pickJobs + `,
+` + stampedCTE + markReserved
+
+// controlCTEs are reserveSQL's CTEs that claim rate slots and count
+// limited queues' running rows (see reserveSQL).
+const controlCTEs = `claimed AS MATERIALIZED (
 		SELECT q.queue, s.slot FROM unnest($3::text[]) AS q(queue)
 		CROSS JOIN LATERAL (SELECT rate_period FROM {schema}.queues AS ctl
 			WHERE ctl.name = q.queue AND ctl.rate_starts IS NOT NULL AND ctl.paused_at IS NULL) AS ctl
@@ -200,22 +221,29 @@ const reserveSQL = `
 			WHERE r.status = 'running' AND r.queue = q.queue) END AS running OFFSET 0) AS n),
 	settled AS (
 		UPDATE {schema}.queues AS ctl SET limit_overrun = false FROM limited AS l
-		WHERE ctl.name = l.queue AND l.limit_overrun AND l.running <= l.max_running),
-	picked AS MATERIALIZED (
-		SELECT q.queue, c.id, c.priority, c.scheduled_at, c.row_tid
-		FROM unnest($3::text[], $5::smallint[], $6::timestamptz[], $7::uuid[]) AS q(queue, from_priority, from_at, from_id)
-		CROSS JOIN LATERAL (SELECT coalesce((
+		WHERE ctl.name = l.queue AND l.limit_overrun AND l.running <= l.max_running)`
+
+// queueRoom is the statement that reads queue q.queue's room under its
+// controls from the CTEs of controlCTEs: none when paused (or when
+// closed, a further condition on its row ctl, holds), else the least of
+// $4, its limit's room and its claimed rate slots. A queue without a row
+// reads no row (the caller's coalesce gives it $4).
+func queueRoom(closed string) string {
+	return `
 			SELECT CASE
-				WHEN ctl.paused_at IS NOT NULL THEN 0
+				WHEN ctl.paused_at IS NOT NULL ` + closed + ` THEN 0
 				ELSE least(CASE WHEN ctl.max_running IS NULL THEN $4
 					ELSE (SELECT coalesce(sum(room), 0) FROM limited WHERE limited.queue = q.queue) END,
 				CASE WHEN ctl.rate_starts IS NULL THEN $4
 					ELSE (SELECT count(*) FROM claimed WHERE claimed.queue = q.queue) END) END
-			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
-` + pickJobs + `,
-	stamped AS (
+			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue`
+}
+
+// stampedCTE stamps as many claimed rate slots of each queue as the
+// reservation picked jobs of it.
+const stampedCTE = `	stamped AS (
 		UPDATE {schema}.queue_rate_slots AS s SET last_start = coalesce($1::timestamptz, now())
 		FROM (SELECT queue, slot, row_number() OVER (PARTITION BY queue ORDER BY slot) AS k FROM claimed) AS c
 		WHERE s.queue = c.queue AND s.slot = c.slot
 		  AND c.k <= (SELECT count(*) FROM picked WHERE picked.queue = c.queue))
-` + markReserved
+`

@@ -16,13 +16,14 @@ package pg
 // queue; the answer to its lockQueuesSQL then turns the hint back on.
 
 // plainReserveSQL is reserveSQL for queues without a limit or a rate: a
-// paused, limited or rate-limited queue gives it no room.
+// paused, limited (per key too) or rate-limited queue gives it no room.
 const plainReserveSQL = `
 	WITH picked AS MATERIALIZED (
 		SELECT q.queue, c.id, c.priority, c.scheduled_at, c.row_tid
 		FROM unnest($3::text[], $5::smallint[], $6::timestamptz[], $7::uuid[]) AS q(queue, from_priority, from_at, from_id)
 		CROSS JOIN LATERAL (SELECT coalesce((
 			SELECT CASE WHEN ctl.paused_at IS NULL AND ctl.max_running IS NULL AND ctl.rate_starts IS NULL
+					AND ctl.key_limit IS NULL
 				THEN $4 ELSE 0 END
 			FROM {schema}.queues AS ctl WHERE ctl.name = q.queue), $4) AS room) AS r
 ` + pickJobs + `
@@ -33,7 +34,11 @@ const plainReserveSQL = `
 // hint (hints.go) that no other transaction holds, and the first $4 of
 // them all. The hint bounds the index scan's start: a row comparison on
 // the index's leading columns is an index condition.
-const pickJobs = `
+const pickJobs = pickJobsScan + `
+		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4)`
+
+// pickJobsScan is pickJobs's scan of each queue's rows.
+const pickJobsScan = `
 		CROSS JOIN LATERAL (
 			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
 			WHERE status = 'available'
@@ -41,8 +46,7 @@ const pickJobs = `
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND ` + workerLive + `
 			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
-			FOR UPDATE SKIP LOCKED) AS c
-		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4)`
+			FOR UPDATE SKIP LOCKED) AS c`
 
 // markReserved ends both reservations: the picked rows become running
 // under worker $2 and are returned. It finds them by the tuple ids

@@ -94,6 +94,7 @@ type Store struct {
 	queueKey    int32           // with hashtext(queue), the key of a queue's advisory lock
 	limitKey    int32           // with hashtext(queue), the key of a limited queue's limit lock (limit.go)
 	controlled  atomic.Bool     // the next reservation sends reserveSQL (reserve_plain.go)
+	keyed       atomic.Bool     // … or keyedReserveSQL (reserve_keyed.go)
 	hints       reserveHints    // where reservations start reading jobs_available_idx (hints.go)
 }
 

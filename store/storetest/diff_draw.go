@@ -24,6 +24,8 @@ var (
 	// Unique keys: "" (none) half the time, two that collide, then ones
 	// no store accepts.
 	diffUniqueKeys = []string{"", "", "k1", "k2", "k\x00", strings.Repeat("k", store.MaxUniqueKeyBytes+1)}
+	// Partition keys: none, a hot one, another; then refused ones.
+	diffPartitionKeys = []string{"", "hot", "hot", "k1", "p\x00", strings.Repeat("p", store.MaxPartitionKeyBytes+1)}
 	// Covered statuses: the default, the allowed extensions, then sets
 	// that leave a live status out or cover failed.
 	diffUniqueStates = []store.StatusSet{0, store.LiveStatuses, store.LiveStatuses | store.StatusesOf(store.Completed),
@@ -93,6 +95,7 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 		Priority:     drawPriority(rt),
 		MaxAttempts:  drawMaxAttempts(rt),
 	}
+	j.PartitionKey = rarely(rt, diffPartitionKeys, 4, "partition key")
 	if m := rarely(rt, diffMetadata, 2, "metadata"); m != "" {
 		j.Metadata = json.RawMessage(m)
 	}

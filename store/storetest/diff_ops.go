@@ -47,6 +47,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"resumeQueue":         drawResumeQueue,
 	"setQueueLimit":       drawSetQueueLimit,
 	"setQueueRate":        drawSetQueueRate,
+	"setQueueKeyLimit":    drawSetQueueKeyLimit,
 	"listQueues":          drawListQueues,
 	"recordVacuum":        drawRecordVacuum,
 	"lastVacuum":          drawLastVacuum,
@@ -63,7 +64,7 @@ var stepKinds = append([]string{
 	"registerWorker", "completeJobs", "failJob", "scheduleRetry", "cancelJob", "deleteOldJobs", "rolledBack",
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "vacuumJobs",
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
-	"reserve", "jobPass", "setQueueRate",
+	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

@@ -51,6 +51,16 @@ func drawSetQueueLimit(rt *rapid.T, _ *diff) op {
 	}}
 }
 
+// drawSetQueueKeyLimit is usually a per-key limit of 1 or 2, sometimes
+// none and rarely one out of range.
+func drawSetQueueKeyLimit(rt *rapid.T, _ *diff) op {
+	q := drawQueueName(rt)
+	n := rapid.SampledFrom([]int{1, 2, 1, 2, 0, -1}).Draw(rt, "queue per-key limit")
+	return op{fmt.Sprintf("setQueueKeyLimit %q %d", q, n), func(ctx context.Context, tx store.Tx) (string, error) {
+		return "", tx.SetQueueKeyLimit(ctx, q, n)
+	}}
+}
+
 // drawSetQueueRate is usually a rate whose period spans a few of
 // advanceClock's steps, sometimes none and rarely one out of range.
 func drawSetQueueRate(rt *rapid.T, _ *diff) op {

@@ -23,6 +23,7 @@ var suites = []struct {
 	{"Priority", priorityCases},
 	{"Backlog", backlogCases},
 	{"Queues", queueCases},
+	{"KeyLimits", keyLimitCases},
 	{"Rates", rateCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},

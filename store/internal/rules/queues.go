@@ -42,6 +42,9 @@ func ResumeEdit(q *store.Queue) { q.PausedAt = time.Time{} }
 // LimitEdit: see PauseEdit.
 func LimitEdit(limit int) func(*store.Queue) { return func(q *store.Queue) { q.Limit = limit } }
 
+// KeyLimitEdit: see PauseEdit.
+func KeyLimitEdit(limit int) func(*store.Queue) { return func(q *store.Queue) { q.KeyLimit = limit } }
+
 // RateEdit: see PauseEdit. The period is kept to the microsecond, as store
 // times are; no rate has a zero period.
 func RateEdit(n int, period time.Duration) func(*store.Queue) {

@@ -11,12 +11,20 @@ import (
 // ValidateQueueLimit returns an error wrapping store.ErrInvalid unless name is a
 // valid queue name and limit lies between 0 and store.MaxQueueLimit, the same in
 // every store.
-func ValidateQueueLimit(name string, limit int) error {
+func ValidateQueueLimit(name string, limit int) error { return validateLimit("limit", name, limit) }
+
+// ValidateQueueKeyLimit is ValidateQueueLimit for a per-key limit.
+func ValidateQueueKeyLimit(name string, limit int) error {
+	return validateLimit("per-key limit", name, limit)
+}
+
+// validateLimit checks a limit of either kind, what naming it.
+func validateLimit(what, name string, limit int) error {
 	if err := names.Check("queue", name); err != nil {
-		return fmt.Errorf("set the limit of a queue: %w", err)
+		return fmt.Errorf("set the %s of a queue: %w", what, err)
 	}
 	if limit < 0 || limit > store.MaxQueueLimit {
-		return fmt.Errorf("set the limit of queue %q to %d: must be 0 (none) to %d: %w", name, limit, store.MaxQueueLimit, store.ErrInvalid)
+		return fmt.Errorf("set the %s of queue %q to %d: must be 0 (none) to %d: %w", what, name, limit, store.MaxQueueLimit, store.ErrInvalid)
 	}
 	return nil
 }

@@ -1,0 +1,64 @@
+package pg_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/internal/long"
+	"github.com/tickwork/tickwork/store/pg"
+)
+
+// coldKeys is how many jobs of keys of their own end the keyed backlog.
+const coldKeys = 10
+
+// TestKeyedReservationStaysBoundedWithAMillionRows: a queue limited to 2
+// jobs per key whose million waiting jobs all but the last coldKeys share
+// one hot key, already at its limit (the fixture's running jobs have it).
+// Reserving 100 must take the cold jobs behind the backlog while reading
+// about one index entry per key with available jobs, not the backlog: the
+// skip scan of jobs_key_available_idx (migration 0014). Generic and custom
+// plans, without statistics and with.
+func TestKeyedReservationStaysBoundedWithAMillionRows(t *testing.T) {
+	long.Test(t, "builds two million rows")
+	t.Parallel()
+	s := millionRows(t)
+	for _, q := range []string{
+		`UPDATE {schema}.jobs SET partition_key = 'hot' WHERE status IN ('available', 'running')`,
+		fmt.Sprintf(`UPDATE {schema}.jobs SET partition_key = 'cold-' || id
+			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'available' ORDER BY id DESC LIMIT %d)`, coldKeys),
+		`VACUUM {schema}.jobs`,
+	} {
+		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
+			t.Fatalf("key the backlog: %v\n%s", err, q)
+		}
+	}
+	for _, stats := range []string{"no statistics", "fresh statistics"} {
+		if stats == "fresh statistics" {
+			analyze(t, s)
+		}
+		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+			o := planOptions{mode: mode, guarded: true, analyze: true, setup: []string{
+				pg.SQL(s, `INSERT INTO {schema}.queues (name, key_limit) VALUES ('q', 2)`),
+				`SELECT set_config('tickwork.limit_room', '{"q": -1}', true)`,
+			}}
+			plan := explainPlan(t, s, o, pg.KeyedReserveSQL(s), reserveArgs)
+			keyed, plain := entriesRead(plan, "jobs_key_available_idx"), entriesRead(plan, "jobs_available_idx")
+			running := entriesRead(plan, "jobs_running_idx")
+			if keyed > 10*(coldKeys+2) || plain > 0 || running > 400 {
+				t.Errorf("reserving 100 past a hot key's backlog of %d, %s, %s: read %.0f keyed, %.0f available and %.0f running entries\n%s",
+					waiting, stats, mode, keyed, plain, running, plan)
+			}
+			if reserved := plan.ActualRows; reserved != coldKeys {
+				t.Errorf("reserved %.0f jobs past the hot key's backlog, %s, %s; want the %d cold ones\n%s", reserved, stats, mode, coldKeys, plan)
+			}
+			// jobs_available_idx is the scan of the queues without a per-key
+			// limit, here none: it reads nothing (plain above).
+			if bad := countingRunning(boundedJobScans(plan, "jobs_key_available_idx", "jobs_available_idx", "jobs_pkey", "jobs_running_idx")); len(bad) > 0 {
+				t.Errorf("keyed reservation, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
+			}
+		}
+	}
+}
