@@ -65,7 +65,7 @@ func (s *sim) keyLimit(first bool) {
 // keyLimitMark notes a commit that started a job of a queue with a
 // per-key limit while a ready job of the queue waits for its key's limit:
 // the reservation had to skip over it. Once noted, it costs nothing more.
-func (s *sim) keyLimitMark(e props.Event) {
+func (s *sim) keyLimitMark(e *props.Event) {
 	if s.res.Marks.Has(MarkKeyLimitHeld) || !s.sc.On(KeyLimits) {
 		return
 	}
