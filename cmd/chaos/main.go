@@ -141,7 +141,9 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	if r.net != nil {
 		r.netFigures = r.checkNet(res)
 	}
-	sum := summary{found: len(res.violations) + len(r.problems), violated: map[props.Property]int{}, faults: r.counts, figures: count(res, r.enq, o.maxRetries)}
+	figs := count(res, r.enq, o.maxRetries)
+	r.checkExercised(figs)
+	sum := summary{found: len(res.violations) + len(r.problems), violated: map[props.Property]int{}, faults: r.counts, figures: figs}
 	for _, v := range res.violations {
 		sum.violated[v.Property]++
 	}
