@@ -101,21 +101,23 @@ func runMutants(cfg config, w io.Writer) int {
 // rate; if none of them fails it goes on from there to the first seed that
 // does. So a bug caught within the sample costs no seed twice. o is the
 // lowest failing seed's outcome, nil if the bug survived every seed.
+// Both stretches run on the same runners (the bug's statements are
+// built when a runner's store opens, so runners are never shared between
+// bugs).
 func catch(cfg config, from, to, sample uint64) (o *outcome, kills *summary, err error) {
-	kills, err = runSeeds(cfg, from, min(to, from+sample-1), false)
+	runners, err := newRunners(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer closeRunners(runners)
+	kills = runSeedsOn(cfg, runners, from, min(to, from+sample-1), false)
 	if first, ok := kills.lowestFailure(); ok {
 		return &first, kills, nil
 	}
 	if from+sample > to {
 		return nil, kills, nil
 	}
-	rest, err := runSeeds(cfg, from+sample, to, true)
-	if err != nil {
-		return nil, nil, err
-	}
+	rest := runSeedsOn(cfg, runners, from+sample, to, true)
 	if first, ok := rest.lowestFailure(); ok {
 		return &first, kills, nil
 	}

@@ -20,16 +20,23 @@ type outcome struct {
 	storeMismatch string
 }
 
-// runSeeds simulates seeds from..to on cfg.parallel goroutines. With
-// stopAtFirst it stops handing out seeds above the lowest failing one found
-// so far, so the failure it reports is the lowest failing seed whatever
-// the scheduling. An error means the runners could not be set up (no
-// database for -store pg): no seed ran.
+// runSeeds simulates seeds from..to on cfg.parallel goroutines (see
+// runSeedsOn), on runners of its own. An error means the runners could not
+// be set up (no database for -store pg): no seed ran.
 func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
 	runners, err := newRunners(cfg)
 	if err != nil {
 		return nil, err
 	}
+	defer closeRunners(runners)
+	return runSeedsOn(cfg, runners, from, to, stopAtFirst), nil
+}
+
+// runSeedsOn simulates seeds from..to on the runners, one goroutine each.
+// With stopAtFirst it stops handing out seeds above the lowest failing one
+// found so far, so the failure it reports is the lowest failing seed
+// whatever the scheduling.
+func runSeedsOn(cfg config, runners []seedRunner, from, to uint64, stopAtFirst bool) *summary {
 	sum := newSummary(from)
 	start := time.Now()
 	var next atomic.Uint64
@@ -42,7 +49,6 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer runner.close()
 			for {
 				seed := next.Add(1) - 1
 				if seed > to || (stopAtFirst && seed > lowestFail.Load()) {
@@ -65,7 +71,7 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
 		case o, ok := <-results:
 			if !ok {
 				sum.wall = time.Since(start)
-				return sum, nil
+				return sum
 			}
 			if stopAtFirst && o.seed > lowestFail.Load() {
 				continue // ran before the lower failure was known
@@ -80,20 +86,49 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
 	}
 }
 
-// newRunners sets up one runner per goroutine, or none if one fails.
+// newRunners sets up cfg.parallel runners side by side (with -store pg
+// each creates and migrates a schema of its own, which one after another
+// took seconds), or none if one fails: then the first failure, in the
+// runners' order, is returned.
 func newRunners(cfg config) ([]seedRunner, error) {
-	var runners []seedRunner
-	for i := range cfg.parallel {
-		r, err := newRunner(cfg, i)
+	runners := make([]seedRunner, cfg.parallel)
+	errs := make([]error, cfg.parallel)
+	var wg sync.WaitGroup
+	for i := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runners[i], errs[i] = newRunner(cfg, i)
+		}()
+	}
+	wg.Wait()
+	var made []seedRunner
+	for i, err := range errs {
+		if err == nil {
+			made = append(made, runners[i])
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
-			for _, r := range runners {
-				r.close()
-			}
+			closeRunners(made)
 			return nil, err
 		}
-		runners = append(runners, r)
 	}
 	return runners, nil
+}
+
+// closeRunners closes the runners side by side (with -store pg each drops
+// its schema).
+func closeRunners(runners []seedRunner) {
+	var wg sync.WaitGroup
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.close()
+		}()
+	}
+	wg.Wait()
 }
 
 // runOne simulates one seed: twice, traced, with -check-determinism, to
