@@ -20,24 +20,27 @@ type outcome struct {
 	storeMismatch string
 }
 
-// runSeeds simulates seeds from..to on cfg.parallel goroutines (see
-// runSeedsOn), on runners of its own. An error means the runners could not
-// be set up (no database for -store pg): no seed ran.
-func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
+// runSeeds simulates seeds from..to on cfg.parallel goroutines, on runners
+// of its own. An error means the runners could not be set up (no database
+// for -store pg): no seed ran.
+func runSeeds(cfg config, from, to uint64) (*summary, error) {
 	runners, err := newRunners(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer closeRunners(runners)
-	return runSeedsOn(cfg, runners, from, to, stopAtFirst), nil
+	all, _ := runSeedsOn(cfg, runners, from, to, to)
+	return all, nil
 }
 
-// runSeedsOn simulates seeds from..to on the runners, one goroutine each.
-// With stopAtFirst it stops handing out seeds above the lowest failing one
-// found so far, so the failure it reports is the lowest failing seed
-// whatever the scheduling.
-func runSeedsOn(cfg config, runners []seedRunner, from, to uint64, stopAtFirst bool) *summary {
-	sum := newSummary(from)
+// runSeedsOn simulates seeds from..to on the runners, one goroutine each,
+// and sums up the seeds up to through in head and the later ones in tail.
+// Every seed up to through runs; a later one is handed out only while no
+// lower seed has failed, so tail's lowest failure is the lowest failing
+// seed whatever the scheduling. One pass over both keeps every runner busy
+// where the head's last seeds would otherwise leave most of them idle.
+func runSeedsOn(cfg config, runners []seedRunner, from, through, to uint64) (head, tail *summary) {
+	head, tail = newSummary(from), newSummary(through+1)
 	start := time.Now()
 	var next atomic.Uint64
 	next.Store(from)
@@ -51,7 +54,7 @@ func runSeedsOn(cfg config, runners []seedRunner, from, to uint64, stopAtFirst b
 			defer wg.Done()
 			for {
 				seed := next.Add(1) - 1
-				if seed > to || (stopAtFirst && seed > lowestFail.Load()) {
+				if seed > to || (seed > through && seed > lowestFail.Load()) {
 					return
 				}
 				o := runner.run(seed)
@@ -70,17 +73,19 @@ func runSeedsOn(cfg config, runners []seedRunner, from, to uint64, stopAtFirst b
 		select {
 		case o, ok := <-results:
 			if !ok {
-				sum.wall = time.Since(start)
-				return sum
+				head.wall, tail.wall = time.Since(start), time.Since(start)
+				return head, tail
 			}
-			if stopAtFirst && o.seed > lowestFail.Load() {
-				continue // ran before the lower failure was known
+			switch {
+			case o.seed <= through:
+				head.add(cfg, o)
+			case o.seed <= lowestFail.Load(): // else it ran before a lower failure was known
+				tail.add(cfg, o)
 			}
-			sum.add(cfg, o)
 		case <-tick.C:
 			if cfg.progress != nil {
 				fmt.Fprintf(cfg.progress, "simulate: %d of %d seeds done, %d failed, %s\n",
-					sum.seeds, to-from+1, sum.failed, time.Since(start).Round(time.Second))
+					head.seeds+tail.seeds, to-from+1, head.failed+tail.failed, time.Since(start).Round(time.Second))
 			}
 		}
 	}
