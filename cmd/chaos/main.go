@@ -10,8 +10,10 @@
 //
 // It prints the figures of the run (jobs enqueued and processed, faults
 // injected per kind, processes, durations) and every violation with the
-// rows involved, and exits 1 if there was any, 2 for a command-line
-// mistake.
+// rows involved, and exits 1 if there was any, or if a run of process
+// faults did not exercise what it is for (checkExercised: every fault
+// kind, the restart asked for, retries, failures, dead workers), 2 for a
+// command-line mistake.
 package main
 
 import (
