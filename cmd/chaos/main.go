@@ -10,8 +10,10 @@
 //
 // It prints the figures of the run (jobs enqueued and processed, faults
 // injected per kind, processes, durations) and every violation with the
-// rows involved, and exits 1 if there was any, 2 for a command-line
-// mistake.
+// rows involved, and exits 1 if there was any, or if a run of process
+// faults did not exercise what it is for (checkExercised: every fault
+// kind, the restart asked for, retries, failures, dead workers), 2 for a
+// command-line mistake.
 package main
 
 import (
@@ -141,7 +143,9 @@ func chaos(ctx context.Context, o options, out io.Writer) (summary, error) {
 	if r.net != nil {
 		r.netFigures = r.checkNet(res)
 	}
-	sum := summary{found: len(res.violations) + len(r.problems), violated: map[props.Property]int{}, faults: r.counts, figures: count(res, r.enq, o.maxRetries)}
+	figs := count(res, r.enq, o.maxRetries)
+	r.checkExercised(figs)
+	sum := summary{found: len(res.violations) + len(r.problems), violated: map[props.Property]int{}, faults: r.counts, figures: figs}
 	for _, v := range res.violations {
 		sum.violated[v.Property]++
 	}

@@ -82,7 +82,7 @@ func TestProgressOnStderr(t *testing.T) {
 	}
 	var progress bytes.Buffer
 	cfg.progress, cfg.progressEvery = &progress, time.Millisecond
-	sum, err := runSeeds(cfg, 1, 30, false)
+	sum, err := runSeeds(cfg, 1, 30)
 	if err != nil || sum.seeds != 30 {
 		t.Fatalf("runSeeds: %v after %d seeds", err, sum.seeds)
 	}

@@ -119,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cfg.scenario != "" || cfg.seedSet {
 		return replay(cfg, stdout, stderr)
 	}
-	sum, err := runSeeds(cfg, uint64(cfg.from), uint64(cfg.from+cfg.seeds-1), false)
+	sum, err := runSeeds(cfg, uint64(cfg.from), uint64(cfg.from+cfg.seeds-1))
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return 2

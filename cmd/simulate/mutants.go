@@ -99,22 +99,20 @@ func runMutants(cfg config, w io.Writer) int {
 
 // catch runs the first sample seeds of from..to, all of them, for the kill
 // rate; if none of them fails it goes on from there to the first seed that
-// does. So a bug caught within the sample costs no seed twice. o is the
-// lowest failing seed's outcome, nil if the bug survived every seed.
+// does, in the same pass (runSeedsOn), so no seed runs twice and no runner
+// waits for the sample's last seeds. o is the lowest failing seed's
+// outcome, nil if the bug survived every seed. The runners are built
+// after the bug is selected (a store builds its statements when it opens),
+// so they are never shared between bugs.
 func catch(cfg config, from, to, sample uint64) (o *outcome, kills *summary, err error) {
-	kills, err = runSeeds(cfg, from, min(to, from+sample-1), false)
+	runners, err := newRunners(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer closeRunners(runners)
+	kills, rest := runSeedsOn(cfg, runners, from, min(to, from+sample-1), to)
 	if first, ok := kills.lowestFailure(); ok {
 		return &first, kills, nil
-	}
-	if from+sample > to {
-		return nil, kills, nil
-	}
-	rest, err := runSeeds(cfg, from+sample, to, true)
-	if err != nil {
-		return nil, nil, err
 	}
 	if first, ok := rest.lowestFailure(); ok {
 		return &first, kills, nil

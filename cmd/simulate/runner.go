@@ -20,17 +20,27 @@ type outcome struct {
 	storeMismatch string
 }
 
-// runSeeds simulates seeds from..to on cfg.parallel goroutines. With
-// stopAtFirst it stops handing out seeds above the lowest failing one found
-// so far, so the failure it reports is the lowest failing seed whatever
-// the scheduling. An error means the runners could not be set up (no
-// database for -store pg): no seed ran.
-func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
+// runSeeds simulates seeds from..to on cfg.parallel goroutines, on runners
+// of its own. An error means the runners could not be set up (no database
+// for -store pg): no seed ran.
+func runSeeds(cfg config, from, to uint64) (*summary, error) {
 	runners, err := newRunners(cfg)
 	if err != nil {
 		return nil, err
 	}
-	sum := newSummary(from)
+	defer closeRunners(runners)
+	all, _ := runSeedsOn(cfg, runners, from, to, to)
+	return all, nil
+}
+
+// runSeedsOn simulates seeds from..to on the runners, one goroutine each,
+// and sums up the seeds up to through in head and the later ones in tail.
+// Every seed up to through runs; a later one is handed out only while no
+// lower seed has failed, so tail's lowest failure is the lowest failing
+// seed whatever the scheduling. One pass over both keeps every runner busy
+// where the head's last seeds would otherwise leave most of them idle.
+func runSeedsOn(cfg config, runners []seedRunner, from, through, to uint64) (head, tail *summary) {
+	head, tail = newSummary(from), newSummary(through+1)
 	start := time.Now()
 	var next atomic.Uint64
 	next.Store(from)
@@ -42,10 +52,9 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer runner.close()
 			for {
 				seed := next.Add(1) - 1
-				if seed > to || (stopAtFirst && seed > lowestFail.Load()) {
+				if seed > to || (seed > through && seed > lowestFail.Load()) {
 					return
 				}
 				o := runner.run(seed)
@@ -64,36 +73,67 @@ func runSeeds(cfg config, from, to uint64, stopAtFirst bool) (*summary, error) {
 		select {
 		case o, ok := <-results:
 			if !ok {
-				sum.wall = time.Since(start)
-				return sum, nil
+				head.wall, tail.wall = time.Since(start), time.Since(start)
+				return head, tail
 			}
-			if stopAtFirst && o.seed > lowestFail.Load() {
-				continue // ran before the lower failure was known
+			switch {
+			case o.seed <= through:
+				head.add(cfg, o)
+			case o.seed <= lowestFail.Load(): // else it ran before a lower failure was known
+				tail.add(cfg, o)
 			}
-			sum.add(cfg, o)
 		case <-tick.C:
 			if cfg.progress != nil {
 				fmt.Fprintf(cfg.progress, "simulate: %d of %d seeds done, %d failed, %s\n",
-					sum.seeds, to-from+1, sum.failed, time.Since(start).Round(time.Second))
+					head.seeds+tail.seeds, to-from+1, head.failed+tail.failed, time.Since(start).Round(time.Second))
 			}
 		}
 	}
 }
 
-// newRunners sets up one runner per goroutine, or none if one fails.
+// newRunners sets up cfg.parallel runners side by side (with -store pg
+// each creates and migrates a schema of its own, which one after another
+// took seconds), or none if one fails: then the first failure, in the
+// runners' order, is returned.
 func newRunners(cfg config) ([]seedRunner, error) {
-	var runners []seedRunner
-	for i := range cfg.parallel {
-		r, err := newRunner(cfg, i)
+	runners := make([]seedRunner, cfg.parallel)
+	errs := make([]error, cfg.parallel)
+	var wg sync.WaitGroup
+	for i := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runners[i], errs[i] = newRunner(cfg, i)
+		}()
+	}
+	wg.Wait()
+	var made []seedRunner
+	for i, err := range errs {
+		if err == nil {
+			made = append(made, runners[i])
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
-			for _, r := range runners {
-				r.close()
-			}
+			closeRunners(made)
 			return nil, err
 		}
-		runners = append(runners, r)
 	}
 	return runners, nil
+}
+
+// closeRunners closes the runners side by side (with -store pg each drops
+// its schema).
+func closeRunners(runners []seedRunner) {
+	var wg sync.WaitGroup
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.close()
+		}()
+	}
+	wg.Wait()
 }
 
 // runOne simulates one seed: twice, traced, with -check-determinism, to

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,15 +17,41 @@ import (
 	"github.com/tickwork/tickwork/internal/syncbuf"
 )
 
-// buildWorker builds the binary from this package into a directory of t.
+// built is the binary buildWorker made, once for the test process: each
+// end-to-end test building its own took seconds of the package's time.
+var built struct {
+	once sync.Once
+	dir  string // removed by TestMain
+	path string
+	err  error
+}
+
+// buildWorker builds the binary from this package, the first time it is
+// called, and returns its path.
 func buildWorker(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "worker")
-	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "tickwork-worker-test-"); built.err != nil {
+			return
+		}
+		path := filepath.Join(built.dir, "worker")
+		if out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.path = path
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return path
+	return built.path
+}
+
+// removeBuiltWorker removes buildWorker's directory, if it made one.
+func removeBuiltWorker() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 }
 
 // lockedBuffer collects a process's output while the test reads it.

@@ -201,10 +201,14 @@ func Recycler(t testing.TB) func(t *testing.T, now func() time.Time) store.Store
 	}
 }
 
-// Main runs the package's tests, removes the container if this process
-// started one, checks that no goroutine leaked, and exits.
-func Main(m *testing.M) {
+// Main runs the package's tests, then the package's own cleanups, removes
+// the container if this process started one, checks that no goroutine
+// leaked, and exits.
+func Main(m *testing.M, cleanups ...func()) {
 	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
 	if err := purge(); err != nil {
 		fmt.Fprintln(os.Stderr, "pgtest: remove the PostgreSQL container:", err)
 		code = max(code, 1)
