@@ -91,8 +91,9 @@ simulate:
 
 # simulate-pg-ci: the workers' transactions interleaved on PostgreSQL, round
 # trip by round trip in an order drawn from each seed (docs/INTERLEAVING.md);
-# short chaos phases, so that it takes about two minutes (114 s in a fresh-clone CI run). Fails if a
-# mark of interleaving (overlap, lock wait, deadlock, faults) is not reached.
+# short chaos phases, so that it takes about two minutes (114 s in a
+# fresh-clone CI run). Fails if a mark of interleaving (overlap, lock wait,
+# deadlock, faults) is not reached.
 # An interleaved seed waits on PostgreSQL's round trips more than it
 # computes (a third of its wall time on the processor), so more seeds run
 # at once than there are cores: on a loaded machine 8 took a fifth less
