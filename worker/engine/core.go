@@ -84,6 +84,11 @@ type Core struct {
 
 	now    time.Time // the local time of the current call
 	events []Event   // buffered until the current transaction commits
+	// txBody is runTxBody, bound once: inTx hands it to the store with the
+	// call's ctx and fn in txCtx and txFn, so a transaction costs no closure.
+	txBody func(store.Tx) error
+	txCtx  context.Context
+	txFn   func(tx store.Tx, now time.Time) error
 }
 
 // pendingResult is a result waiting to be written. tries counts earlier
@@ -129,6 +134,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		executing: map[ulid.ULID]*store.Job{},
 		stopped:   map[ulid.ULID]bool{},
 	}
+	c.txBody = c.runTxBody
 	c.cfg.Queues, c.cfg.Policies = slices.Clone(cfg.Queues), maps.Clone(cfg.Policies)
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })
@@ -251,15 +257,20 @@ func (c *Core) emit(e Event) {
 // fn noted only if it committed. A failure is reported as EventStoreError
 // naming phase, except the declared-dead signal, which callers handle.
 func (c *Core) inTx(ctx context.Context, phase string, fn func(tx store.Tx, now time.Time) error) error {
-	err := c.st.InTx(ctx, func(tx store.Tx) error {
-		c.events = c.events[:0] // a store may run fn again
-		now, err := tx.Now(ctx)
-		if err != nil {
-			return fmt.Errorf("read store time: %w", err)
-		}
-		return fn(tx, now)
-	})
+	c.txCtx, c.txFn = ctx, fn
+	err := c.st.InTx(ctx, c.txBody)
+	c.txCtx, c.txFn = nil, nil
 	return c.deliver(phase, err)
+}
+
+// runTxBody runs the fn of the inTx in progress with the store time.
+func (c *Core) runTxBody(tx store.Tx) error {
+	c.events = c.events[:0] // a store may run fn again
+	now, err := tx.Now(c.txCtx)
+	if err != nil {
+		return fmt.Errorf("read store time: %w", err)
+	}
+	return c.txFn(tx, now)
 }
 
 // deliver ends a store call that noted events: if it succeeded they are
