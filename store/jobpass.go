@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -116,42 +117,68 @@ func RunJobPass(ctx context.Context, st Store, p JobPass) (JobPassResult, error)
 	if jp, ok := st.(JobPasser); ok {
 		return jp.RunJobPass(ctx, p)
 	}
-	var res JobPassResult
-	err := st.InTx(ctx, func(tx Tx) error {
-		res = JobPassResult{}
-		var err error
-		if res.Now, err = tx.Now(ctx); err != nil {
-			return err
-		}
-		if p.Heartbeats() {
-			if err := tx.Heartbeat(ctx, p.Worker); errors.Is(err, ErrNotFound) {
-				res.Dead = true
-			} else if err != nil {
-				return err
-			}
-		}
-		for _, c := range p.Complete {
-			fenced, err := tx.CompleteJobs(ctx, c)
-			if err != nil {
-				return err
-			}
-			res.Fenced = append(res.Fenced, fenced...)
-		}
-		if len(p.Executing) > 0 {
-			if res.Cancelled, err = tx.CancelledJobs(ctx, p.Executing); err != nil {
-				return err
-			}
-		}
-		if !res.Dead && p.Reserves() {
-			res.Reserved, err = tx.Reserve(ctx, p.Worker, p.Queues, p.Limit)
-			if errors.Is(err, ErrNotFound) {
-				res.Dead, err = true, nil
-			}
-			return err
-		}
-		return nil
-	})
+	r := passRuns.Get().(*passRun)
+	r.ctx, r.p = ctx, p
+	err := st.InTx(ctx, r.body)
+	res := r.res
+	*r = passRun{body: r.body}
+	passRuns.Put(r)
 	return res, err
+}
+
+// passRun is one RunJobPass through InTx: its context, pass and result,
+// and its transaction body bound once. The runs are pooled because a
+// worker runs a pass on every tick, and the closure a pass would otherwise
+// make, with its result, was the simulator's most frequent allocation.
+type passRun struct {
+	ctx  context.Context
+	p    JobPass
+	res  JobPassResult
+	body func(Tx) error
+}
+
+var passRuns = sync.Pool{New: func() any {
+	r := &passRun{}
+	r.body = r.run
+	return r
+}}
+
+// run is the transaction's body; InTx may run it more than once.
+func (r *passRun) run(tx Tx) error {
+	ctx, p := r.ctx, &r.p
+	r.res = JobPassResult{}
+	res := &r.res
+	var err error
+	if res.Now, err = tx.Now(ctx); err != nil {
+		return err
+	}
+	if p.Heartbeats() {
+		if err := tx.Heartbeat(ctx, p.Worker); errors.Is(err, ErrNotFound) {
+			res.Dead = true
+		} else if err != nil {
+			return err
+		}
+	}
+	for _, c := range p.Complete {
+		fenced, err := tx.CompleteJobs(ctx, c)
+		if err != nil {
+			return err
+		}
+		res.Fenced = append(res.Fenced, fenced...)
+	}
+	if len(p.Executing) > 0 {
+		if res.Cancelled, err = tx.CancelledJobs(ctx, p.Executing); err != nil {
+			return err
+		}
+	}
+	if !res.Dead && p.Reserves() {
+		res.Reserved, err = tx.Reserve(ctx, p.Worker, p.Queues, p.Limit)
+		if errors.Is(err, ErrNotFound) {
+			res.Dead, err = true, nil
+		}
+		return err
+	}
+	return nil
 }
 
 // Heartbeats reports whether the pass asks for a heartbeat: Heartbeat is
