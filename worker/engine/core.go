@@ -89,6 +89,13 @@ type Core struct {
 	txBody func(store.Tx) error
 	txCtx  context.Context
 	txFn   func(tx store.Tx, now time.Time) error
+	// leaseBody is takeLease, bound once, and leaseFound what its last
+	// run found: the lease tick runs every few seconds on every worker.
+	leaseBody  func(tx store.Tx, now time.Time) error
+	leaseFound struct {
+		held  bool
+		until time.Time
+	}
 }
 
 // pendingResult is a result waiting to be written. tries counts earlier
@@ -134,7 +141,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		executing: map[ulid.ULID]*store.Job{},
 		stopped:   map[ulid.ULID]bool{},
 	}
-	c.txBody = c.runTxBody
+	c.txBody, c.leaseBody = c.runTxBody, c.takeLease
 	c.cfg.Queues, c.cfg.Policies = slices.Clone(cfg.Queues), maps.Clone(cfg.Policies)
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })

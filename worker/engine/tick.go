@@ -142,41 +142,7 @@ func (c *Core) reregister(ctx context.Context, err error) error {
 // transaction of its own so the job path of other workers never waits on
 // the lease row.
 func (c *Core) maintainLease(ctx context.Context) error {
-	// One variable for what the transaction found: the closure's captures
-	// live on the heap, one allocation each.
-	var found struct {
-		held  bool
-		until time.Time
-	}
-	err := c.inTx(ctx, "lease", func(tx store.Tx, now time.Time) error {
-		expired, err := tx.ExpireLease(ctx)
-		if err != nil {
-			return err
-		}
-		held, err := tx.TryAcquireLease(ctx, c.id, c.cfg.LeaseTTL)
-		if err != nil {
-			return asDead(c.id, err)
-		}
-		e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
-		found.held, found.until = held, e.LeaseExpires
-		switch {
-		case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
-			// A renewal extends only an unexpired lease: once the one we
-			// last saw committed has expired, the lease we hold is a new
-			// term, even if another worker deleted the old row and this
-			// transaction expired nothing (seen in the failover chaos run,
-			// where every worker was cut off for longer than the TTL).
-			e.Kind = EventLeaseAcquired
-		case held:
-			e.Kind = EventLeaseRenewed
-		case c.leader:
-			e = Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now}
-		default:
-			return nil
-		}
-		c.note(e)
-		return nil
-	})
+	err := c.inTx(ctx, "lease", c.leaseBody)
 	if isDead(err) {
 		return c.reregister(ctx, err)
 	}
@@ -184,11 +150,44 @@ func (c *Core) maintainLease(ctx context.Context) error {
 		// The renewal may or may not have happened; duties re-check anyway.
 		return err
 	}
-	c.leader = found.held
-	if found.held {
-		c.leaseUntil = found.until
+	c.leader = c.leaseFound.held
+	if c.leaseFound.held {
+		c.leaseUntil = c.leaseFound.until
 	}
 	c.lastLeader = c.now
+	return nil
+}
+
+// takeLease is maintainLease's transaction: it notes what it found in
+// c.leaseFound and the lease's event.
+func (c *Core) takeLease(tx store.Tx, now time.Time) error {
+	ctx := c.txCtx
+	expired, err := tx.ExpireLease(ctx)
+	if err != nil {
+		return err
+	}
+	held, err := tx.TryAcquireLease(ctx, c.id, c.cfg.LeaseTTL)
+	if err != nil {
+		return asDead(c.id, err)
+	}
+	e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
+	c.leaseFound.held, c.leaseFound.until = held, e.LeaseExpires
+	switch {
+	case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
+		// A renewal extends only an unexpired lease: once the one we
+		// last saw committed has expired, the lease we hold is a new
+		// term, even if another worker deleted the old row and this
+		// transaction expired nothing (seen in the failover chaos run,
+		// where every worker was cut off for longer than the TTL).
+		e.Kind = EventLeaseAcquired
+	case held:
+		e.Kind = EventLeaseRenewed
+	case c.leader:
+		e = Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now}
+	default:
+		return nil
+	}
+	c.note(e)
 	return nil
 }
 
