@@ -54,6 +54,16 @@ func (r *Rand) ChildN(label string, n int) *Rand {
 
 func (r *Rand) child(labelHash uint64) *Rand { return NewRand(mix(r.seed ^ mix(labelHash))) }
 
+// ChildInto makes dst draw what Child(label) would, reusing dst instead of
+// allocating a source: for a child drawn from once per simulated job and
+// then dropped. Whatever dst drew before is forgotten.
+func (r *Rand) ChildInto(dst *Rand, label string) {
+	seed := mix(r.seed ^ mix(fnv64a(fnvOffset, label)))
+	dst.seed = seed
+	dst.pcg.Seed(seed, mix(seed))
+	dst.rng = *rand.New(&dst.pcg)
+}
+
 // fnvOffset and fnv64a are hash/fnv's 64-bit FNV-1a, without its
 // allocations: children are drawn for every process and execution.
 const fnvOffset = 14695981039346656037

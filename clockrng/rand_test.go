@@ -113,3 +113,22 @@ func TestDurationBetween(t *testing.T) {
 		t.Fatalf("DurationBetween(lo, lo) = %v", got)
 	}
 }
+
+func TestChildIntoDrawsAsChild(t *testing.T) {
+	parent, dst := NewRand(5), NewRand(99)
+	for _, label := range []string{"job/a", "job/b"} {
+		draw(dst, 7) // what dst drew before is forgotten
+		parent.ChildInto(dst, label)
+		if got, want := draw(dst, 30), draw(parent.Child(label), 30); !slices.Equal(got, want) {
+			t.Fatalf("ChildInto(%q) draws %v, Child draws %v", label, got, want)
+		}
+		if dst.Seed() != parent.Child(label).Seed() {
+			t.Fatalf("ChildInto(%q) has seed %d, Child %d", label, dst.Seed(), parent.Child(label).Seed())
+		}
+	}
+	var zero Rand // a zero Rand is ready once ChildInto made it a child
+	parent.ChildInto(&zero, "job/c")
+	if !slices.Equal(draw(&zero, 5), draw(parent.Child("job/c"), 5)) {
+		t.Fatal("ChildInto into a zero Rand draws otherwise than Child")
+	}
+}

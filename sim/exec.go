@@ -88,7 +88,8 @@ func jobLabel(id ulid.ULID) string {
 
 // startExec starts the handler of a reserved job on p.
 func (s *sim) startExec(p *proc, j store.Job) {
-	r := s.master.Child(jobLabel(j.ID))
+	r := &s.execRng
+	s.master.ChildInto(r, jobLabel(j.ID))
 	s.execSeq++
 	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy, ctx: p.ctxs.Start(j.ID)}
 	o := s.drawOutcome(r)

@@ -92,6 +92,7 @@ type sim struct {
 	ctx context.Context
 
 	master  *clockrng.Rand
+	execRng clockrng.Rand // startExec's draws, a child of master per job
 	now     time.Duration // true time since Epoch, whole microseconds
 	q       eventQueue
 	be      Backend
