@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -239,6 +240,38 @@ var horizonFrom = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 // ScheduleHorizon. Time zone prefixes are refused because schedules run
 // in UTC, the store's zone.
 func parseCron(expr string) (cron.Schedule, error) {
+	parsedCrons.Lock()
+	defer parsedCrons.Unlock()
+	if p, ok := parsedCrons.m[expr]; ok {
+		return p.s, p.err
+	}
+	s, err := parseCronOnce(expr)
+	if len(parsedCrons.m) < maxParsedCrons {
+		parsedCrons.m[expr] = cronParse{s, err}
+	}
+	return s, err
+}
+
+// parsedCrons remembers parseCron's answers. A worker parses its schedules
+// at every start, in Validate and in NewCore, and checks each against the
+// horizon, which walks the calendar; the simulator starts processes
+// thousands of times a run with the same few expressions. A parsed
+// schedule is only ever read, so the workers of a process share it.
+var parsedCrons = struct {
+	sync.Mutex
+	m map[string]cronParse
+}{m: map[string]cronParse{}}
+
+// maxParsedCrons bounds parsedCrons for a program that validates
+// expressions it is given at run time.
+const maxParsedCrons = 256
+
+type cronParse struct {
+	s   cron.Schedule
+	err error
+}
+
+func parseCronOnce(expr string) (cron.Schedule, error) {
 	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
 		return nil, fmt.Errorf("cron expression %q names a time zone; schedules run in UTC", expr)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +46,26 @@ func TestScheduleWithoutNextTimeEnqueuesNothing(t *testing.T) {
 	said := rec.of(EventScheduleNoNextTime)
 	if len(said) != 1 || said[0].Schedule != "every10s" || !strings.Contains(said[0].Reason, "0 0 0 29 2 *") {
 		t.Fatalf("events %v, want one schedule-no-next-time naming the schedule and its expression", said)
+	}
+}
+
+func TestParseCronRemembersBothAnswers(t *testing.T) {
+	for _, expr := range []string{"0 0 0 30 2 *", "not cron", "*/5 * * * * *"} {
+		s1, err1 := parseCron(expr)
+		s2, err2 := parseCron(expr)
+		if fmt.Sprint(err1) != fmt.Sprint(err2) || (err1 == nil) != (s1 != nil) || s1 != s2 {
+			t.Errorf("parseCron(%q) twice: (%v, %v) then (%v, %v)", expr, s1, err1, s2, err2)
+		}
+	}
+	for i := range maxParsedCrons + 10 {
+		if _, err := parseCron(fmt.Sprintf("%d * * * * *", i%60) + strings.Repeat(" ", i/60)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parsedCrons.Lock()
+	n := len(parsedCrons.m)
+	parsedCrons.Unlock()
+	if n > maxParsedCrons {
+		t.Errorf("parseCron remembers %d expressions, more than its bound %d", n, maxParsedCrons)
 	}
 }
