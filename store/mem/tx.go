@@ -27,6 +27,11 @@ type tx struct {
 	// kept for the rollback once vacuumWritten.
 	vacuumBefore  *store.Vacuum
 	vacuumWritten bool
+
+	// The first changes of jobs and workers go here, in the transaction's
+	// own allocation: most transactions change a few rows.
+	jobsBuf    [2]store.JobChange
+	workersBuf [1]store.WorkerChange
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -99,6 +104,9 @@ func (t *tx) rollback() {
 // setJob records and applies one job row write.
 func (t *tx) setJob(before, after *store.Job) {
 	c := store.JobChange{Before: before, After: after}
+	if t.jobs == nil {
+		t.jobs = t.jobsBuf[:0]
+	}
 	t.jobs = append(t.jobs, c)
 	t.s.writeJob(c.ID(), before, after)
 }
@@ -106,6 +114,9 @@ func (t *tx) setJob(before, after *store.Job) {
 // setWorker records and applies one worker row write.
 func (t *tx) setWorker(before, after *store.Worker) {
 	c := store.WorkerChange{Before: before, After: after}
+	if t.workers == nil {
+		t.workers = t.workersBuf[:0]
+	}
 	t.workers = append(t.workers, c)
 	t.s.writeWorker(c.ID(), after)
 }
