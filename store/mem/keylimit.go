@@ -28,11 +28,22 @@ type keyRoom struct {
 // keyRoomOf counts the running jobs of q by key when q has a per-key
 // limit (nil otherwise, at no cost). Running rows are bounded by the
 // workers' concurrency, so the count reads few rows whatever the backlog.
+// The count is the store's, kept per queue and reused by the next
+// reservation: a reservation opens each queue once.
 func (s *Store) keyRoomOf(q *store.Queue) *keyRoom {
 	if q.KeyLimit == 0 {
 		return nil
 	}
-	k := &keyRoom{limit: q.KeyLimit, running: map[string]int{}}
+	k := s.keyRooms[q.Name]
+	if k == nil {
+		if s.keyRooms == nil {
+			s.keyRooms = map[string]*keyRoom{}
+		}
+		k = &keyRoom{running: map[string]int{}}
+		s.keyRooms[q.Name] = k
+	}
+	k.limit = q.KeyLimit
+	clear(k.running)
 	for _, ids := range s.running {
 		for _, id := range ids {
 			if j := s.jobs[id]; j.Queue == q.Name && j.PartitionKey != "" {

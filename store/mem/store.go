@@ -51,6 +51,8 @@ type Store struct {
 	// openBuf is openQueues' scratch space, kept between reservations
 	// because every reservation needs one.
 	openBuf []openQueue
+	// keyRooms is keyRoomOf's count of each per-key-limited queue.
+	keyRooms map[string]*keyRoom
 }
 
 // New returns an empty store whose clock is now. Every time the store writes
