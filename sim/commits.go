@@ -60,7 +60,7 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 	ids, folded := canonicalInto(s.canonJobIDs, s.canonJobs, writes, store.JobChange.ID,
 		func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After }, sameJob, ulid.ULID.Compare)
 	s.canonJobIDs, s.canonJobs = ids, folded
-	out, rows := s.jobChangeBuffers(len(folded))
+	out, rows := commitBuffers(s, &s.changeBuf, &s.rowBuf, len(folded))
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		s.rows.change(pc.Before, pc.After)
@@ -74,17 +74,18 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 	return out
 }
 
-// jobChangeBuffers returns room for n job changes and their 2n rows. The
-// checker keeps no pointer into a commit's changes, so unless the history
-// goes to Options.Record, which may keep it, one buffer serves every commit.
-func (s *sim) jobChangeBuffers(n int) ([]props.JobChange, []props.JobRow) {
+// commitBuffers returns room for n changes and their 2n rows, in *changes
+// and *rows. The checker keeps no pointer into a commit's changes, so
+// unless the history goes to Options.Record, which may keep it, one buffer
+// serves every commit.
+func commitBuffers[C, R any](s *sim, changes *[]C, rows *[]R, n int) ([]C, []R) {
 	if s.onRecord != nil {
-		return make([]props.JobChange, n), make([]props.JobRow, 2*n)
+		return make([]C, n), make([]R, 2*n)
 	}
-	if cap(s.changeBuf) < n {
-		s.changeBuf, s.rowBuf = make([]props.JobChange, n), make([]props.JobRow, 2*n)
+	if cap(*changes) < n {
+		*changes, *rows = make([]C, n), make([]R, 2*n)
 	}
-	return s.changeBuf[:n], s.rowBuf[:2*n]
+	return (*changes)[:n], (*rows)[:2*n]
 }
 
 // JobRow is a store's job row as the property checker reads it; nil stays
@@ -182,11 +183,12 @@ func appendTime(b []byte, t time.Time) []byte {
 }
 
 func (s *sim) workerChanges(actor string, writes []store.WorkerChange) []props.WorkerChange {
-	ids, folded := canonical(writes, store.WorkerChange.ID, func(w store.WorkerChange) (*store.Worker, *store.Worker) { return w.Before, w.After },
-		sameWorker, ulid.ULID.Compare)
-	out := make([]props.WorkerChange, len(folded))
+	ids, folded := canonicalInto(s.canonWorkerIDs, s.canonWorkers, writes, store.WorkerChange.ID,
+		func(w store.WorkerChange) (*store.Worker, *store.Worker) { return w.Before, w.After }, sameWorker, ulid.ULID.Compare)
+	s.canonWorkerIDs, s.canonWorkers = ids, folded
+	out, rows := commitBuffers(s, &s.workerBuf, &s.workerRowBuf, len(folded))
 	for i, ch := range folded {
-		out[i] = props.WorkerChange{Before: WorkerRow(ch.Before), After: WorkerRow(ch.After)}
+		out[i] = props.WorkerChange{Before: fillWorkerRow(&rows[2*i], ch.Before), After: fillWorkerRow(&rows[2*i+1], ch.After)}
 	}
 	for i, ch := range out {
 		name := s.names.worker(ids[i])
@@ -210,10 +212,16 @@ func (s *sim) workerChanges(actor string, writes []store.WorkerChange) []props.W
 // WorkerRow is a store's worker row as the property checker reads it; nil
 // stays nil.
 func WorkerRow(w *store.Worker) *props.WorkerRow {
+	return fillWorkerRow(new(props.WorkerRow), w)
+}
+
+// fillWorkerRow is WorkerRow into dst.
+func fillWorkerRow(dst *props.WorkerRow, w *store.Worker) *props.WorkerRow {
 	if w == nil {
 		return nil
 	}
-	return &props.WorkerRow{ID: w.ID, RegisteredAt: w.RegisteredAt, LastSeenAt: w.LastSeenAt, ShutdownAt: w.ShutdownAt}
+	*dst = props.WorkerRow{ID: w.ID, RegisteredAt: w.RegisteredAt, LastSeenAt: w.LastSeenAt, ShutdownAt: w.ShutdownAt}
+	return dst
 }
 
 // leaseChanges converts the lease's folded change. The store folds an

@@ -104,15 +104,21 @@ type sim struct {
 	onRecord   func(props.Event)
 	freeTimers []*event // dispatched timer events, for timerEvent
 	// changeBuf and rowBuf hold a commit's job changes on their way to
-	// the checker (jobChangeBuffers).
-	changeBuf []props.JobChange
-	rowBuf    []props.JobRow
-	// canonJobIDs and canonJobs are jobChanges' room for canonicalInto.
-	canonJobIDs []ulid.ULID
-	canonJobs   []change[store.Job]
-	histSeq     int64
-	tr          tracer
-	res         Result
+	// the checker, workerBuf and workerRowBuf its worker changes
+	// (commitBuffers).
+	changeBuf    []props.JobChange
+	rowBuf       []props.JobRow
+	workerBuf    []props.WorkerChange
+	workerRowBuf []props.WorkerRow
+	// canonJobIDs and canonJobs are jobChanges' room for canonicalInto,
+	// canonWorkerIDs and canonWorkers workerChanges'.
+	canonJobIDs    []ulid.ULID
+	canonJobs      []change[store.Job]
+	canonWorkerIDs []ulid.ULID
+	canonWorkers   []change[store.Worker]
+	histSeq        int64
+	tr             tracer
+	res            Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
