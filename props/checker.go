@@ -19,6 +19,10 @@ type Checker struct {
 	crons  map[string]cron.Schedule
 	keys   map[string]string // schedule -> the stored unique key its runs carry
 
+	// scope is the commit in progress's scope, its lists kept between
+	// commits (commit).
+	scope commitScope
+
 	index    int       // events seen so far (Step counts one after checking it)
 	lastSeq  int64     // Seq of the previous event
 	lastTime time.Time // Time of the previous event

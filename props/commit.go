@@ -49,7 +49,8 @@ func (sc *commitScope) wasInserted(id ulid.ULID) bool {
 // change and then what only the whole commit shows (retry links, schedule
 // runs, leader-only changes).
 func (c *Checker) commit(e *Event) {
-	var sc commitScope
+	sc := &c.scope
+	*sc = commitScope{inserted: sc.inserted[:0], links: sc.links[:0], failed: sc.failed[:0], reserved: sc.reserved[:0]}
 	for _, ch := range e.Queues {
 		var b, a QueueRow
 		c.queueChange(norm(ch.Before, &b, normQueue), norm(ch.After, &a, normQueue))
@@ -60,28 +61,28 @@ func (c *Checker) commit(e *Event) {
 	}
 	for _, ch := range e.Workers {
 		var b, a WorkerRow
-		c.workerChange(e, norm(ch.Before, &b, normWorker), norm(ch.After, &a, normWorker), &sc)
+		c.workerChange(e, norm(ch.Before, &b, normWorker), norm(ch.After, &a, normWorker), sc)
 	}
 	for _, ch := range e.Jobs {
 		var b, a JobRow
-		c.jobChange(e, norm(ch.Before, &b, normJob), norm(ch.After, &a, normJob), &sc)
+		c.jobChange(e, norm(ch.Before, &b, normJob), norm(ch.After, &a, normJob), sc)
 	}
 	c.checkUniqueKeys(e)
-	c.startChains(&sc)
+	c.startChains(sc)
 	for _, l := range sc.links {
-		c.retryLink(l, &sc)
+		c.retryLink(l, sc)
 	}
-	c.checkScheduleRuns(e, &sc)
-	c.checkOrphanAttempts(&sc)
+	c.checkScheduleRuns(e, sc)
+	c.checkOrphanAttempts(sc)
 	for _, id := range sc.failed {
 		c.decisionHonoured(id)
 	}
 	for _, ch := range e.Schedules {
 		var b, a ScheduleRow
-		c.scheduleChange(e, norm(ch.Before, &b, normSchedule), norm(ch.After, &a, normSchedule), &sc)
+		c.scheduleChange(e, norm(ch.Before, &b, normSchedule), norm(ch.After, &a, normSchedule), sc)
 	}
-	c.checkLeaderOnly(e, &sc)
-	c.checkReservations(e, &sc)
+	c.checkLeaderOnly(e, sc)
+	c.checkReservations(e, sc)
 }
 
 // workerChange applies one workers row change. A worker shut down by
