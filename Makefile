@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test check race build unit lint bench bench-river simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net chaos-net-ci
+.PHONY: test check race build unit lint bench bench-compare simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net chaos-net-ci
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
@@ -78,12 +78,15 @@ bench:
 	$(GO) test -run '^$$' -bench . -count 1 ./store/mem/ ./props/ ./sim/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./console/
 
-# bench-river: tickwork beside River (bench/, a module of its own) on the
-# database at DATABASE_URL: throughput at 100 and 1,000 jobs in flight with
-# 100,000 and 1,000,000 jobs waiting, bulk enqueue, enqueue-to-start on an
-# idle worker; durable commits; three alternating rounds of each figure,
-# their medians and round ratios. Takes several minutes (see bench/README.md).
-bench-river:
+# bench-compare: tickwork beside River and graphile-worker (bench/, a
+# module of its own; graphile-worker from npm in bench/graphile, installed
+# on first use, run with the machine's Node.js) on the database at
+# DATABASE_URL: throughput at 100 and 1,000 jobs in flight with 100,000 and
+# 1,000,000 jobs waiting, processor time per job, bulk enqueue,
+# enqueue-to-start on an idle worker; durable commits; three alternating
+# rounds of each figure, their medians and round ratios. Takes several
+# minutes (see bench/README.md).
+bench-compare:
 	cd bench && $(GO) run . compare
 
 simulate:

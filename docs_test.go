@@ -140,6 +140,13 @@ func TestCitedPathsExist(t *testing.T) {
 	}
 }
 
+// notOurs reports whether a folder holds no file of the repository's own:
+// those the go tool ignores (a leading dot or underscore) and npm's
+// installed packages (bench/graphile/node_modules).
+func notOurs(dir string) bool {
+	return strings.HasPrefix(dir, ".") || strings.HasPrefix(dir, "_") || dir == "node_modules"
+}
+
 // goFiles returns the repository's Go files, bench's module included,
 // leaving out folders the go tool ignores.
 func goFiles(t *testing.T) []string {
@@ -149,7 +156,7 @@ func goFiles(t *testing.T) []string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+		if d.IsDir() && path != "." && notOurs(d.Name()) {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(path, ".go") {

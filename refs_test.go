@@ -22,7 +22,7 @@ func TestNoOutsideReferences(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			if path != "." && notOurs(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,16 +31,36 @@ func testURL(t *testing.T) string {
 	return url
 }
 
-// TestCompareTiny runs the whole comparison on a few hundred jobs, so that
-// the benchmark cannot rot unnoticed: both systems process the jobs each
-// run asks for and none beyond what it inserted (the backlog and as many
-// again), every figure gets a ratio, and no schema is left behind.
+// TestCompareTiny runs the whole comparison with River on a few hundred
+// jobs, so that the benchmark cannot rot unnoticed (compareTiny).
 func TestCompareTiny(t *testing.T) {
+	compareTiny(t, []string{"river"}, "10,100")
+}
+
+// TestCompareGraphileTiny does the same with graphile-worker, in both its
+// settings, at one concurrency. It needs Node.js: without it the test fails
+// under CI and is skipped elsewhere.
+func TestCompareGraphileTiny(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("graphile-worker needs Node.js: %v", err)
+		}
+		t.Skipf("graphile-worker needs Node.js: %v", err)
+	}
+	compareTiny(t, []string{"graphile", "graphile-unbatched"}, "10")
+}
+
+// compareTiny runs compare of tickwork and systems at the concurrencies
+// inflight on a few hundred jobs: every system processes the jobs each
+// run asks for and none beyond what it inserted (the backlog and as many
+// again), every figure gets a ratio against each system, the worker's
+// processor time is known, and no schema is left behind.
+func compareTiny(t *testing.T, systems []string, inflight string) {
 	url := testURL(t)
 	const prefix = "benchtest_"
 	var out, errOut bytes.Buffer
-	args := []string{"compare", "-database-url", url, "-schema-prefix", prefix,
-		"-waiting", "300", "-inflight", "10,100", "-process", "300", "-batch", "128", "-latency-samples", "5", "-rounds", "1"}
+	args := []string{"compare", "-database-url", url, "-schema-prefix", prefix, "-systems", strings.Join(systems, ","),
+		"-waiting", "300", "-inflight", inflight, "-process", "300", "-batch", "128", "-latency-samples", "5", "-rounds", "1"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("bench compare exited %d: %s\n%s", code, errOut.String(), out.String())
 	}
@@ -47,27 +69,30 @@ func TestCompareTiny(t *testing.T) {
 	if !strings.Contains(text, "synchronous_commit = ") {
 		t.Error("the output does not say whether commits are durable")
 	}
-	completed := regexp.MustCompile(`(?m)^(tickwork|River)\s+300 waiting .*: (\d+) jobs completed`).FindAllStringSubmatch(text, -1)
-	if len(completed) != 4 {
-		t.Fatalf("want 4 throughput runs (2 systems x 2 concurrencies), found %d", len(completed))
+	concurrencies := len(strings.Split(inflight, ","))
+	completed := regexp.MustCompile(`(?m)^(tickwork|River|graphile|graphile-unbatched)\s+300 waiting .*: (\d+) jobs completed`).FindAllStringSubmatch(text, -1)
+	if want := concurrencies * (1 + len(systems)); len(completed) != want {
+		t.Fatalf("want %d throughput runs (%d systems x %d concurrencies), found %d", want, 1+len(systems), concurrencies, len(completed))
 	}
 	for _, m := range completed {
 		if n, _ := strconv.Atoi(m[2]); n < 300 || n > 600 {
 			t.Errorf("%s completed %d jobs, want the 300 asked for, at most the 600 inserted", m[1], n)
 		}
 	}
-	ratios := regexp.MustCompile(`(?m)^(throughput|bulk enqueue|enqueue-to-start).*\s(\d+\.\d+)x\s+(\d+\.\d+)x$`).FindAllString(text, -1)
-	if len(ratios) != 5 {
-		t.Errorf("want 5 figures with both ratios (2 throughput, bulk enqueue, p50, p99), found %d", len(ratios))
+	ratio := `\s+\d+\.\d+x\s+\d+\.\d+x`
+	ratios := regexp.MustCompile(`(?m)^(throughput|bulk enqueue|enqueue-to-start).*\s\d+\.\d+(`+ratio+`){`+strconv.Itoa(len(systems))+`}$`).FindAllString(text, -1)
+	if want := concurrencies + 3; len(ratios) != want {
+		t.Errorf("want %d figures with both ratios against every system (throughput, bulk enqueue, p50, p99), found %d", want, len(ratios))
 	}
-	// This process's processor time is known on every system the bench
-	// runs on; the server's only where its processes are visible.
-	perJob := regexp.MustCompile(`(?m)^worker process processor time, \d+ in flight, 300 waiting \(µs/job\)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+\d+\.\d+x\s+\d+\.\d+x$`).FindAllStringSubmatch(text, -1)
-	if len(perJob) != 2 {
-		t.Errorf("want the worker process's processor time per job for both concurrencies, found %d rows", len(perJob))
+	// The worker's processor time is known on every system the bench runs
+	// on (the bench's own, or graphile-worker's processes'); the server's
+	// only where its processes are visible.
+	perJob := regexp.MustCompile(`(?m)^worker process processor time, \d+ in flight, 300 waiting \(µs/job\)((\s+\d+\.\d+){`+strconv.Itoa(1+len(systems))+`})(`+ratio+`)+$`).FindAllStringSubmatch(text, -1)
+	if len(perJob) != concurrencies {
+		t.Errorf("want the worker's processor time per job for each of %d concurrencies, found %d rows", concurrencies, len(perJob))
 	}
 	for _, m := range perJob {
-		if m[1] == "0.0" || m[2] == "0.0" {
+		if slices.Contains(strings.Fields(m[1]), "0.0") {
 			t.Errorf("a system ran its jobs in no processor time: %q", m[0])
 		}
 	}

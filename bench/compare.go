@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +25,12 @@ type compareFlags struct {
 	samples       int
 	riverCooldown time.Duration
 	lanes         int
+	systems       []string
+	graphileProcs int
 }
+
+// systemNames are the systems compare knows, in the order it runs them.
+var systemNames = []string{"tickwork", "river", "graphile", "graphile-unbatched"}
 
 func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	var f compareFlags
@@ -38,10 +45,18 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.IntVar(&f.samples, "latency-samples", 200, "single enqueues timed on an idle worker; 0 skips the latency figure")
 	fs.IntVar(&f.lanes, "lanes", 0, "tickwork's lanes (worker.Options.Lanes) in the throughput runs; 0 is the rule of thumb, throughputLanes")
 	fs.DurationVar(&f.riverCooldown, "river-fetch-cooldown", time.Millisecond, "River's FetchCooldown (River's default is 100 ms, which caps it at 10 fetches a second)")
+	systems := fs.String("systems", strings.Join(systemNames, ","), "comma-separated systems to run beside tickwork: river, graphile (graphile-worker with its published throughput settings), graphile-unbatched (its defaults)")
+	fs.IntVar(&f.graphileProcs, "graphile-processes", 4, "graphile-worker processes sharing a throughput run's jobs in flight (its published figures ran 4)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
 	var err error
+	if f.systems, err = systemList(*systems); err != nil {
+		return f, fmt.Errorf("-systems: %w", err)
+	}
+	if f.graphileProcs < 1 {
+		return f, fmt.Errorf("-graphile-processes must be at least 1")
+	}
 	if f.waiting, err = intList(*waiting); err != nil {
 		return f, fmt.Errorf("-waiting: %w", err)
 	}
@@ -52,6 +67,42 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 		return f, fmt.Errorf("-process, -batch and -rounds must be at least 1, -latency-samples and -lanes not negative")
 	}
 	return f, f.validate()
+}
+
+// systemList parses -systems: known names, tickwork always first.
+func systemList(s string) ([]string, error) {
+	out := []string{"tickwork"}
+	for part := range strings.SplitSeq(s, ",") {
+		name := strings.TrimSpace(part)
+		if !slices.Contains(systemNames, name) {
+			return nil, fmt.Errorf("unknown system %q: want some of %s", name, strings.Join(systemNames, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("%q names nothing to compare tickwork with", s)
+	}
+	return out, nil
+}
+
+// openers returns the openers of f's systems.
+func (f compareFlags) openers() []opener {
+	var out []opener
+	for _, name := range f.systems {
+		switch name {
+		case "tickwork":
+			out = append(out, tickworkOpener(f.lanes))
+		case "river":
+			out = append(out, riverOpener(f.riverCooldown))
+		case "graphile":
+			out = append(out, graphileOpener(true, f.graphileProcs))
+		case "graphile-unbatched":
+			out = append(out, graphileOpener(false, f.graphileProcs))
+		}
+	}
+	return out
 }
 
 // intList parses "100,1000" (underscores allowed: 1_000_000).
@@ -80,8 +131,10 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f.lanes > 0 {
 		lanes = fmt.Sprintf("%d lanes (worker.Options.Lanes, -lanes)", f.lanes)
 	}
-	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default; tickwork: MaxFetch = jobs in flight, %s, DefaultConfig for latency\n\n", f.riverCooldown, lanes)
-	c := &comparison{f: f, out: stdout, openers: []opener{tickworkOpener(f.lanes), riverOpener(f.riverCooldown)}}
+	fmt.Fprintf(stdout, "tickwork: MaxFetch = jobs in flight, %s, DefaultConfig for latency\n", lanes)
+	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default\n", f.riverCooldown)
+	fmt.Fprintf(stdout, "graphile-worker 0.17 (Node.js %s): %d processes share the jobs in flight; graphile: local queue 500, completions and failures batched at once (its published settings); graphile-unbatched: its defaults; span and latency from its processes' clocks, as it keeps no finished job\n\n", nodeVersion(ctx), f.graphileProcs)
+	c := &comparison{f: f, out: stdout, openers: f.openers()}
 	for _, waiting := range f.waiting {
 		for _, inflight := range f.inflight {
 			if err := c.throughput(ctx, waiting, inflight); err != nil {
@@ -125,7 +178,9 @@ type comparison struct {
 func (c *comparison) order() []opener {
 	c.flips++
 	if c.flips%2 == 0 {
-		return []opener{c.openers[1], c.openers[0]}
+		out := slices.Clone(c.openers)
+		slices.Reverse(out)
+		return out
 	}
 	return c.openers
 }
@@ -150,7 +205,7 @@ func (c *comparison) withSystem(ctx context.Context, open opener, fn func(system
 
 func (c *comparison) throughput(ctx context.Context, waiting, inflight int) error {
 	figure := fmt.Sprintf("throughput, %d in flight, %d waiting (jobs/s)", inflight, waiting)
-	bulk := fmt.Sprintf("bulk enqueue, %d jobs in COPY batches of %d (jobs/s)", waiting, c.f.batch)
+	bulk := fmt.Sprintf("bulk enqueue, %d jobs in batches of %d (jobs/s)", waiting, c.f.batch)
 	for range c.f.rounds {
 		for _, open := range c.order() {
 			err := c.withSystem(ctx, open, func(sys system) error {
@@ -173,13 +228,16 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 					return err
 				}
 				used := proccpu.Read().Since(before)
+				if w, ok := sys.(workerProcesses); ok {
+					used.Self, used.SelfSeen = w.WorkerCPU(), true
+				}
 				sp, err := sys.Span(ctx)
 				if err != nil {
 					return err
 				}
 				c.results.add(figure, sys.Name(), sp.rate())
-				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (database time, first start to last completion)%s\n",
-					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), cpuReport(used, sp.n))
+				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (%s, first start to last completion)%s\n",
+					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), clockOf(sys), cpuReport(used, sp.n))
 				addCPU(&c.results, used, fmt.Sprintf("%d in flight, %d waiting", inflight, waiting), sys.Name(), sp.n)
 				return nil
 			})
@@ -211,6 +269,31 @@ func (c *comparison) latency(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// clockOf names the clock of sys's span and latency figures: the
+// database's, unless sys keeps no finished jobs (workerProcesses).
+func clockOf(sys system) string {
+	if _, ok := sys.(workerProcesses); ok {
+		return "worker processes' clocks"
+	}
+	return "database time"
+}
+
+// workerProcesses is a system whose workers are processes of their own:
+// its worker processor time is theirs, not the bench's, and its span and
+// latency come from their clocks, the machine's.
+type workerProcesses interface {
+	WorkerCPU() time.Duration
+}
+
+// nodeVersion is what node --version prints, or "not found".
+func nodeVersion(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "node", "--version").Output()
+	if err != nil {
+		return "not found"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

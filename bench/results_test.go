@@ -17,7 +17,7 @@ func TestRoundRatioPairsRounds(t *testing.T) {
 		r.add(fig, "tickwork", v[0])
 		r.add(fig, "River", v[1])
 	}
-	got, ok := r.roundRatio(fig)
+	got, ok := r.roundRatio(fig, "River")
 	if want := 31.0 / 14; !ok || got != want {
 		t.Fatalf("roundRatio = %v, %v; want %v, the median of 46/20, 31/14 and 40/22", got, ok, want)
 	}
@@ -27,7 +27,7 @@ func TestRoundRatioPairsRounds(t *testing.T) {
 		t.Fatalf("ratio of medians %v, want 40/20", tw/rv)
 	}
 	r.add("tickwork only", "tickwork", 1)
-	if _, ok := r.roundRatio("tickwork only"); ok {
+	if _, ok := r.roundRatio("tickwork only", "River"); ok {
 		t.Error("a figure River did not run has a round ratio")
 	}
 	var out strings.Builder
@@ -35,6 +35,14 @@ func TestRoundRatioPairsRounds(t *testing.T) {
 	for line := range strings.Lines(out.String()) {
 		if f := strings.Fields(line); len(f) > 0 && f[0] == fig && !slices.Equal(f[len(f)-2:], []string{"2.00x", "2.21x"}) {
 			t.Errorf("the throughput row does not end with both ratios: %q", line)
+		}
+	}
+	r.add(fig, "graphile", 10)
+	out.Reset()
+	r.print(&out)
+	for line := range strings.Lines(out.String()) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == fig && !slices.Equal(f[len(f)-4:], []string{"2.00x", "2.21x", "4.00x", "-"}) {
+			t.Errorf("the throughput row does not end with the ratios against River, then graphile's: %q", line)
 		}
 	}
 }
