@@ -79,7 +79,8 @@ func ensureGraphile(ctx context.Context) error {
 	return nil
 }
 
-// node is worker.mjs with args, on the bench's database.
+// node is worker.mjs with args, on the bench's database, killed if ctx
+// ends first.
 func (s *graphileSystem) node(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "node", append([]string{"worker.mjs"}, args...)...)
 	cmd.Dir = graphileDir
@@ -127,7 +128,8 @@ func (s *graphileSystem) Work(ctx context.Context, inflight, stopAfter int) erro
 		if i < inflight%procs {
 			concurrency++
 		}
-		if err = g.start(s.node(ctx, "work", s.schema, fmt.Sprint(concurrency), boolArg(s.batched), fmt.Sprint(step))); err != nil {
+		// Not killed when ctx ends: stop ends them gracefully.
+		if err = g.start(s.node(context.WithoutCancel(ctx), "work", s.schema, fmt.Sprint(concurrency), boolArg(s.batched), fmt.Sprint(step))); err != nil {
 			break
 		}
 	}
