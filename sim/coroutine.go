@@ -71,6 +71,10 @@ func (s *sim) resumeCall(p *proc) {
 	}
 	p.busy = false
 	p.body = nil
+	if p.stopAsked {
+		p.stopAsked = false
+		s.beginShutdown(p)
+	}
 	s.release(p)
 }
 

@@ -43,13 +43,22 @@ func (d *tripDraws) drawLeaderStop(s *sim) {
 }
 
 // leaderStop asks the process that holds the lease, if one does, for a
-// graceful shutdown, which begins once it is between store calls.
+// graceful shutdown, which begins once it is between store calls: at once,
+// or as its call in progress ends (stopAsked). Queued behind that call
+// instead, the request waited for the process's next idle moment, which in
+// an interleaved run comes seldom: events of the same instant (a job's
+// end) started another call first, and most requests came after chaos and
+// were dropped.
 func (s *sim) leaderStop() {
 	p := s.workerOf(s.lastHolder)
 	if p == nil || p.draining {
 		return
 	}
 	s.tr.printf(s.now, p.name, "asked to stop: it holds the lease")
+	if p.busy {
+		p.stopAsked = true
+		return
+	}
 	s.at(s.now, &event{kind: evShutdownNow, w: p.idx, inc: p.inc})
 }
 

@@ -65,6 +65,7 @@ type proc struct {
 	stopRnd      *clockrng.Rand // draws the signals that follow the first
 
 	shutdownDue bool               // a shutdown waits for the next job to start, so it has one in flight
+	stopAsked   bool               // asked to stop in a call (leaderStop): the shutdown begins as the call ends
 	draining    bool               // graceful shutdown in progress
 	cancelled   bool               // the runner cancelled its job context: handlers start cancelled
 	history     history.Translator // this incarnation's events, as the checker reads them
@@ -175,7 +176,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	p.core, p.policy = core, engine.NewPolicy(core)
-	p.draining, p.shutdownDue, p.cancelled, p.silent = false, false, false, false
+	p.draining, p.shutdownDue, p.stopAsked, p.cancelled, p.silent = false, false, false, false, false
 	p.stopCtx, p.stopCancel = context.WithCancel(s.ctx)
 	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}
 	p.history = history.Translator{}
@@ -193,7 +194,7 @@ func (s *sim) down(p *proc, restartAfter time.Duration) {
 	p.stopCancel()
 	p.ctxs, p.stopCtx, p.stopCancel = nil, nil, nil
 	p.inc++
-	p.draining, p.shutdownDue = false, false
+	p.draining, p.shutdownDue, p.stopAsked = false, false, false
 	if s.phase == quiescence {
 		restartAfter = min(restartAfter, s.sc.PollInterval.D())
 	}
