@@ -21,16 +21,16 @@ import (
 // DeleteOldJobs keeps such a job.
 type Sequence struct {
 	// Key names the sequence, "" for none: at most MaxSequenceKeyBytes.
-	Key string
+	Key string `json:"key"`
 	// Pos is the job's place in enqueue order within its key: each
 	// insert gives its jobs of a key, in batch order, the places after
 	// the last of the key's rows (counting those a unique key skipped).
 	// Retries and snoozes keep it.
-	Pos int64
+	Pos int64 `json:"pos"`
 	// Continues: a failure for good does not halt the sequence.
-	Continues bool
+	Continues bool `json:"continues,omitempty"`
 	// Skipped: an operator released the sequence from this failed job.
-	Skipped bool
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // MaxSequenceKeyBytes is the longest sequence key a job may carry.

@@ -151,6 +151,10 @@ type Jobs interface {
 	// key may start. ErrConflict when it halts none, ErrNotFound for an
 	// unknown job.
 	SkipJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// SequenceHead returns the job that holds sequence key first in
+	// enqueue order (Job.HoldsSequence): the one running, the next to
+	// start, or the one that halts it. ErrNotFound when none holds it.
+	SequenceHead(ctx context.Context, key string) (Job, error)
 	// CancelledJobs returns, in id order and each once, the ids among ids
 	// whose rows are cancelled: a worker asks about the jobs it executes.
 	// Unknown ids are not an error.

@@ -122,3 +122,21 @@ func (t *tx) SkipJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	t.setJob(j, &after)
 	return export(&after), nil
 }
+
+// SequenceHead scans the key's rows.
+func (t *tx) SequenceHead(_ context.Context, key string) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	var head *store.Job
+	for id := range t.s.sequences[key] {
+		r := t.s.jobs[id]
+		if r.HoldsSequence() && (head == nil || r.Sequence.Pos < head.Sequence.Pos) {
+			head = r
+		}
+	}
+	if head == nil {
+		return store.Job{}, fmt.Errorf("head of sequence %q: none holds it: %w", key, store.ErrNotFound)
+	}
+	return export(head), nil
+}

@@ -172,3 +172,23 @@ func (t *tx) SkipJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	}
 	return job, nil
 }
+
+// SequenceHead reads jobs_sequence_open_idx's first entry of key.
+func (t *tx) SequenceHead(ctx context.Context, key string) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	rows, err := t.db.Query(ctx, t.s.sql(`SELECT `+jobColumns+` FROM {schema}.jobs
+		WHERE sequence_key = $1 AND `+openInSequenceRow+` ORDER BY sequence_key, sequence_pos LIMIT 1`), key)
+	if err != nil {
+		return store.Job{}, t.fail(err, "head of sequence %q", key)
+	}
+	job, err := pgx.CollectExactlyOneRow(rows, scanJob)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Job{}, fmt.Errorf("head of sequence %q: none holds it: %w", key, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Job{}, t.fail(err, "head of sequence %q", key)
+	}
+	return job, nil
+}

@@ -41,6 +41,16 @@ func (h *harness) failForGood(w, id ulid.ULID) {
 	h.fail(w, id, "for good")
 }
 
+// wantHead fails unless job want heads sequence key.
+func (h *harness) wantHead(key string, want ulid.ULID) {
+	h.t.Helper()
+	var head store.Job
+	h.do(func(tx store.Tx) (err error) { head, err = tx.SequenceHead(h.ctx, key); return err })
+	if head.ID != want {
+		h.t.Fatalf("head of sequence %s is %s, want %s", key, head.ID, want)
+	}
+}
+
 var sequenceCases = []testCase{
 	{"SequenceRunsInEnqueueOrderOneAtATime", func(h *harness) {
 		w, v := h.worker(), h.worker()
@@ -90,6 +100,7 @@ var sequenceCases = []testCase{
 		j := h.insertSequenced("q", false, "s", "s", "s")
 		h.failForGood(w, j[0])
 		h.wantTook(h.reserve(w, 10, "q"), "a halted sequence", []ulid.ULID{}...)
+		h.wantHead("s", j[0])
 		if !h.job(j[0]).Halts() {
 			h.t.Fatalf("failed head %v does not halt its sequence", h.job(j[0]))
 		}
@@ -105,9 +116,14 @@ var sequenceCases = []testCase{
 			h.t.Fatalf("skipped row %v, want failed, skipped, halting nothing", skipped)
 		}
 		h.wantTook(h.reserve(w, 10, "q"), "after the operator skipped it", j[1])
+		h.wantHead("s", j[1])
+		h.complete(w, j[1])
+		h.wantHead("s", j[2])
+		h.complete(w, h.reserve(w, 1, "q")[0].ID)
+		h.wantErr(h.tx(func(tx store.Tx) error { _, err := tx.SequenceHead(h.ctx, "s"); return err }), store.ErrNotFound, "the head of a sequence done")
 		h.clock.Advance(time.Second)
-		if n := h.deleteOldJobs(0); n != 2 {
-			h.t.Fatalf("retention deleted %d jobs, want the failed head and its skipped retry", n)
+		if n := h.deleteOldJobs(0); n != 4 {
+			h.t.Fatalf("retention deleted %d jobs, want the failed head, its skipped retry and the two completed", n)
 		}
 	}},
 	{"ASequenceThatContinuesOnFailureGoesOn", func(h *harness) {
