@@ -40,7 +40,7 @@ func TestJobsSkipReleasesASequence(t *testing.T) {
 		err = st.InTx(ctx, func(tx store.Tx) error { _, err := tx.Reserve(ctx, w, []string{"ship"}, 10); return err })
 	}
 	out, _ := run(exitOK, cmdArgs([]string{"jobs", "show"}, db, next.String())...)
-	if !regexp.MustCompile(`(?m)^waits:\s+for its sequence's head: job ` + head.String() + ` \(running\) of sequence order-7 comes first$`).MatchString(out) ||
+	if !regexp.MustCompile(`(?m)^waits:\s+for its sequence's head: job `+head.String()+` \(running\) of sequence order-7 comes first$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^sequence:\s+order-7, place 2$`).MatchString(out) {
 		t.Errorf("jobs show of the second job while the head runs:\n%s", out)
 	}
