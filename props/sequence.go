@@ -142,13 +142,13 @@ func (c *Checker) checkSequences(sc *commitScope) {
 	for _, l := range sc.links {
 		linked[l.next] = l.prev
 	}
-	order := make(map[ulid.ULID]int, len(sc.inserted)) // the commit's inserts in the order given
-	for i, id := range sc.inserted {
-		order[id] = i + 1
+	inserted := make(map[ulid.ULID]bool, len(sc.inserted))
+	for _, id := range sc.inserted {
+		inserted[id] = true
 	}
 	for _, id := range sc.inserted {
 		if st := c.jobs[id]; st != nil && st.row.Sequence.Key != "" {
-			c.checkPlace(&st.row, linked, order)
+			c.checkPlace(&st.row, linked, inserted)
 		}
 	}
 	for _, id := range sc.reserved {
@@ -159,9 +159,11 @@ func (c *Checker) checkSequences(sc *commitScope) {
 }
 
 // checkPlace judges the place of inserted row r: a retry's or a snooze's
-// is the place of the row it follows; a new job's comes after every
-// other row of its key, those inserted before it in the commit included.
-func (c *Checker) checkPlace(r *JobRow, linked map[ulid.ULID]ulid.ULID, order map[ulid.ULID]int) {
+// is the place of the row it follows; a new job's comes after every row
+// of its key from before the commit, and no other job of the commit's has
+// it. (A commit's changes come in id order, so the order of a batch is
+// the store's conformance suite's to judge.)
+func (c *Checker) checkPlace(r *JobRow, linked map[ulid.ULID]ulid.ULID, inserted map[ulid.ULID]bool) {
 	if prev, ok := linked[r.ID]; ok {
 		if p := c.jobs[prev]; p != nil && (p.row.Sequence.Key != r.Sequence.Key || p.row.Sequence.Pos != r.Sequence.Pos) {
 			c.report(SequenceOrder, fmt.Sprintf("job %s follows job %s of sequence %q at place %d but has place %d of %q",
@@ -170,11 +172,12 @@ func (c *Checker) checkPlace(r *JobRow, linked map[ulid.ULID]ulid.ULID, order ma
 		return
 	}
 	for _, o := range c.sequenceRows(r.Sequence.Key) {
-		if o.ID != r.ID && o.Sequence.Pos >= r.Sequence.Pos && order[o.ID] <= order[r.ID] {
-			c.report(SequenceOrder, fmt.Sprintf("job %s of sequence %q enqueued at place %d, not after job %s enqueued before it at place %d",
-				r.ID, r.Sequence.Key, r.Sequence.Pos, o.ID, o.Sequence.Pos), withJobs(*o, *r))
-			return
+		if o.ID == r.ID || o.Sequence.Pos < r.Sequence.Pos || inserted[o.ID] && o.Sequence.Pos > r.Sequence.Pos {
+			continue
 		}
+		c.report(SequenceOrder, fmt.Sprintf("job %s of sequence %q enqueued at place %d, not after job %s at place %d",
+			r.ID, r.Sequence.Key, r.Sequence.Pos, o.ID, o.Sequence.Pos), withJobs(*o, *r))
+		return
 	}
 }
 
@@ -199,9 +202,51 @@ func (c *Checker) checkSequenceStart(r *JobRow) {
 	}
 }
 
-// Halts reports whether job id halts its sequence as the events stepped
-// so far leave it: the simulator's coverage mark.
-func (c *Checker) Halts(id ulid.ULID) bool {
+// HaltingJobs returns the jobs that halt their sequences, in id order:
+// those the simulator's operator may release.
+func (c *Checker) HaltingJobs() []ulid.ULID {
+	var ids []ulid.ULID
+	for _, rows := range c.sequences {
+		for id := range rows {
+			if haltsSequence(&c.jobs[id].row) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	return ids
+}
+
+// HaltsBefore reports whether job id halts its sequence with a later job
+// of the sequence waiting: the simulator's coverage mark.
+func (c *Checker) HaltsBefore(id ulid.ULID) bool {
 	st := c.jobs[id]
-	return st != nil && haltsSequence(&st.row)
+	if st == nil || !haltsSequence(&st.row) {
+		return false
+	}
+	for _, o := range c.sequenceRows(st.row.Sequence.Key) {
+		if holdsSequence(o) && o.Sequence.Pos > st.row.Sequence.Pos {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyHaltedWait reports whether every row that has not ended waits
+// behind a job that halts its sequence, for an operator: the simulator's
+// quiescence then waits for nothing (a schedule's next run aside).
+func (c *Checker) OnlyHaltedWait() bool {
+	if len(c.sequences) == 0 {
+		return false
+	}
+	for _, st := range c.jobs { // the answer does not depend on the order
+		r := &st.row
+		if r.Status.Terminal() || c.nextCronRun(*r) {
+			continue
+		}
+		if r.Status == Running || !c.haltedBehind(r) {
+			return false
+		}
+	}
+	return true
 }
