@@ -29,7 +29,9 @@ import (
 // scan of jobs_sequence_available_idx, one probe a key): the key's first
 // available row in enqueue order that no other transaction holds, which
 // starts if no row of the key runs and no row before it holds the
-// sequence (jobs_sequence_open_idx, one probe). Both checks read the
+// sequence (jobs_sequence_open_idx, one probe: OFFSET 0 keeps each check
+// a subquery run per head, which the planner would otherwise join with a
+// whole sequence's rows). Both checks read the
 // statement's snapshot; the row's lock makes the pick safe: a row that
 // another transaction reserved, or that was taken and ended since the
 // snapshot, is locked in its newer version, which markReserved then skips
@@ -88,9 +90,9 @@ func sequenceHeads(queue, room string) string {
 				FOR UPDATE SKIP LOCKED) AS f
 			WHERE f.scheduled_at <= coalesce($1::timestamptz, now()) AND ` + workerLive + `
 			  AND NOT EXISTS (SELECT FROM {schema}.jobs AS o
-				WHERE o.sequence_key = f.sequence_key AND ` + openInSequence("o.") + ` AND ` + headBefore + `)
+				WHERE o.sequence_key = f.sequence_key AND ` + openInSequence("o.") + ` AND ` + headBefore + ` OFFSET 0)
 			  AND NOT EXISTS (SELECT FROM {schema}.jobs AS o
-				WHERE o.sequence_key = f.sequence_key AND o.status = 'running' AND o.sequence_key IS NOT NULL)`
+				WHERE o.sequence_key = f.sequence_key AND o.status = 'running' AND o.sequence_key IS NOT NULL OFFSET 0)`
 }
 
 // headBefore is the head check's condition on a row o that holds f's
