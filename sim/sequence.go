@@ -79,3 +79,22 @@ func (s *sim) sequenceMark(e *props.Event) {
 		}
 	}
 }
+
+// releaseNote is the notification a store sends when a skip (before to
+// after) released a sequence whose next job is available (store.Tx's
+// SkipJob), as the rows of next show it.
+func releaseNote(next store.State, before, after *store.Job) (store.Notification, bool) {
+	if before == nil || after == nil || !before.Halts() || !after.Sequence.Skipped {
+		return store.Notification{}, false
+	}
+	var head *store.Job
+	for i := range next.Jobs {
+		if j := &next.Jobs[i]; j.Sequence.Key == after.Sequence.Key && j.HoldsSequence() && (head == nil || j.Sequence.Pos < head.Sequence.Pos) {
+			head = j
+		}
+	}
+	if head == nil || head.Status != store.Available {
+		return store.Notification{}, false
+	}
+	return store.Notification{Channel: store.ChannelAvailable, Queue: head.Queue}, true
+}

@@ -148,8 +148,9 @@ type Jobs interface {
 	CancelJob(ctx context.Context, id ulid.ULID) (Job, error)
 	// SkipJob releases the sequence that job id halts (Job.Halts): the
 	// row stays failed or lost, marked skipped, and the next job of its
-	// key may start. ErrConflict when it halts none, ErrNotFound for an
-	// unknown job.
+	// key may start: when that one is available, the available channel
+	// carries its queue at commit. ErrConflict when it halts none,
+	// ErrNotFound for an unknown job.
 	SkipJob(ctx context.Context, id ulid.ULID) (Job, error)
 	// SequenceHead returns the job that holds sequence key first in
 	// enqueue order (Job.HoldsSequence): the one running, the next to

@@ -120,6 +120,10 @@ func (t *tx) SkipJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	after := *j
 	after.Sequence.Skipped = true
 	t.setJob(j, &after)
+	if head, ok := t.s.head(j.Sequence.Key); ok && head.Status == store.Available {
+		// It may start now with no row of its written: wake the workers.
+		t.notifyQueues([]string{head.Queue})
+	}
 	return export(&after), nil
 }
 
@@ -128,15 +132,21 @@ func (t *tx) SequenceHead(_ context.Context, key string) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
+	head, ok := t.s.head(key)
+	if !ok {
+		return store.Job{}, fmt.Errorf("head of sequence %q: none holds it: %w", key, store.ErrNotFound)
+	}
+	return export(head), nil
+}
+
+// head returns the row that holds sequence key first, if one does.
+func (s *Store) head(key string) (*store.Job, bool) {
 	var head *store.Job
-	for id := range t.s.sequences[key] {
-		r := t.s.jobs[id]
+	for id := range s.sequences[key] {
+		r := s.jobs[id]
 		if r.HoldsSequence() && (head == nil || r.Sequence.Pos < head.Sequence.Pos) {
 			head = r
 		}
 	}
-	if head == nil {
-		return store.Job{}, fmt.Errorf("head of sequence %q: none holds it: %w", key, store.ErrNotFound)
-	}
-	return export(head), nil
+	return head, head != nil
 }

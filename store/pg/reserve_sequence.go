@@ -172,6 +172,13 @@ func (t *tx) SkipJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	if err != nil {
 		return store.Job{}, t.fail(err, "skip job %s", id)
 	}
+	// The next job may start now with no row of its written: wake the
+	// workers.
+	if _, err := t.db.Exec(ctx, t.s.sql(`SELECT pg_notify($1, h.queue) FROM (SELECT queue, status FROM {schema}.jobs
+		WHERE sequence_key = $2 AND `+openInSequenceRow+` ORDER BY sequence_key, sequence_pos LIMIT 1) AS h
+		WHERE h.status = 'available'`), t.s.chAvailable, job.Sequence.Key); err != nil {
+		return store.Job{}, t.fail(err, "notify the release of sequence %q", job.Sequence.Key)
+	}
 	return job, nil
 }
 

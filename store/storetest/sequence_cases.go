@@ -111,7 +111,9 @@ var sequenceCases = []testCase{
 		retried := h.retry(j[0], 0)
 		h.wantTook(h.reserve(w, 10, "q"), "after the operator retried the head", retried.ID)
 		h.fail(w, retried.ID, "again")
+		ch := h.listen()
 		skipped := h.skip(retried.ID)
+		h.wantNotes(ch, available("q"))
 		if !skipped.Sequence.Skipped || skipped.Status != store.Failed || skipped.Halts() {
 			h.t.Fatalf("skipped row %v, want failed, skipped, halting nothing", skipped)
 		}
