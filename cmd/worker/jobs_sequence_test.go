@@ -70,3 +70,26 @@ func TestJobsSkipReleasesASequence(t *testing.T) {
 		t.Errorf("jobs skip twice: stderr %q", stderr)
 	}
 }
+
+// TestEnqueueSequence: worker enqueue -sequence puts the job in a
+// sequence, -sequence-continues without it is a usage error.
+func TestEnqueueSequence(t *testing.T) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	db := dbArgs(t, st.Schema())
+	code, stdout, stderr := runCLI(t, nil, cmdArgs([]string{"enqueue"}, db, "-queue", "ship", "-payload", "{}",
+		"-sequence", "order-9", "-sequence-continues")...)
+	if code != exitOK {
+		t.Fatalf("enqueue -sequence: exit %d; stderr:\n%s", code, stderr)
+	}
+	id, err := parseJobID(strings.TrimSpace(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := getJob(t, st, id).Sequence; s.Key != "order-9" || s.Pos != 1 || !s.Continues {
+		t.Errorf("enqueued job's sequence %+v, want order-9 at place 1, continuing on failure", s)
+	}
+	code, _, stderr = runCLI(t, nil, cmdArgs([]string{"enqueue"}, db, "-queue", "ship", "-payload", "{}", "-sequence-continues")...)
+	if code != exitUsage || !strings.Contains(stderr, "-sequence-continues without -sequence") {
+		t.Errorf("enqueue -sequence-continues alone: exit %d; stderr:\n%s", code, stderr)
+	}
+}
