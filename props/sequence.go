@@ -138,18 +138,23 @@ func (c *Checker) checkSequences(sc *commitScope) {
 	if len(c.sequences) == 0 {
 		return
 	}
-	linked := map[ulid.ULID]ulid.ULID{}
-	for _, l := range sc.links {
-		linked[l.next] = l.prev
-	}
-	inserted := make(map[ulid.ULID]bool, len(sc.inserted))
+	var linked map[ulid.ULID]ulid.ULID // built for the first insert with a key: most commits have none
+	var inserted map[ulid.ULID]bool
 	for _, id := range sc.inserted {
-		inserted[id] = true
-	}
-	for _, id := range sc.inserted {
-		if st := c.jobs[id]; st != nil && st.row.Sequence.Key != "" {
-			c.checkPlace(&st.row, linked, inserted)
+		st := c.jobs[id]
+		if st == nil || st.row.Sequence.Key == "" {
+			continue
 		}
+		if inserted == nil {
+			linked, inserted = make(map[ulid.ULID]ulid.ULID, len(sc.links)), make(map[ulid.ULID]bool, len(sc.inserted))
+			for _, l := range sc.links {
+				linked[l.next] = l.prev
+			}
+			for _, id := range sc.inserted {
+				inserted[id] = true
+			}
+		}
+		c.checkPlace(&st.row, linked, inserted)
 	}
 	for _, id := range sc.reserved {
 		if st := c.jobs[id]; st != nil && st.row.Status == Running && st.row.Sequence.Key != "" {
