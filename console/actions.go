@@ -13,7 +13,7 @@ import (
 )
 
 // act runs one action on job id and returns the job to show next: the new
-// attempt for a retry, the job itself for a cancel.
+// attempt for a retry, the job itself for a cancel or a skip.
 func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Job, error) {
 	var job store.Job
 	var err error
@@ -36,8 +36,15 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 			job, err = tx.CancelJob(ctx, id)
 			return err
 		})
+	case "skip":
+		// Releases the sequence the job halts; ErrConflict when it halts
+		// none.
+		err = s.opts.Store.InTx(ctx, func(tx store.Tx) error {
+			job, err = tx.SkipJob(ctx, id)
+			return err
+		})
 	default:
-		return job, &httpError{http.StatusNotFound, fmt.Errorf("unknown action %q: want retry or cancel", action)}
+		return job, &httpError{http.StatusNotFound, fmt.Errorf("unknown action %q: want retry, cancel or skip", action)}
 	}
 	if err != nil {
 		return job, fmt.Errorf("%s job %s: %w", action, id, err)

@@ -31,6 +31,10 @@ type JobDetail struct {
 	// CanRetry and CanCancel say which actions apply to the job's status.
 	CanRetry  bool `json:"can_retry"`
 	CanCancel bool `json:"can_cancel"`
+	// Sequence is the job's sequence, nil for none; CanSkip says the job
+	// halts it and a skip would release it (sequence.go).
+	Sequence *SequenceView `json:"sequence,omitempty"`
+	CanSkip  bool          `json:"can_skip,omitempty"`
 }
 
 // Attempt is one row of a chain: who ran it, when, and how it ended, with
@@ -110,6 +114,10 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 				d.Metadata, d.MetadataCut = redact.Pretty(j.Metadata, maxShownJSON)
 				d.CanRetry = (j.Status == store.Failed || j.Status == store.Lost) && j.NextAttemptID.IsZero()
 				d.CanCancel = !j.Status.Terminal()
+				d.CanSkip = j.Halts()
+				if d.Sequence, err = sequenceView(ctx, st, j); err != nil {
+					return err
+				}
 			}
 			d.Attempts = append(d.Attempts, attemptOf(j, maxCellJSON))
 		}

@@ -83,6 +83,7 @@ func (c *Checker) commit(e *Event) {
 	}
 	c.checkLeaderOnly(e, sc)
 	c.checkReservations(e, sc)
+	c.checkSequences(sc)
 }
 
 // workerChange applies one workers row change. A worker shut down by

@@ -78,7 +78,11 @@
 // job of a key under its limit is not passed over (a later job of
 // another key reserved while it waits) by more than FairnessSlack
 // commits in a row, by one in a serial history, where no job pass leaves
-// it either.
+// it either. Properties 25 to 27, the sequences, in sequence.go: the
+// jobs of one sequence key run one at a time (25), in enqueue order, a
+// retry or snooze keeping its job's place (26), and none starts behind a
+// job that failed for good and halts the sequence until an operator
+// skips or retries it (27).
 //
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):

@@ -39,6 +39,9 @@ func (r JobRow) String() string {
 	if r.PartitionKey != "" {
 		fmt.Fprintf(&b, " key=%q", r.PartitionKey)
 	}
+	if s := r.Sequence; s.Key != "" {
+		fmt.Fprintf(&b, " seq=%q/%d continues=%t skipped=%t", s.Key, s.Pos, s.Continues, s.Skipped)
+	}
 	return b.String()
 }
 

@@ -326,7 +326,8 @@ type JobRow struct {
 	MaxAttempts int `json:",omitzero"`
 	Snoozes     int `json:",omitzero"`
 	// PartitionKey is the job's partition key, "" for none.
-	PartitionKey string `json:",omitzero"`
+	PartitionKey string      `json:",omitzero"`
+	Sequence     JobSequence `json:",omitzero"` // sequence.go
 }
 
 // root reports whether the row is the first of its job's chain: attempt 0,

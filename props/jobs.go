@@ -145,6 +145,7 @@ func (c *Checker) rescued(b, a *JobRow, sc *commitScope) {
 func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
 	c.queues.indexJob(id, before, after)
 	c.partitions.indexKeys(id, before, after)
+	c.sequences.indexSequence(id, before, after)
 	if before != nil && before.Status == Running {
 		// An emptied set is kept: a worker reserves again soon, and the
 		// sets are bounded by the number of workers.

@@ -118,7 +118,7 @@ func (c *Checker) checkQueueFairness(e *Event, queue string, reserved []ulid.ULI
 	for id := range c.queues.available[queue] {
 		w := c.jobs[id].row
 		r, ok := JobRow{}, false
-		if !w.ScheduledAt.After(e.Time) && !c.keyHeld(queue, w.PartitionKey) {
+		if !w.ScheduledAt.After(e.Time) && !c.keyHeld(queue, w.PartitionKey) && !c.sequenceHeld(id) {
 			r, ok = c.overtaker(w, reserved)
 		}
 		if !ok {

@@ -22,6 +22,7 @@ func (c *Checker) checkNoLostJobs() {
 		r := st.row
 		switch {
 		case c.nextCronRun(r):
+		case !r.Status.Terminal() && c.haltedBehind(&st.row): // waits for an operator (sequence.go)
 		case !r.Status.Terminal():
 			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
 		case r.Status == Snoozed && !st.linked:

@@ -254,7 +254,7 @@ func linkChange(p, n JobRow) []JobChange {
 func insertedRow(j JobRow) JobRow {
 	r := JobRow{ID: j.ID, Queue: j.Queue, Status: Available, Attempt: j.Attempt,
 		CreatedAt: j.CreatedAt, ScheduledAt: j.ScheduledAt, ScheduleName: j.ScheduleName,
-		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey}
+		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey, Sequence: j.Sequence}
 	if j.ScheduledAt.After(j.CreatedAt) {
 		r.Status = Scheduled
 	}

@@ -69,6 +69,12 @@ const (
 	// KeyFairness: a job of a key under its limit never waits behind the
 	// backlog of keys at theirs (props/keys.go).
 	KeyFairness
+	// SequenceExclusive, SequenceOrder, SequenceHalt: the jobs of one
+	// sequence run one at a time, in enqueue order, and none after a job
+	// that halts it (props/sequence.go).
+	SequenceExclusive
+	SequenceOrder
+	SequenceHalt
 	numProperties // not a property: how many there are
 )
 
@@ -98,6 +104,9 @@ var propertyNames = [numProperties]string{
 	WakeUp:              "wake-up",
 	QueueKeyLimit:       "queue per-key limit",
 	KeyFairness:         "per-key fairness",
+	SequenceExclusive:   "sequence one at a time",
+	SequenceOrder:       "sequence order",
+	SequenceHalt:        "sequence halt",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -132,6 +132,9 @@ func (b *diffBackend) diff(next store.State) store.Commit {
 		if b, a := ch.Before, ch.After; b != nil && a != nil && b.Status == store.Running && a.Status == store.Cancelled {
 			c.Notifications = append(c.Notifications, store.Notification{Channel: store.ChannelCancel, Job: a.ID})
 		}
+		if n, ok := releaseNote(next, ch.Before, ch.After); ok {
+			c.Notifications = append(c.Notifications, n)
+		}
 	}
 	for _, ch := range diffRows(b.prev.Workers, next.Workers, func(w store.Worker) ulid.ULID { return w.ID }, ulid.ULID.Compare, sameWorker) {
 		c.Workers = append(c.Workers, store.WorkerChange(ch))

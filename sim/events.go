@@ -10,39 +10,40 @@ import (
 type eventKind uint8
 
 const (
-	evTimer        eventKind = iota // a runner timer: timer, gen its generation
-	evResume                        // a core call parked on store latency goes on
-	evJobDone                       // gen: execution id
-	evJobTimeout                    // gen: execution id; the handler's context is cancelled
-	evNotify                        // note reaches the worker
-	evStart                         // the process starts (first time or after a crash or shutdown)
-	evCrash                         // fault timer: the process dies
-	evStall                         // fault timer: the process pauses
-	evStallEnd                      // the pause ends
-	evJump                          // fault timer: the local clock jumps
-	evShutdown                      // fault timer: graceful shutdown begins (maybe at the next job start)
-	evShutdownNow                   // graceful shutdown begins
-	evBurst                         // fault timer: a burst of enqueues
-	evCancel                        // fault timer: an operator cancels a job
-	evQueueControl                  // fault timer: an operator pauses, resumes or limits a queue
-	evVacuumDone                    // the process's vacuum returns
-	evOutage                        // an outage window opens (for the trace)
-	evQuiesce                       // chaos ends
-	evSettleCheck                   // quiescence: is everything settled?
-	evEnd                           // the quiescence bound
-	evQueueRate                     // fault timer: an operator sets or removes a queue's rate
-	evTrip                          // interleaving: a parked round trip goes (conn, gen)
-	evSignal                        // a signal reaches the process (gen: its index in signalNames)
-	evAbandon                       // the runner is told to give its drain up
-	evLeaderStop                    // interleaving: the lease holder is asked to stop
-	evKeyLimit                      // fault timer: an operator sets or removes a queue's per-key limit
+	evTimer           eventKind = iota // a runner timer: timer, gen its generation
+	evResume                           // a core call parked on store latency goes on
+	evJobDone                          // gen: execution id
+	evJobTimeout                       // gen: execution id; the handler's context is cancelled
+	evNotify                           // note reaches the worker
+	evStart                            // the process starts (first time or after a crash or shutdown)
+	evCrash                            // fault timer: the process dies
+	evStall                            // fault timer: the process pauses
+	evStallEnd                         // the pause ends
+	evJump                             // fault timer: the local clock jumps
+	evShutdown                         // fault timer: graceful shutdown begins (maybe at the next job start)
+	evShutdownNow                      // graceful shutdown begins
+	evBurst                            // fault timer: a burst of enqueues
+	evCancel                           // fault timer: an operator cancels a job
+	evQueueControl                     // fault timer: an operator pauses, resumes or limits a queue
+	evVacuumDone                       // the process's vacuum returns
+	evOutage                           // an outage window opens (for the trace)
+	evQuiesce                          // chaos ends
+	evSettleCheck                      // quiescence: is everything settled?
+	evEnd                              // the quiescence bound
+	evQueueRate                        // fault timer: an operator sets or removes a queue's rate
+	evTrip                             // interleaving: a parked round trip goes (conn, gen)
+	evSignal                           // a signal reaches the process (gen: its index in signalNames)
+	evAbandon                          // the runner is told to give its drain up
+	evLeaderStop                       // interleaving: the lease holder is asked to stop
+	evKeyLimit                         // fault timer: an operator sets or removes a queue's per-key limit
+	evSequenceRelease                  // fault timer: an operator releases a halted sequence
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evKeyLimit, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -86,6 +87,8 @@ func (s *sim) dispatch(e *event) {
 		s.queueControl()
 	case evQueueRate:
 		s.queueRate()
+	case evSequenceRelease:
+		s.releaseSequence()
 	case evKeyLimit:
 		s.keyLimit(e.gen == firstKeyLimit)
 	case evOutage:

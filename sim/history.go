@@ -25,6 +25,7 @@ func (s *sim) record(e *props.Event) {
 	}
 	s.limitMark(e)
 	s.keyLimitMark(e)
+	s.sequenceMark(e)
 }
 
 // violated ends the run at v, a broken property: the trace ends there too,

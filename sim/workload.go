@@ -40,6 +40,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		j.Payload = json.RawMessage(`{"n":` + strconv.Itoa(len(s.inserted)+i) + `}`)
 		j.Priority = s.drawPriority()
 		j.PartitionKey = s.drawPartitionKey()
+		s.drawSequence(&j)
 		if r.Chance(delayed) {
 			j.ScheduledAt = now.Add(r.DurationBetween(0, max(s.sc.Chaos.D()-s.now, time.Second)).Truncate(time.Microsecond))
 		}
@@ -123,12 +124,13 @@ func (s *sim) quiesce() {
 }
 
 // settleCheck ends the run once nothing is left to do: no job row waits to
-// run, no handler runs, every process is up and none is shutting down.
+// run (but behind a halted sequence, for an operator), no handler runs,
+// every process is up and none is shutting down.
 func (s *sim) settleCheck() {
 	if s.phase != quiescence {
 		return
 	}
-	if s.rows.settled() && s.inflight() == 0 && s.allUp() {
+	if (s.rows.settled() || s.checker.OnlyHaltedWait()) && s.inflight() == 0 && s.allUp() {
 		s.res.Settled = true
 		s.finish()
 		s.stopped = true

@@ -146,6 +146,16 @@ type Jobs interface {
 	// (CancelledJobs is the fallback for a lost notification). ErrConflict
 	// for a terminal job, ErrNotFound for an unknown one.
 	CancelJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// SkipJob releases the sequence that job id halts (Job.Halts): the
+	// row stays failed or lost, marked skipped, and the next job of its
+	// key may start: when that one is available, the available channel
+	// carries its queue at commit. ErrConflict when it halts none,
+	// ErrNotFound for an unknown job.
+	SkipJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// SequenceHead returns the job that holds sequence key first in
+	// enqueue order (Job.HoldsSequence): the one running, the next to
+	// start, or the one that halts it. ErrNotFound when none holds it.
+	SequenceHead(ctx context.Context, key string) (Job, error)
 	// CancelledJobs returns, in id order and each once, the ids among ids
 	// whose rows are cancelled: a worker asks about the jobs it executes.
 	// Unknown ids are not an error.

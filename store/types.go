@@ -84,6 +84,8 @@ type Job struct {
 	// per-key limit (Queue.KeyLimit) bounds its running jobs of each key.
 	// Retries and snoozes keep it.
 	PartitionKey string
+	// Sequence places the job in a sequence (sequence.go); zero: none.
+	Sequence Sequence
 }
 
 // Job priorities: Reserve takes the smallest number first, then the
@@ -118,6 +120,10 @@ type NewJob struct {
 	MaxAttempts int
 	// PartitionKey: see Job.PartitionKey; at most MaxPartitionKeyBytes.
 	PartitionKey string
+	// SequenceKey and SequenceContinues: see Sequence.Key and
+	// Sequence.Continues; a job takes a partition key or a sequence key.
+	SequenceKey       string
+	SequenceContinues bool
 }
 
 // MaxPartitionKeyBytes is the longest partition key a job may carry.

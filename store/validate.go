@@ -57,6 +57,9 @@ func ValidateNewJob(j NewJob) error {
 	if err == nil {
 		err = checkPartitionKey(j.PartitionKey)
 	}
+	if err == nil {
+		err = checkSequence(j)
+	}
 	if err == nil && j.ScheduleName != "" {
 		err = names.Check("schedule", j.ScheduleName)
 	}

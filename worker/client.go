@@ -65,6 +65,7 @@ type enqueueOptions struct {
 	maxAttempts    int
 	maxAttemptsSet bool
 	partition      partitionOptions
+	sequence       sequenceOptions
 }
 
 // WithScheduledAt makes the jobs wait until t (compared with the store's time); a time
@@ -197,6 +198,7 @@ func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOp
 		}
 		jobs[i] = store.NewJob{Queue: queue, Payload: raw, Metadata: meta, ScheduledAt: o.at, Priority: o.priority, MaxAttempts: o.maxAttempts,
 			PartitionKey: key}
+		o.sequence.apply(&jobs[i])
 		o.unique.apply(&jobs[i])
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}

@@ -19,7 +19,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [-sequence K] [flags]
 
 Adds one job and prints its id. Without -at or -in the job is available at
 once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
@@ -32,7 +32,10 @@ gives the job its own bound on its runs, retries included, which every
 worker applies (a leader rescuing it too) over its queue's and its
 -max-retries. With -unique-key (or -unique-by-payload) nothing is stored
 while a job holding the same key exists: its id is printed instead, with a
-note on standard error.`
+note on standard error. With -sequence the job joins that sequence: the
+jobs of one sequence run one at a time in the order they were enqueued,
+and one that fails for good halts the later ones until it is retried or
+skipped (worker jobs skip), unless -sequence-continues.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -43,6 +46,8 @@ type enqueueFlags struct {
 	priority    int
 	maxAttempts int
 	unique      uniqueFlags
+	sequence    string
+	continues   bool
 }
 
 // maxDelay bounds -in: ten years.
@@ -56,6 +61,8 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	f.unique.register(fs)
 	intVar(fs, &f.priority, "priority", 0, store.MinPriority, store.MaxPriority, "the job's priority: workers reserve smaller numbers first")
 	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
+	fs.StringVar(&f.sequence, "sequence", "", fmt.Sprintf("the sequence the job joins: its jobs run one at a time in enqueue order (at most %d bytes)", store.MaxSequenceKeyBytes))
+	fs.BoolVar(&f.continues, "sequence-continues", false, "with -sequence: a failure for good of the job does not halt its sequence")
 }
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
@@ -101,6 +108,12 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		if job.MaxAttempts > 0 {
 			opts = append(opts, worker.WithMaxAttempts(job.MaxAttempts))
 		}
+		if job.SequenceKey != "" {
+			opts = append(opts, worker.SequenceKey(job.SequenceKey))
+		}
+		if job.SequenceContinues {
+			opts = append(opts, worker.SequenceContinuesOnFailure())
+		}
 		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, opts...)
 		return err
 	})
@@ -132,8 +145,11 @@ func (f *enqueueFlags) newJob(stdin io.Reader) (store.NewJob, error) {
 			return store.NewJob{}, usagef("-payload for queue %q: %v", f.queue, err)
 		}
 	}
-	job := store.NewJob{Queue: f.queue, Payload: payload, Priority: f.priority, MaxAttempts: f.maxAttempts}
+	job := store.NewJob{Queue: f.queue, Payload: payload, Priority: f.priority, MaxAttempts: f.maxAttempts,
+		SequenceKey: f.sequence, SequenceContinues: f.continues}
 	switch {
+	case f.continues && f.sequence == "":
+		return store.NewJob{}, usagef("-sequence-continues without -sequence: it says what a failure does to the job's sequence")
 	case f.at != "" && f.in != 0:
 		return store.NewJob{}, usagef("-at and -in both say when the job runs: give one of them")
 	case f.at != "":

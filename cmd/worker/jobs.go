@@ -19,13 +19,14 @@ const jobsUsage = `Usage:
   worker jobs show [-format text|json] [flags] ID
   worker jobs retry [flags] ID
   worker jobs cancel [flags] ID
+  worker jobs skip [flags] ID
 
 A job ID is the 26-character ULID the commands print, or the same id in the
 UUID form the database shows. Run 'worker jobs <command> -help' for the
 flags.
 `
 
-const jobsCommands = "jobs list, jobs show, jobs retry or jobs cancel"
+const jobsCommands = "jobs list, jobs show, jobs retry, jobs cancel or jobs skip"
 
 // jobsCmd dispatches the jobs subcommands and returns the full command name
 // for messages.
@@ -43,6 +44,8 @@ func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 		return "jobs retry", c.jobsRetryCmd(ctx, args[1:])
 	case "cancel":
 		return "jobs cancel", c.jobsCancelCmd(ctx, args[1:])
+	case "skip":
+		return "jobs skip", c.jobsSkipCmd(ctx, args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, jobsUsage)
 		return "jobs", nil
@@ -53,7 +56,9 @@ func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 const jobsRetrySynopsis = `worker jobs retry [flags] ID
 
 Starts a new attempt of a failed or lost job, available at once, whatever
-its retry count, and prints the new attempt's id.`
+its retry count, and prints the new attempt's id. A job of a sequence
+(worker.SequenceKey) keeps its place: it runs before the later jobs of its
+sequence, which a failed job halts.`
 
 func (c *cli) jobsRetryCmd(ctx context.Context, args []string) error {
 	st, id, schema, err := c.jobCommand(ctx, "worker jobs retry", jobsRetrySynopsis, args, nil)

@@ -57,7 +57,9 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 		if chain, err = attemptChain(ctx, tx, job); err != nil {
 			return err
 		}
-		waits, err = keyWait(ctx, tx, job)
+		if waits, err = keyWait(ctx, tx, job); waits == "" && err == nil {
+			waits, err = sequenceWait(ctx, tx, job)
+		}
 		return err
 	})
 	if err != nil {
@@ -128,6 +130,9 @@ func printJob(w io.Writer, job store.Job, chain []store.Job, waits string) error
 	field("next attempt", formatID(job.NextAttemptID))
 	if job.PartitionKey != "" {
 		field("partition key", cell(job.PartitionKey))
+	}
+	if job.Sequence.Key != "" {
+		field("sequence", sequenceField(job.Sequence))
 	}
 	if job.UniqueKey != "" {
 		field("unique key", cell(job.UniqueKey))
@@ -268,6 +273,7 @@ type jobJSON struct {
 	MaxAttempts   int             `json:"max_attempts,omitempty"`
 	Snoozes       int             `json:"snoozes,omitempty"`
 	PartitionKey  string          `json:"partition_key,omitempty"`
+	Sequence      store.Sequence  `json:"sequence,omitzero"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

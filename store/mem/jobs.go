@@ -49,8 +49,12 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 	skipUnique := len(jobs) > 64 && mutant.On(mutant.UniqueSkippedOnCopy)
 	var queues []string
 	var dups []store.Duplicate
+	rows := make([]*store.Job, len(jobs))
 	for i, nj := range jobs {
-		j := t.newRow(nj)
+		rows[i] = t.newRow(nj)
+	}
+	t.placeInSequences(rows)
+	for i, j := range rows {
 		if held, ok := t.s.unique[j.UniqueKey]; ok && j.Holds() && !skipUnique {
 			dups = append(dups, store.Duplicate{Index: i, Existing: export(t.s.jobs[held])})
 			continue
@@ -97,6 +101,7 @@ func (t *tx) newRow(nj store.NewJob) *store.Job {
 		Priority:     nj.Priority,
 		MaxAttempts:  nj.MaxAttempts,
 		PartitionKey: nj.PartitionKey,
+		Sequence:     store.Sequence{Key: nj.SequenceKey, Continues: nj.SequenceContinues},
 	}
 	if nj.Metadata != nil {
 		j.Metadata = bytes.Clone(nj.Metadata)
@@ -154,6 +159,11 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 			if mutant.On(mutant.KeyLimitStops) {
 				open = slices.Delete(open, i, i+1)
 			}
+			continue
+		}
+		if !t.s.sequenceHead(j) {
+			// Skipped too: an earlier job of its sequence holds it.
+			early = append(early, waiting{h, e})
 			continue
 		}
 		after := *j

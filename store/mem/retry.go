@@ -78,6 +78,7 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 		MaxAttempts:  old.MaxAttempts,
 		Snoozes:      snoozes,
 		PartitionKey: old.PartitionKey,
+		Sequence:     store.Sequence{Key: old.Sequence.Key, Pos: old.Sequence.Pos, Continues: old.Sequence.Continues},
 	}
 	if delay <= 0 {
 		next.Status = store.Available
@@ -152,12 +153,22 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
 	gone := map[ulid.ULID]bool{}
 	var prev []ulid.ULID
+	var halting []entry // kept: each holds its sequence up (store.Sequence)
+	defer func() {
+		for _, e := range halting {
+			t.s.ended.push(e)
+		}
+	}()
 	for len(gone) < limit {
 		e, ok := t.s.ended.top(t.s.validEnded)
 		if !ok || !e.at.Before(cutoff) {
 			break
 		}
 		t.s.ended.pop()
+		if t.s.jobs[e.id].Halts() {
+			halting = append(halting, e)
+			continue
+		}
 		gone[e.id] = true
 		if p, ok := t.s.prevOf[e.id]; ok {
 			prev = append(prev, p)

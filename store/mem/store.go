@@ -36,6 +36,7 @@ type Store struct {
 	rateSlots map[string][]time.Time  // per rate-limited queue: each slot's last start (see store/internal/rules/rules.go)
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
+	sequences sequences               // sequence key -> its rows (sequence.go)
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -69,6 +70,7 @@ func New(now func() time.Time) *Store {
 		rateSlots: map[string][]time.Time{},
 		prevOf:    map[ulid.ULID]ulid.ULID{},
 		unique:    map[string]ulid.ULID{},
+		sequences: sequences{},
 		workers:   map[ulid.ULID]*store.Worker{},
 		schedules: map[string]*store.Schedule{},
 	}

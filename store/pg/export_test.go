@@ -66,6 +66,10 @@ func PlainReserveSQL(s *Store) string { return s.sql(plainReserveSQL) }
 // limit, with the store's schema.
 func KeyedReserveSQL(s *Store) string { return s.sql(keyedReserveSQL) }
 
+// SequencedPlainReserveSQL is the reserving statement of queues without
+// controls while the store knows of sequences, with the store's schema.
+func SequencedPlainReserveSQL(s *Store) string { return s.sql(sequencedVariant(plainReserveSQL)) }
+
 // LimitLockSQL is the statement deciding, before it, whether a limited
 // queue's reservation reuses places or counts them under the limit lock.
 func LimitLockSQL(s *Store) string { return s.sql(limitLockSQL) }

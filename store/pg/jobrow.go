@@ -15,7 +15,8 @@ import (
 // use different column names.
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
-	unique_key, unique_states, output, priority, max_attempts, snoozes, partition_key`
+	unique_key, unique_states, output, priority, max_attempts, snoozes, partition_key,
+	sequence_key, sequence_pos, sequence_continues, sequence_skipped`
 
 // jobScan holds the scan targets of one row of jobColumns. A reservation
 // reads a hundred rows or more per job pass, and targets declared one by
@@ -29,7 +30,9 @@ type jobScan struct {
 	attempt, snoozes                                          int32
 	priority                                                  int16
 	created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
-	reason, schedule, uniqueKey, partitionKey                 pgtype.Text
+	reason, schedule, uniqueKey, partitionKey, sequenceKey    pgtype.Text
+	sequencePos                                               pgtype.Int8
+	sequenceContinues, sequenceSkipped                        bool
 	uniqueStates                                              pgtype.Int2
 	maxAttempts                                               pgtype.Int4
 	targets                                                   []any
@@ -40,7 +43,8 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 	if sc.targets == nil {
 		sc.targets = []any{&sc.id, &sc.queue, &sc.payload, &sc.metadata, &sc.status, &sc.attempt, &sc.created, &sc.scheduled,
 			&sc.started, &sc.startedBy, &sc.completed, &sc.failed, &sc.reason, &sc.cancelled, &sc.next, &sc.schedule,
-			&sc.uniqueKey, &sc.uniqueStates, &sc.output, &sc.priority, &sc.maxAttempts, &sc.snoozes, &sc.partitionKey}
+			&sc.uniqueKey, &sc.uniqueStates, &sc.output, &sc.priority, &sc.maxAttempts, &sc.snoozes, &sc.partitionKey,
+			&sc.sequenceKey, &sc.sequencePos, &sc.sequenceContinues, &sc.sequenceSkipped}
 	}
 	// Each job keeps its own bytes: a target left holding the last row's
 	// could be filled in place.
@@ -71,6 +75,8 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 	j.MaxAttempts = int(sc.maxAttempts.Int32)
 	j.Snoozes = int(sc.snoozes)
 	j.PartitionKey = sc.partitionKey.String
+	j.Sequence = store.Sequence{Key: sc.sequenceKey.String, Pos: sc.sequencePos.Int64,
+		Continues: sc.sequenceContinues, Skipped: sc.sequenceSkipped}
 	return j, nil
 }
 

@@ -47,10 +47,15 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 	}
 	var dups []store.Duplicate
 	var err error
+	sequenced := slices.ContainsFunc(jobs, func(j store.NewJob) bool { return j.SequenceKey != "" })
+	if sequenced {
+		err = t.lockSequences(ctx, jobs)
+	}
 	switch {
+	case err != nil:
 	case unique:
 		dups, err = t.insertUnique(ctx, jobs)
-	case len(jobs) > copyThreshold:
+	case len(jobs) > copyThreshold && !sequenced: // COPY cannot number a sequence's jobs
 		err = t.copyUnderSavepoint(ctx, jobs)
 	default:
 		err = t.insertUnderSavepoint(ctx, jobs)
@@ -132,7 +137,7 @@ func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
 		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
 		ins AS (`+insertSelect+`
 			RETURNING queue, status)
-		SELECT pg_notify($13, q.queue) IS NULL
+		SELECT pg_notify($15, q.queue) IS NULL
 		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available') AS q ORDER BY q.queue`),
 		append(t.insertArgs(jobs, nil), t.s.chAvailable)...)
 }
@@ -140,20 +145,25 @@ func (t *tx) queueInsert(b *pgx.Batch, jobs []store.NewJob) {
 // insertSelect inserts the rows of insertArgs ($1 now, $2-$7 the columns,
 // $8 and $9 the stored unique keys and covered statuses, $10 the
 // priorities, $11 the max attempts, 0 for none, $12 the partition keys,
-// "" for none), in batch order.
+// "" for none, $13 the sequence keys, "" for none, and $14 whether each
+// continues on failure), in batch order. It numbers each sequence's jobs
+// after the key's last place (sequencePlace).
 const insertSelect = `
 	INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
-	                           unique_key, unique_states, priority, max_attempts, partition_key)
+	                           unique_key, unique_states, priority, max_attempts, partition_key,
+	                           sequence_key, sequence_pos, sequence_continues)
 	SELECT i.id, i.queue, i.payload::json, i.metadata::json,
 	       CASE WHEN i.at IS NULL OR i.at <= now.now THEN 'available' ELSE 'scheduled' END,
 	       0, now.now, coalesce(i.at, now.now), nullif(i.schedule, ''), nullif(i.ukey, ''), nullif(i.ustates, 0),
-	       i.priority, nullif(i.max_attempts, 0), nullif(i.pkey, '')
+	       i.priority, nullif(i.max_attempts, 0), nullif(i.pkey, ''),
+	       nullif(i.skey, ''), ` + sequencePlace + `, i.continues
 	FROM now, unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[],
-	                 $8::text[], $9::int2[], $10::int2[], $11::int4[], $12::text[])
-	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, priority, max_attempts, pkey, ord)
+	                 $8::text[], $9::int2[], $10::int2[], $11::int4[], $12::text[], $13::text[], $14::bool[])
+	     WITH ORDINALITY AS i(id, queue, payload, metadata, at, schedule, ukey, ustates, priority, max_attempts, pkey, skey,
+	                          continues, ord)
 	ORDER BY i.ord`
 
-// insertArgs returns the arguments $1 to $12 of insertSelect. keys are the
+// insertArgs returns the arguments $1 to $14 of insertSelect. keys are the
 // stored unique keys (nil: none).
 func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	n := len(jobs)
@@ -162,9 +172,9 @@ func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	scheduled := make([]pgtype.Timestamptz, n)
 	states, priorities := make([]int16, n), make([]int16, n)
 	maxAttempts := make([]int32, n)
-	partitionKeys := make([]string, n)
+	partitionKeys, sequenceKeys, continues := make([]string, n), make([]string, n), make([]bool, n)
 	for i, j := range jobs {
-		partitionKeys[i] = j.PartitionKey
+		partitionKeys[i], sequenceKeys[i], continues[i] = j.PartitionKey, j.SequenceKey, j.SequenceContinues
 		priorities[i], maxAttempts[i] = int16(j.Priority), int32(j.MaxAttempts)
 		ids[i], queues[i], payloads[i], names[i] = idArg(j.ID), j.Queue, string(j.Payload), j.ScheduleName
 		metadata[i] = string(metadataOf(j))
@@ -174,7 +184,8 @@ func (t *tx) insertArgs(jobs []store.NewJob, keys []string) []any {
 	if keys == nil {
 		keys = make([]string, n)
 	}
-	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states, priorities, maxAttempts, partitionKeys}
+	return []any{t.nowArg(), ids, queues, payloads, metadata, scheduled, names, keys, states, priorities, maxAttempts, partitionKeys,
+		sequenceKeys, continues}
 }
 
 // copyJobs inserts a large batch with COPY, which cannot compute values:

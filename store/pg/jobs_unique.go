@@ -34,14 +34,14 @@ const idTakenSQL = `SELECT 1 / (count(*) = 0)::int FROM {schema}.jobs WHERE id =
 
 // insertSkippingSQL inserts the rows of insertArgs, skipping each whose key
 // a row holds (one inserted earlier by the statement included), notifies
-// ($13) each queue that got an available row, in queue order, and returns
+// ($15) each queue that got an available row, in queue order, and returns
 // the ids it inserted.
 const insertSkippingSQL = `
 	WITH now AS (SELECT coalesce($1::timestamptz, now()) AS now),
 	ins AS (` + insertSelect + `
 		ON CONFLICT (unique_key) WHERE {holds} DO NOTHING
 		RETURNING id, queue, status),
-	notified AS (SELECT count(pg_notify($13, q.queue)) AS n
+	notified AS (SELECT count(pg_notify($15, q.queue)) AS n
 		FROM (SELECT DISTINCT queue FROM ins WHERE status = 'available' ORDER BY queue) AS q)
 	SELECT ins.id FROM notified, ins`
 

@@ -15,17 +15,19 @@ import (
 // statement whose text drifted panics at open instead of leaving its bug
 // silently unplanted; the selected bug's edit is then made.
 type statements struct {
-	reserve        string // reserveSQL
-	keyedReserve   string // keyedReserveSQL
-	plainReserve   string // plainReserveSQL
-	limitLock      string // limitLockSQL
-	takeLease      string // takeLeaseSQL
-	renewLease     string // renewLeaseSQL
-	expireLease    string // expireLeaseSQL
-	releaseLease   string // releaseLeaseSQL
-	dutyLock       string // dutyLockSQL
-	complete       string // completeSQL, as CompleteJobs sends it
-	completeOutput string // completeOutputSQL, as CompleteJobs sends it
+	reserve      string // reserveSQL
+	keyedReserve string // keyedReserveSQL
+	plainReserve string // plainReserveSQL
+	// The same, taking sequence heads too (reserve_sequence.go).
+	seqReserve, seqKeyedReserve, seqPlainReserve string
+	limitLock                                    string // limitLockSQL
+	takeLease                                    string // takeLeaseSQL
+	renewLease                                   string // renewLeaseSQL
+	expireLease                                  string // expireLeaseSQL
+	releaseLease                                 string // releaseLeaseSQL
+	dutyLock                                     string // dutyLockSQL
+	complete                                     string // completeSQL, as CompleteJobs sends it
+	completeOutput                               string // completeOutputSQL, as CompleteJobs sends it
 }
 
 // dutyLockSQL serializes the leaders' duty transactions of one schema.
@@ -34,17 +36,20 @@ const dutyLockSQL = "SELECT pg_advisory_xact_lock($1)"
 // newStatements builds the statements with fill naming the schema.
 func newStatements(fill func(string) string) statements {
 	st := statements{
-		reserve:        fill(reserveSQL),
-		keyedReserve:   fill(keyedReserveSQL),
-		plainReserve:   fill(plainReserveSQL),
-		limitLock:      fill(limitLockSQL),
-		takeLease:      fill(takeLeaseSQL),
-		renewLease:     fill(renewLeaseSQL),
-		expireLease:    fill(expireLeaseSQL),
-		releaseLease:   fill(releaseLeaseSQL),
-		dutyLock:       fill(dutyLockSQL),
-		complete:       fill(completeSQL),
-		completeOutput: fill(completeOutputSQL),
+		reserve:         fill(reserveSQL),
+		keyedReserve:    fill(keyedReserveSQL),
+		plainReserve:    fill(plainReserveSQL),
+		seqReserve:      fill(sequencedVariant(reserveSQL)),
+		seqKeyedReserve: fill(sequencedVariant(keyedReserveSQL)),
+		seqPlainReserve: fill(sequencedVariant(plainReserveSQL)),
+		limitLock:       fill(limitLockSQL),
+		takeLease:       fill(takeLeaseSQL),
+		renewLease:      fill(renewLeaseSQL),
+		expireLease:     fill(expireLeaseSQL),
+		releaseLease:    fill(releaseLeaseSQL),
+		dutyLock:        fill(dutyLockSQL),
+		complete:        fill(completeSQL),
+		completeOutput:  fill(completeOutputSQL),
 	}
 	if mutant.Enabled {
 		st.plant(plantedEdits)
@@ -70,6 +75,15 @@ var plantedEdits = []plantedEdit{
 	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.reserve }, jobsSkipLocked, jobsLocked},
 	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.plainReserve }, jobsSkipLocked, jobsLocked},
 	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.keyedReserve }, jobsSkipLocked, jobsLocked},
+	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.seqReserve }, jobsSkipLocked, jobsLocked},
+	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.seqKeyedReserve }, jobsSkipLocked, jobsLocked},
+	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.seqPlainReserve }, jobsSkipLocked, jobsLocked},
+	// pg-sequence-skips-locked: the head check passes over the available
+	// rows of the queue, which the lookup, it reasons, would have found
+	// first; but the lookup skips the rows other transactions hold.
+	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqReserve }, headBefore, headBeforeSkipsLocked},
+	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqKeyedReserve }, headBefore, headBeforeSkipsLocked},
+	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqPlainReserve }, headBefore, headBeforeSkipsLocked},
 	// pg-split-lease: the lease that the SELECT before found free is
 	// written without a re-check, overwriting one another transaction took
 	// meanwhile.

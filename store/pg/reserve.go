@@ -83,15 +83,20 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
 	from, epoch := s.hints.start(queues)
 	b.Queue(s.sql(lockQueuesSQL), s.queueKey, queues)
+	sequenced := s.sequenced.Load()
+	if sequenced {
+		epoch = noHints
+	}
 	if full {
-		reserve := s.stmt.reserve
+		reserve := pick(sequenced, s.stmt.reserve, s.stmt.seqReserve)
 		if s.keyed.Load() {
-			reserve, epoch = s.stmt.keyedReserve, noHints
+			reserve, epoch = pick(sequenced, s.stmt.keyedReserve, s.stmt.seqKeyedReserve), noHints
 		}
 		b.Queue(s.stmt.limitLock, s.limitKey, queues, limit)
 		b.Queue(reserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	} else {
-		b.Queue(s.stmt.plainReserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
+		reserve := pick(sequenced, s.stmt.plainReserve, s.stmt.seqPlainReserve)
+		b.Queue(reserve, now, idArg(worker), queues, limit, from.priorities, from.times, from.ids)
 	}
 	if restore {
 		b.Queue(restorePlannerSQL)
@@ -104,13 +109,15 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 // of a queue's controls, which takes it exclusive, waits for those in
 // flight and holds up those that come after it. It also says whether any
 // queue (of any reservation's: the answer serves them all) has a limit or
-// a rate, and whether any has a per-key limit, for the next reservation's
-// choice of statement (reserve_plain.go, reserve_keyed.go).
-const lockQueuesSQL = `
+// a rate, whether any has a per-key limit, and whether any job holds a
+// sequence, for the next reservation's choice of statement
+// (reserve_plain.go, reserve_keyed.go, reserve_sequence.go).
+var lockQueuesSQL = `
 	SELECT count(pg_advisory_xact_lock_shared($1, hashtext(q.queue))),
 		EXISTS (SELECT FROM {schema}.queues AS ctl
 			WHERE ctl.max_running IS NOT NULL OR ctl.rate_starts IS NOT NULL OR ctl.key_limit IS NOT NULL),
-		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.key_limit IS NOT NULL)
+		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.key_limit IS NOT NULL),
+		EXISTS (SELECT FROM {schema}.jobs WHERE ` + openInSequenceRow + `)
 	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
 
 // readReserved reads the answers of queueReserveRows's statements (full
@@ -118,12 +125,13 @@ const lockQueuesSQL = `
 // reserved rows.
 func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool, epoch uint64) ([]store.Job, error) {
 	var locked int64
-	var controlled, keyed bool
-	if err := br.QueryRow().Scan(&locked, &controlled, &keyed); err != nil { // lockQueuesSQL
+	var controlled, keyed, sequenced bool
+	if err := br.QueryRow().Scan(&locked, &controlled, &keyed, &sequenced); err != nil { // lockQueuesSQL
 		return nil, err
 	}
 	s.controlled.Store(controlled)
 	s.keyed.Store(keyed)
+	s.sequenced.Store(sequenced)
 	if full {
 		if _, err := br.Exec(); err != nil { // limitLockSQL
 			return nil, err

@@ -92,17 +92,7 @@ var keyedReserveSQL = `
 			  AND ` + workerLive + `
 			ORDER BY queue, partition_key, priority, scheduled_at, id
 			LIMIT least($4, rooms.room, greatest(rooms.key_limit - coalesce(kr.running, 0), 0))
-			FOR UPDATE SKIP LOCKED) AS c
-		UNION ALL
-		SELECT rooms.queue, rooms.room, c.id, c.priority, c.scheduled_at, c.row_tid FROM rooms
-		CROSS JOIN LATERAL (
-			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
-			WHERE status = 'available' AND queue = rooms.queue AND partition_key IS NULL
-			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND ` + workerLive + `
-			ORDER BY queue, partition_key, priority, scheduled_at, id LIMIT least($4, rooms.room)
-			FOR UPDATE SKIP LOCKED) AS c
-		WHERE rooms.key_limit IS NOT NULL AND rooms.room > 0),
+			FOR UPDATE SKIP LOCKED) AS c` + keylessCandidates + `),
 	picked AS MATERIALIZED (
 		SELECT u.queue, u.id, u.priority, u.scheduled_at, u.row_tid FROM (
 			SELECT c.queue, c.id, c.priority, c.scheduled_at, c.row_tid FROM (
@@ -115,3 +105,17 @@ var keyedReserveSQL = `
 			WHERE q.key_limit IS NULL) AS u
 		ORDER BY u.priority, u.scheduled_at, u.id LIMIT $4),
 ` + stampedCTE + markReserved
+
+// keylessCandidates are keyedReserveSQL's candidates without a partition
+// key (nor a sequence key: reserve_sequence.go).
+const keylessCandidates = `
+		UNION ALL
+		SELECT rooms.queue, rooms.room, c.id, c.priority, c.scheduled_at, c.row_tid FROM rooms
+		CROSS JOIN LATERAL (
+			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
+			WHERE status = 'available' AND queue = rooms.queue AND partition_key IS NULL AND sequence_key IS NULL
+			  AND scheduled_at <= coalesce($1::timestamptz, now())
+			  AND ` + workerLive + `
+			ORDER BY queue, partition_key, priority, scheduled_at, id LIMIT least($4, rooms.room)
+			FOR UPDATE SKIP LOCKED) AS c
+		WHERE rooms.key_limit IS NOT NULL AND rooms.room > 0`

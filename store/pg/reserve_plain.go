@@ -41,7 +41,7 @@ const pickJobs = pickJobsScan + `
 const pickJobsScan = `
 		CROSS JOIN LATERAL (
 			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
-			WHERE status = 'available'
+			WHERE status = 'available' AND sequence_key IS NULL
 			  AND (queue, priority, scheduled_at, id) > (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND ` + workerLive + `

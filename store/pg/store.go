@@ -93,8 +93,10 @@ type Store struct {
 	listenCfg   *pgx.ConnConfig // from Options.ListenURL; nil without one
 	queueKey    int32           // with hashtext(queue), the key of a queue's advisory lock
 	limitKey    int32           // with hashtext(queue), the key of a limited queue's limit lock (limit.go)
+	sequenceKey int32           // with hashtext(key), the key of a sequence's insert lock (reserve_sequence.go)
 	controlled  atomic.Bool     // the next reservation sends reserveSQL (reserve_plain.go)
 	keyed       atomic.Bool     // … or keyedReserveSQL (reserve_keyed.go)
+	sequenced   atomic.Bool     // … each taking sequence heads too (reserve_sequence.go)
 	hints       reserveHints    // where reservations start reading jobs_available_idx (hints.go)
 }
 
@@ -191,6 +193,7 @@ func newStore(pool *pgxpool.Pool, opts Options, listenCfg *pgx.ConnConfig) *Stor
 		listenCfg:   listenCfg,
 		queueKey:    int32(lockKey("queue", opts.Schema)),
 		limitKey:    int32(lockKey("queue limit", opts.Schema)),
+		sequenceKey: int32(lockKey("sequence", opts.Schema)),
 	}
 	s.stmt = newStatements(s.sql)
 	s.noteControlled() // until a reservation has looked

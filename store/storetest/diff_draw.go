@@ -96,6 +96,7 @@ func (d *diff) drawNewJob(rt *rapid.T) store.NewJob {
 		MaxAttempts:  drawMaxAttempts(rt),
 	}
 	j.PartitionKey = rarely(rt, diffPartitionKeys, 4, "partition key")
+	drawSequence(rt, &j)
 	if m := rarely(rt, diffMetadata, 2, "metadata"); m != "" {
 		j.Metadata = json.RawMessage(m)
 	}

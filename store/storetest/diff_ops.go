@@ -48,6 +48,8 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"setQueueLimit":       drawSetQueueLimit,
 	"setQueueRate":        drawSetQueueRate,
 	"setQueueKeyLimit":    drawSetQueueKeyLimit,
+	"skipJob":             drawSkipJob,
+	"sequenceHead":        drawSequenceHead,
 	"listQueues":          drawListQueues,
 	"recordVacuum":        drawRecordVacuum,
 	"lastVacuum":          drawLastVacuum,
@@ -65,6 +67,7 @@ var stepKinds = append([]string{
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "vacuumJobs",
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
+	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

@@ -1,0 +1,257 @@
+package props
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// The properties of sequences (JobRow.Sequence), decided at the end of
+// each commit. A row holds its sequence while it is the last of its
+// attempts and is scheduled, available or running, or failed or was lost
+// for good without continuing on failure or being skipped; a row that
+// holds it failed or lost halts it.
+//
+//   - 25, one at a time (SequenceExclusive): no commit leaves two rows of
+//     one sequence key running.
+//   - 26, enqueue order (SequenceOrder): a commit that starts a row of a
+//     key leaves no row of the key before it (a smaller place) holding
+//     the sequence but for a halting one (27); a new job of a key is
+//     placed after every row of the key, in the order its batch gave;
+//     a retry or a snooze keeps the place of the row it follows.
+//   - 27, halting (SequenceHalt): a commit that starts a row of a key
+//     leaves no row of the key before it halting the sequence: a job that
+//     failed for good holds its later jobs until an operator skips or
+//     retries it.
+//
+// Only rows with a key cost anything: they are kept per key, and a
+// sequence's rows are few next to the history.
+
+// JobSequence is a job row's place in its sequence; zero: none.
+type JobSequence struct {
+	Key       string
+	Pos       int64 `json:",omitzero"` // the place in enqueue order
+	Continues bool  `json:",omitzero"` // a failure for good does not halt it
+	Skipped   bool  `json:",omitzero"` // an operator released it
+}
+
+// holdsSequence reports whether r holds its sequence (above).
+func holdsSequence(r *JobRow) bool {
+	if r.Sequence.Key == "" || !r.NextAttemptID.IsZero() {
+		return false
+	}
+	switch r.Status {
+	case Scheduled, Available, Running:
+		return true
+	case Failed, Lost:
+		return !r.Sequence.Continues && !r.Sequence.Skipped
+	}
+	return false
+}
+
+// haltsSequence reports whether r halts its sequence.
+func haltsSequence(r *JobRow) bool {
+	return holdsSequence(r) && (r.Status == Failed || r.Status == Lost)
+}
+
+// sequenceIndex holds the rows of each sequence key.
+type sequenceIndex map[string]map[ulid.ULID]struct{}
+
+// indexSequence keeps the index in step with one row change.
+func (si sequenceIndex) indexSequence(id ulid.ULID, before, after *JobRow) {
+	if before != nil && before.Sequence.Key != "" {
+		rows := si[before.Sequence.Key]
+		delete(rows, id)
+		if len(rows) == 0 {
+			delete(si, before.Sequence.Key)
+		}
+	}
+	if after != nil && after.Sequence.Key != "" {
+		rows := si[after.Sequence.Key]
+		if rows == nil {
+			rows = map[ulid.ULID]struct{}{}
+			si[after.Sequence.Key] = rows
+		}
+		rows[id] = struct{}{}
+	}
+}
+
+// sequenceRows returns the rows of key in id order (map order decides
+// nothing).
+func (c *Checker) sequenceRows(key string) []*JobRow {
+	ids := make([]ulid.ULID, 0, len(c.sequences[key]))
+	for id := range c.sequences[key] {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	rows := make([]*JobRow, len(ids))
+	for i, id := range ids {
+		rows[i] = &c.jobs[id].row
+	}
+	return rows
+}
+
+// sequenceBlocker returns the row that keeps r from starting as far as
+// its sequence is concerned: a running row of its key, or the one before
+// it holding the sequence, the first in place; nil when none does.
+func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
+	if r.Sequence.Key == "" {
+		return nil
+	}
+	var first *JobRow
+	for _, o := range c.sequenceRows(r.Sequence.Key) {
+		if o.ID == r.ID || !holdsSequence(o) || o.Status != Running && o.Sequence.Pos >= r.Sequence.Pos {
+			continue
+		}
+		if first == nil || o.Sequence.Pos < first.Sequence.Pos {
+			first = o
+		}
+	}
+	return first
+}
+
+// sequenceHeld reports whether row id waits for its sequence: a
+// reservation may not take it.
+func (c *Checker) sequenceHeld(id ulid.ULID) bool {
+	r := &c.jobs[id].row
+	return r.Sequence.Key != "" && c.sequenceBlocker(r) != nil
+}
+
+// haltedBehind reports whether r waits behind a row of its sequence that
+// halts it: an operator must release it, so it may stay unfinished.
+func (c *Checker) haltedBehind(r *JobRow) bool {
+	if r.Sequence.Key == "" {
+		return false
+	}
+	for _, o := range c.sequenceRows(r.Sequence.Key) {
+		if haltsSequence(o) && o.Sequence.Pos < r.Sequence.Pos {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSequences decides 25 to 27 on the commit's inserts, links and
+// reservations.
+func (c *Checker) checkSequences(sc *commitScope) {
+	if len(c.sequences) == 0 {
+		return
+	}
+	var linked map[ulid.ULID]ulid.ULID // built for the first insert with a key: most commits have none
+	var inserted map[ulid.ULID]bool
+	for _, id := range sc.inserted {
+		st := c.jobs[id]
+		if st == nil || st.row.Sequence.Key == "" {
+			continue
+		}
+		if inserted == nil {
+			linked, inserted = make(map[ulid.ULID]ulid.ULID, len(sc.links)), make(map[ulid.ULID]bool, len(sc.inserted))
+			for _, l := range sc.links {
+				linked[l.next] = l.prev
+			}
+			for _, id := range sc.inserted {
+				inserted[id] = true
+			}
+		}
+		c.checkPlace(&st.row, linked, inserted)
+	}
+	for _, id := range sc.reserved {
+		if st := c.jobs[id]; st != nil && st.row.Status == Running && st.row.Sequence.Key != "" {
+			c.checkSequenceStart(&st.row)
+		}
+	}
+}
+
+// checkPlace judges the place of inserted row r: a retry's or a snooze's
+// is the place of the row it follows; a new job's comes after every row
+// of its key from before the commit, and no other job of the commit's has
+// it. (A commit's changes come in id order, so the order of a batch is
+// the store's conformance suite's to judge.)
+func (c *Checker) checkPlace(r *JobRow, linked map[ulid.ULID]ulid.ULID, inserted map[ulid.ULID]bool) {
+	if prev, ok := linked[r.ID]; ok {
+		if p := c.jobs[prev]; p != nil && (p.row.Sequence.Key != r.Sequence.Key || p.row.Sequence.Pos != r.Sequence.Pos) {
+			c.report(SequenceOrder, fmt.Sprintf("job %s follows job %s of sequence %q at place %d but has place %d of %q",
+				r.ID, prev, p.row.Sequence.Key, p.row.Sequence.Pos, r.Sequence.Pos, r.Sequence.Key), withJobs(p.row, *r))
+		}
+		return
+	}
+	for _, o := range c.sequenceRows(r.Sequence.Key) {
+		if o.ID == r.ID || o.Sequence.Pos < r.Sequence.Pos || inserted[o.ID] && o.Sequence.Pos > r.Sequence.Pos {
+			continue
+		}
+		c.report(SequenceOrder, fmt.Sprintf("job %s of sequence %q enqueued at place %d, not after job %s at place %d",
+			r.ID, r.Sequence.Key, r.Sequence.Pos, o.ID, o.Sequence.Pos), withJobs(*o, *r))
+		return
+	}
+}
+
+// checkSequenceStart judges r, which the commit started.
+func (c *Checker) checkSequenceStart(r *JobRow) {
+	for _, o := range c.sequenceRows(r.Sequence.Key) {
+		if o.ID != r.ID && o.Status == Running {
+			c.report(SequenceExclusive, fmt.Sprintf("job %s of sequence %q started while job %s of the sequence runs",
+				r.ID, r.Sequence.Key, o.ID), withJobs(*o, *r))
+			return
+		}
+	}
+	b := c.sequenceBlocker(r)
+	switch {
+	case b == nil:
+	case haltsSequence(b):
+		c.report(SequenceHalt, fmt.Sprintf("job %s of sequence %q at place %d started while job %s at place %d halts the sequence (%s: %q)",
+			r.ID, r.Sequence.Key, r.Sequence.Pos, b.ID, b.Sequence.Pos, b.Status, b.FailedReason), withJobs(*b, *r))
+	default:
+		c.report(SequenceOrder, fmt.Sprintf("job %s of sequence %q at place %d started before job %s at place %d, which is %s",
+			r.ID, r.Sequence.Key, r.Sequence.Pos, b.ID, b.Sequence.Pos, b.Status), withJobs(*b, *r))
+	}
+}
+
+// HaltingJobs returns the jobs that halt their sequences, in id order:
+// those the simulator's operator may release.
+func (c *Checker) HaltingJobs() []ulid.ULID {
+	var ids []ulid.ULID
+	for _, rows := range c.sequences {
+		for id := range rows {
+			if haltsSequence(&c.jobs[id].row) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortFunc(ids, ulid.ULID.Compare)
+	return ids
+}
+
+// HaltsBefore reports whether job id halts its sequence with a later job
+// of the sequence waiting: the simulator's coverage mark.
+func (c *Checker) HaltsBefore(id ulid.ULID) bool {
+	st := c.jobs[id]
+	if st == nil || !haltsSequence(&st.row) {
+		return false
+	}
+	for _, o := range c.sequenceRows(st.row.Sequence.Key) {
+		if holdsSequence(o) && o.Sequence.Pos > st.row.Sequence.Pos {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyHaltedWait reports whether every row that has not ended waits
+// behind a job that halts its sequence, for an operator: the simulator's
+// quiescence then waits for nothing (a schedule's next run aside).
+func (c *Checker) OnlyHaltedWait() bool {
+	if len(c.sequences) == 0 {
+		return false
+	}
+	for _, st := range c.jobs { // the answer does not depend on the order
+		r := &st.row
+		if r.Status.Terminal() || c.nextCronRun(*r) {
+			continue
+		}
+		if r.Status == Running || !c.haltedBehind(r) {
+			return false
+		}
+	}
+	return true
+}

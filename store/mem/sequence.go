@@ -1,0 +1,152 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
+)
+
+// sequences holds, per sequence key, the ids of every row with the key:
+// the rows a reservation of one of them must look at (store.Sequence),
+// few however large the store.
+type sequences map[string]map[ulid.ULID]struct{}
+
+// indexSequence keeps s.sequences in step with one row change.
+func (s *Store) indexSequence(id ulid.ULID, before, after *store.Job) {
+	if before != nil && before.Sequence.Key != "" {
+		rows := s.sequences[before.Sequence.Key]
+		delete(rows, id)
+		if len(rows) == 0 {
+			delete(s.sequences, before.Sequence.Key)
+		}
+	}
+	if after != nil && after.Sequence.Key != "" {
+		rows := s.sequences[after.Sequence.Key]
+		if rows == nil {
+			rows = map[ulid.ULID]struct{}{}
+			s.sequences[after.Sequence.Key] = rows
+		}
+		rows[id] = struct{}{}
+	}
+}
+
+// lastPos is the highest place any row of key holds (0: none), from which
+// an insert numbers its jobs of the key.
+func (s *Store) lastPos(key string) int64 {
+	var last int64
+	for id := range s.sequences[key] {
+		last = max(last, s.jobs[id].Sequence.Pos)
+	}
+	return last
+}
+
+// placeInSequences gives each row of a batch with a sequence key its
+// place: after the key's last, in batch order, counting the jobs a unique
+// key will skip, as store/pg's single INSERT numbers them.
+func (t *tx) placeInSequences(rows []*store.Job) {
+	var next map[string]int64
+	for _, j := range rows {
+		key := j.Sequence.Key
+		if key == "" {
+			continue
+		}
+		if next == nil {
+			next = map[string]int64{}
+		}
+		if _, ok := next[key]; !ok {
+			next[key] = t.s.lastPos(key)
+		}
+		next[key]++
+		j.Sequence.Pos = next[key]
+	}
+}
+
+// sequenceHead reports whether j, available, may start as far as its
+// sequence is concerned: no row of its key runs and none earlier in
+// enqueue order holds the sequence (store.Sequence).
+func (s *Store) sequenceHead(j *store.Job) bool {
+	if j.Sequence.Key == "" {
+		return true
+	}
+	for id := range s.sequences[j.Sequence.Key] {
+		r := s.jobs[id]
+		if id == j.ID || !holdsSequence(r) {
+			continue
+		}
+		if r.Status == store.Running || before(r, j) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsSequence is store.Job.HoldsSequence, with the planted bugs that
+// forget a running row or a failed one.
+func holdsSequence(r *store.Job) bool {
+	switch {
+	case r.Status == store.Running && mutant.On(mutant.SequenceRunningUnheld):
+		return false
+	case r.Halts() && mutant.On(mutant.SequenceHaltIgnored):
+		return false
+	}
+	return r.HoldsSequence()
+}
+
+// before reports whether r comes before j in their sequence.
+func before(r, j *store.Job) bool {
+	if mutant.On(mutant.SequenceByID) {
+		return r.ID.Compare(j.ID) < 0
+	}
+	return r.Sequence.Pos < j.Sequence.Pos
+}
+
+// SkipJob releases the sequence a failed or lost job halts.
+func (t *tx) SkipJob(_ context.Context, id ulid.ULID) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	j, ok := t.s.jobs[id]
+	if !ok {
+		return store.Job{}, fmt.Errorf("skip job %s: %w", id, store.ErrNotFound)
+	}
+	if err := rules.CheckSkip(*j); err != nil {
+		return store.Job{}, err
+	}
+	after := *j
+	after.Sequence.Skipped = true
+	t.setJob(j, &after)
+	if head, ok := t.s.head(j.Sequence.Key); ok && head.Status == store.Available {
+		// It may start now with no row of its written: wake the workers.
+		t.notifyQueues([]string{head.Queue})
+	}
+	return export(&after), nil
+}
+
+// SequenceHead scans the key's rows.
+func (t *tx) SequenceHead(_ context.Context, key string) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	head, ok := t.s.head(key)
+	if !ok {
+		return store.Job{}, fmt.Errorf("head of sequence %q: none holds it: %w", key, store.ErrNotFound)
+	}
+	return export(head), nil
+}
+
+// head returns the row that holds sequence key first, if one does.
+func (s *Store) head(key string) (*store.Job, bool) {
+	var head *store.Job
+	for id := range s.sequences[key] {
+		r := s.jobs[id]
+		if r.HoldsSequence() && (head == nil || r.Sequence.Pos < head.Sequence.Pos) {
+			head = r
+		}
+	}
+	return head, head != nil
+}
