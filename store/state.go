@@ -112,7 +112,8 @@ func sameJob(a, b Job) bool {
 		a.FailedReason == b.FailedReason && a.CancelledAt == b.CancelledAt &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
 		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority &&
-		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey
+		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey &&
+		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -147,10 +148,14 @@ func (s State) String() string {
 // FormatJob formats every column of a row, times with their zone, so that
 // rows compare as text.
 func FormatJob(j Job) string {
+	s := formatJob(j)
 	if j.PartitionKey != "" { // absent otherwise, as before partition keys
-		return formatJob(j) + fmt.Sprintf(" key=%q", j.PartitionKey)
+		s += fmt.Sprintf(" key=%q", j.PartitionKey)
 	}
-	return formatJob(j)
+	if len(j.Parents) > 0 || j.RunAnyway { // the same, before dependencies
+		s += fmt.Sprintf(" parents=%v anyway=%t", j.Parents, j.RunAnyway)
+	}
+	return s
 }
 
 func formatJob(j Job) string {

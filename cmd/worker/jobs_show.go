@@ -268,6 +268,8 @@ type jobJSON struct {
 	MaxAttempts   int             `json:"max_attempts,omitempty"`
 	Snoozes       int             `json:"snoozes,omitempty"`
 	PartitionKey  string          `json:"partition_key,omitempty"`
+	Parents       []ulid.ULID     `json:"parents,omitempty"`
+	RunAnyway     bool            `json:"run_anyway,omitempty"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

@@ -29,6 +29,7 @@ func (s *Store) writeJob(id ulid.ULID, before, after *store.Job) {
 	s.indexRunning(id, before, after)
 	s.indexAttempts(id, before, after)
 	s.indexUnique(id, before, after)
+	s.indexParents(id, before, after)
 }
 
 // indexUnique keeps unique[key] = the row holding key.

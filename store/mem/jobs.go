@@ -26,6 +26,7 @@ func export(j *store.Job) store.Job {
 	out.Payload = bytes.Clone(j.Payload)
 	out.Metadata = bytes.Clone(j.Metadata)
 	out.Output = bytes.Clone(j.Output)
+	out.Parents = slices.Clone(j.Parents)
 	return out
 }
 
@@ -45,16 +46,22 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 	if err := t.checkNewIDs(jobs); err != nil {
 		return nil, err
 	}
+	if err := t.checkParents(jobs); err != nil {
+		return nil, err
+	}
 	// The COPY path of store/pg is taken above copyThreshold jobs.
 	skipUnique := len(jobs) > 64 && mutant.On(mutant.UniqueSkippedOnCopy)
 	var queues []string
 	var dups []store.Duplicate
+	alias := map[ulid.ULID]ulid.ULID{} // a duplicate's id -> the row it duplicates
 	for i, nj := range jobs {
 		j := t.newRow(nj)
 		if held, ok := t.s.unique[j.UniqueKey]; ok && j.Holds() && !skipUnique {
 			dups = append(dups, store.Duplicate{Index: i, Existing: export(t.s.jobs[held])})
+			alias[nj.ID] = held
 			continue
 		}
+		t.waitForParents(j, nj, alias)
 		t.setJob(nil, j)
 		if j.Status == store.Available {
 			queues = append(queues, j.Queue)
@@ -315,6 +322,7 @@ func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, e
 		}
 		done[id] = true
 	}
+	t.releaseChildren(done)
 	return fenced, nil
 }
 
@@ -348,10 +356,12 @@ func (t *tx) CancelJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	after := *j
 	after.Status = store.Cancelled
 	after.CancelledAt = t.now
+	after.Parents = nil
 	t.setJob(j, &after)
 	if j.Status == store.Running {
 		t.notify(store.Notification{Channel: store.ChannelCancel, Job: id})
 	}
+	t.settleFrom([]ulid.ULID{id}, map[ulid.ULID]*store.Job{})
 	return export(&after), nil
 }
 

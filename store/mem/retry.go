@@ -86,6 +86,7 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 	linked := *old
 	linked.NextAttemptID = newID
 	t.setJob(old, &linked)
+	t.repointChildren(old.ID, newID)
 	t.repointSchedules(map[ulid.ULID]bool{old.ID: true}, newID)
 	if next.Status == store.Available {
 		t.notifyQueues([]string{next.Queue})
@@ -152,12 +153,22 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
 	gone := map[ulid.ULID]bool{}
 	var prev []ulid.ULID
+	var kept []entry
+	defer func() {
+		for _, e := range kept {
+			t.s.ended.push(e)
+		}
+	}()
 	for len(gone) < limit {
 		e, ok := t.s.ended.top(t.s.validEnded)
 		if !ok || !e.at.Before(cutoff) {
 			break
 		}
 		t.s.ended.pop()
+		if len(t.s.childrenOf[e.id]) > 0 { // a waiting row's parent: kept until settled
+			kept = append(kept, e)
+			continue
+		}
 		gone[e.id] = true
 		if p, ok := t.s.prevOf[e.id]; ok {
 			prev = append(prev, p)

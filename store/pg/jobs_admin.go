@@ -171,5 +171,6 @@ const deleteOldJobsSQL = `
 		SELECT id FROM {schema}.jobs
 		WHERE status IN ('completed', 'failed', 'lost', 'cancelled', 'snoozed')
 		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval
+		  AND NOT EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = id) -- a waiting job's parent stays
 		ORDER BY coalesce(completed_at, failed_at, cancelled_at), id
 		LIMIT $3))`

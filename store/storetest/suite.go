@@ -24,6 +24,7 @@ var suites = []struct {
 	{"Backlog", backlogCases},
 	{"Queues", queueCases},
 	{"KeyLimits", keyLimitCases},
+	{"Dependencies", dependencyCases},
 	{"Rates", rateCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
