@@ -38,6 +38,7 @@ type Checker struct {
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
 	queues     queueIndex
 	partitions keyIndex
+	deps       depIndex
 	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
 	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
 	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
@@ -119,6 +120,7 @@ func New(params Params) (*Checker, error) {
 		keyHolders: make(map[string]ulid.ULID),
 		queues:     newQueueIndex(),
 		partitions: newKeyIndex(),
+		deps:       depIndex{parents: map[ulid.ULID][]ulid.ULID{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

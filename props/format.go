@@ -39,6 +39,9 @@ func (r JobRow) String() string {
 	if r.PartitionKey != "" {
 		fmt.Fprintf(&b, " key=%q", r.PartitionKey)
 	}
+	if r.Parents != "" || r.RunAnyway {
+		fmt.Fprintf(&b, " parents=%s anyway=%t", r.Parents, r.RunAnyway)
+	}
 	return b.String()
 }
 

@@ -69,6 +69,14 @@ const (
 	// KeyFairness: a job of a key under its limit never waits behind the
 	// backlog of keys at theirs (props/keys.go).
 	KeyFairness
+	// DependencyOrder: a job leaves its wait only once every parent
+	// completed (or, running anyway, ended), and a job cancelled for a
+	// parent names one that ended without completing
+	// (props/dependencies.go).
+	DependencyOrder
+	// DependenciesSettled: no job still waits, at the end of a leader
+	// pass, for a parent that ended (props/dependencies.go).
+	DependenciesSettled
 	numProperties // not a property: how many there are
 )
 
@@ -98,6 +106,8 @@ var propertyNames = [numProperties]string{
 	WakeUp:              "wake-up",
 	QueueKeyLimit:       "queue per-key limit",
 	KeyFairness:         "per-key fairness",
+	DependencyOrder:     "dependency order",
+	DependenciesSettled: "dependencies settled",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

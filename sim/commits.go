@@ -103,6 +103,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
 		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
 		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey,
+		Parents: joinIDs(j.Parents), RunAnyway: j.RunAnyway,
 	}
 	return dst
 }
@@ -111,6 +112,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 func (s *sim) jobMarks(ch props.JobChange) {
 	b, a := ch.Before, ch.After
 	s.rateMark(b, a)
+	s.dependencyMarks(ch)
 	if b == nil || a == nil || b.Status != props.Running {
 		return
 	}

@@ -33,6 +33,8 @@ const (
 	MarkRateBound                        // a reservation brought a queue's starts in its rate's window to the rate
 	MarkLimitBound                       // a reservation brought a queue limited to limitMarkLeast (3) jobs or more to its limit
 	MarkKeyLimitHeld                     // a reservation left a ready job waiting for its key's limit
+	MarkDependentReleased                // a job that waited for parents was released when they completed
+	MarkDependentCancelled               // a job that waited for parents was cancelled: one ended without completing
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -80,6 +82,8 @@ var markNames = [numMarks]string{
 	MarkRateBound:            "queue's rate reached by its starts",
 	MarkLimitBound:           "queue's limit of three or more reached",
 	MarkKeyLimitHeld:         "per-key limit held a job back",
+	MarkDependentReleased:    "dependent released by its parents' completion",
+	MarkDependentCancelled:   "dependent cancelled by its parent",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

@@ -132,9 +132,9 @@ const (
 	// the first job whose key is at its limit instead of skipping over
 	// it, so a hot key's backlog holds up every other key.
 	KeyLimitStops = "key-limit-stops"
-	// ParentDoneEarly: both stores count a running parent as completed
-	// when they settle a waiting job, so a child may start before its
-	// parent ends.
+	// ParentDoneEarly: the in-memory store releases a waiting job when one of its
+	// parents completes, whatever its other parents, so it may start
+	// before they end.
 	ParentDoneEarly = "parent-done-early"
 	// SettleSkipsFailed: both stores settle a waiting job as if a parent
 	// that failed or was lost for good were still to run, so its child

@@ -85,6 +85,7 @@ func (t *tx) releaseChildren(done map[ulid.ULID]bool) {
 		j := t.s.jobs[id]
 		if after, changed := rules.DropParents(*j, isDone, t.now); changed {
 			t.setJob(j, &after)
+			t.released = append(t.released, id)
 		}
 	}
 }
@@ -112,6 +113,7 @@ func (t *tx) settleFrom(parents []ulid.ULID, changed map[ulid.ULID]*store.Job) {
 				continue
 			}
 			t.setJob(j, &after)
+			t.released = append(t.released, id)
 			changed[id] = &after
 			if after.Status == store.Cancelled {
 				next = append(next, id)
@@ -152,4 +154,18 @@ func (t *tx) SettleWaitingJobs(context.Context) ([]store.Job, error) {
 		out = append(out, export(changed[id]))
 	}
 	return out, nil
+}
+
+// notifyReleased notifies, as the transaction commits, the queues of the
+// rows it took out of Waiting that are still available (not reserved in
+// the same transaction), in queue order.
+func (t *tx) notifyReleased() {
+	var queues []string
+	for _, id := range t.released {
+		if j := t.s.jobs[id]; j != nil && j.Status == store.Available {
+			queues = append(queues, j.Queue)
+		}
+	}
+	slices.Sort(queues)
+	t.notifyQueues(slices.Compact(queues))
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -27,6 +29,7 @@ type tx struct {
 	// kept for the rollback once vacuumWritten.
 	vacuumBefore  *store.Vacuum
 	vacuumWritten bool
+	released      []ulid.ULID // rows that left Waiting (dependencies.go)
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -51,6 +54,7 @@ func (t *tx) Now(context.Context) (time.Time, error) {
 func (t *tx) commit() {
 	t.checkCommit()
 	t.countDeadRows()
+	t.notifyReleased()
 	if len(t.notes) > 0 {
 		t.s.listeners.send(t.notes)
 	}

@@ -212,6 +212,9 @@ func (t *tx) settleFrom(ctx context.Context, parents []ulid.ULID) (map[ulid.ULID
 				return nil, nil, err
 			}
 			current[c.ID], changed[c.ID] = after, after
+			if after.Status == store.Available {
+				t.madeAvailable()
+			}
 			if after.Status == store.Cancelled {
 				parents = append(parents, c.ID)
 			}

@@ -44,6 +44,7 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 	}
 	parents := hasParents(jobs)
 	if parents {
+		t.s.dependents.Store(true)
 		if err := t.checkParents(ctx, jobs); err != nil {
 			return nil, err
 		}

@@ -55,6 +55,9 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 	if len(c.IDs) == 0 {
 		return nil, nil
 	}
+	if t.s.dependents.Load() {
+		t.madeAvailable() // it may release a waiting job
+	}
 	sql, args := completeStatement(c, t.nowArg())
 	stmt := t.s.stmt.complete
 	if sql == completeOutputSQL {

@@ -96,6 +96,9 @@ type Store struct {
 	controlled  atomic.Bool     // the next reservation sends reserveSQL (reserve_plain.go)
 	keyed       atomic.Bool     // … or keyedReserveSQL (reserve_keyed.go)
 	hints       reserveHints    // where reservations start reading jobs_available_idx (hints.go)
+	// dependents: this Store inserted a job with parents, whose release
+	// by a completion may put a row below a hint (dependencies.go).
+	dependents atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)

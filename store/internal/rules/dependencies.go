@@ -72,7 +72,7 @@ func Settle(child store.Job, current func(ulid.ULID) (store.Job, bool), now time
 		switch {
 		case bad && !child.RunAnyway:
 			return cancelled(child, CancelReason(p), now), true
-		case bad || p.Status == store.Completed || p.Status == store.Running && mutant.On(mutant.ParentDoneEarly):
+		case bad || p.Status == store.Completed:
 		case !slices.Contains(left, p.ID): // two attempts of one job given
 			left = append(left, p.ID)
 		}
@@ -111,11 +111,15 @@ func Leaves(before, after store.Job) bool {
 // DropParents returns child (waiting) without the parents among done,
 // which completed at now, and whether it changed: the settling a parent's
 // completion does in its own transaction. Only the leader's
-// SettleWaitingJobs (Settle) looks at the child's other parents.
+// SettleWaitingJobs (Settle) looks at the child's other parents. store/pg
+// does the same in its completion statement (releaseChildren).
 func DropParents(child store.Job, done func(ulid.ULID) bool, now time.Time) (store.Job, bool) {
 	left := slices.DeleteFunc(slices.Clone(child.Parents), done)
 	if len(left) == len(child.Parents) {
 		return child, false
+	}
+	if mutant.On(mutant.ParentDoneEarly) {
+		left = nil
 	}
 	if child.Parents = left; len(left) == 0 {
 		child.Parents = nil
