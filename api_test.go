@@ -134,7 +134,7 @@ var publicAPI = map[string][]string{
 		"WorkerChange.ID", "Workers",
 	},
 	"worker": {
-		"Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
+		"After", "AfterInBatch", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
 		"Client.SetQueueRate", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue", "PartitionKey", "PartitionKeyFrom",
 		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled", "ErrShutdownCancel",
@@ -142,7 +142,7 @@ var publicAPI = map[string][]string{
 		"Job.MetadataValue", "MaxLanes", "NoRetries,NoSnoozes,NoJitter,NoDrain", "Middleware", "New", "NewClient",
 		"Options", "PendingJob", "Queuer", "RawJob", "ReasonShutdown",
 		"RecordOutput", "RegisterQueue", "RetryJob",
-		"RetryPolicy", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
+		"RetryPolicy", "RunAnyway", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
 
 		"WithMaxAttempts", "WithOnDuplicate", "WithQueue", "WithQueueMaxAttempts", "WithRetryBackoff", "WithRetryDelay", "WithScheduledAt", "WithUniqueByPayload", "WithUniqueKey", "WithUniquePeriod", "WithUniqueWhile", "WithMetadata", "WithMiddleware", "WithPriority", "WithTimeout",
 		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run",
