@@ -19,7 +19,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [-after ID,...] [flags]
 
 Adds one job and prints its id. Without -at or -in the job is available at
 once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
@@ -32,7 +32,9 @@ gives the job its own bound on its runs, retries included, which every
 worker applies (a leader rescuing it too) over its queue's and its
 -max-retries. With -unique-key (or -unique-by-payload) nothing is stored
 while a job holding the same key exists: its id is printed instead, with a
-note on standard error.`
+note on standard error. With -after the job waits (status waiting) until
+every job named has completed; a parent that fails for good or is
+cancelled cancels it, unless -run-anyway.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -43,6 +45,7 @@ type enqueueFlags struct {
 	priority    int
 	maxAttempts int
 	unique      uniqueFlags
+	after       afterFlags
 }
 
 // maxDelay bounds -in: ten years.
@@ -54,6 +57,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.at, "at", "", "run the job no earlier than this RFC 3339 time")
 	durationVar(fs, &f.in, "in", 0, 0, maxDelay, "run the job no earlier than this long after the database's current time")
 	f.unique.register(fs)
+	f.after.register(fs)
 	intVar(fs, &f.priority, "priority", 0, store.MinPriority, store.MaxPriority, "the job's priority: workers reserve smaller numbers first")
 	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
 }
@@ -74,6 +78,11 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	afterOpts, err := f.after.options()
+	if err != nil {
+		return err
+	}
+	uniqueOpts = append(uniqueOpts, afterOpts...)
 	if err := db.validate(); err != nil {
 		return err
 	}
