@@ -31,6 +31,10 @@ type JobDetail struct {
 	// CanRetry and CanCancel say which actions apply to the job's status.
 	CanRetry  bool `json:"can_retry"`
 	CanCancel bool `json:"can_cancel"`
+	// WaitsFor lists the parents a waiting job still waits for;
+	// RunsAnyway, that a parent failing or cancelled will not cancel it.
+	WaitsFor   []Parent `json:"waits_for,omitempty"`
+	RunsAnyway bool     `json:"runs_anyway,omitempty"`
 }
 
 // Attempt is one row of a chain: who ran it, when, and how it ended, with
@@ -110,6 +114,10 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 				d.Metadata, d.MetadataCut = redact.Pretty(j.Metadata, maxShownJSON)
 				d.CanRetry = (j.Status == store.Failed || j.Status == store.Lost) && j.NextAttemptID.IsZero()
 				d.CanCancel = !j.Status.Terminal()
+				d.RunsAnyway = j.RunAnyway
+				if d.WaitsFor, err = waitsFor(ctx, st, j); err != nil {
+					return err
+				}
 			}
 			d.Attempts = append(d.Attempts, attemptOf(j, maxCellJSON))
 		}
