@@ -43,10 +43,10 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 			return nil, fmt.Errorf("insert jobs: %w", err)
 		}
 	}
-	if err := t.checkNewIDs(jobs); err != nil {
+	if err := t.checkParents(jobs); err != nil { // first, as store/pg finds a duplicate id by inserting
 		return nil, err
 	}
-	if err := t.checkParents(jobs); err != nil {
+	if err := t.checkNewIDs(jobs); err != nil {
 		return nil, err
 	}
 	// The COPY path of store/pg is taken above copyThreshold jobs.
