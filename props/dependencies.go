@@ -17,8 +17,9 @@ import (
 //     ended without completing if the row runs anyway; or for cancelled,
 //     by an operator (no reason) or because a parent ended without
 //     completing, which its reason "parent <id> <status>" names. A row
-//     never starts from Waiting. So a job never starts before all its
-//     parents completed. A parent the history no longer holds (deleted by
+//     that goes from Waiting to running in one commit (released and
+//     reserved by one job pass) is judged as released. So a job never
+//     starts before all its parents completed. A parent the history no longer holds (deleted by
 //     retention, or before the history began) is not judged.
 //   - Dependencies settled (DependenciesSettled): when a leader pass ends,
 //     no waiting row waits for a row that ended: the pass released or

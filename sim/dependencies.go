@@ -48,6 +48,7 @@ func (s *sim) drawParents(jobs []store.NewJob) {
 		}
 		j.RunAnyway = r.Chance(0.25)
 		j.UniqueKey, j.UniqueStates, j.UniquePeriod = "", 0, 0
+		s.count(Dependencies)
 	}
 }
 
