@@ -183,6 +183,7 @@ func (t *tx) settleFrom(ctx context.Context, parents []ulid.ULID) (map[ulid.ULID
 	}
 	changed := map[ulid.ULID]store.Job{}
 	var seen []ulid.ULID
+	var released []string // the queues of the rows it made available
 	for len(parents) > 0 {
 		seen = append(seen, parents...)
 		var children []store.Job
@@ -214,11 +215,15 @@ func (t *tx) settleFrom(ctx context.Context, parents []ulid.ULID) (map[ulid.ULID
 			current[c.ID], changed[c.ID] = after, after
 			if after.Status == store.Available {
 				t.madeAvailable()
+				released = append(released, after.Queue)
 			}
 			if after.Status == store.Cancelled {
 				parents = append(parents, c.ID)
 			}
 		}
+	}
+	if err := t.notifyAvailable(ctx, t.db, released); err != nil {
+		return nil, nil, t.fail(err, "notify the queues of %d released jobs", len(released))
 	}
 	return changed, seen, nil
 }
@@ -290,7 +295,17 @@ const releaseChildren = `,
 				WHERE p <> ALL (ARRAY(SELECT id FROM done)) ORDER BY n), '{}'),
 			status = CASE WHEN NOT c.parents <@ ARRAY(SELECT id FROM done) THEN 'waiting'
 				WHEN c.scheduled_at > coalesce($1::timestamptz, now()) THEN 'scheduled' ELSE 'available' END
-		WHERE c.id = ANY (ARRAY(SELECT child FROM freed)) AND c.status = 'waiting')`
+		WHERE c.id = ANY (ARRAY(SELECT child FROM freed)) AND c.status = 'waiting'
+		RETURNING c.queue, c.status),
+	notified AS MATERIALIZED (
+		SELECT pg_notify({available}, q.queue) IS NULL FROM (SELECT DISTINCT queue FROM released WHERE status = 'available') AS q
+		ORDER BY q.queue)`
+
+// childrenNotified is the condition on the completion statement's rows
+// that runs its notified CTE: the queues of the jobs it released get a
+// notification, as an enqueue's do. It holds for every row; a statement
+// that completes nothing releases nothing.
+const childrenNotified = `(SELECT count(*) FROM notified) >= 0`
 
 // repointChildren continues insertNextSQL's WITH ($2 the old row, $3 the
 // new): the rows waiting for the old row wait for the new one instead

@@ -107,7 +107,7 @@ func completeStatement(c store.Completion, now pgtype.Timestamptz) (string, []an
 // vacuum every completion reads an entry for every job the table ever ran
 // (seen with autovacuum off: 40,000 entries read to complete 100 jobs).
 const completeSQL = `WITH done AS (` + completeUpdate + `)` + releaseChildren + `
-	SELECT id FROM done`
+	SELECT id FROM done WHERE ` + childrenNotified
 
 // completeUpdate is completeSQL's update of the completed rows.
 const completeUpdate = `
@@ -118,7 +118,7 @@ const completeUpdate = `
 // completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
 // (which holds each id once).
 const completeOutputSQL = `WITH done AS (` + completeOutputUpdate + `)` + releaseChildren + `
-	SELECT id FROM done`
+	SELECT id FROM done WHERE ` + childrenNotified
 
 // completeOutputUpdate is completeOutputSQL's update of the completed rows.
 const completeOutputUpdate = `

@@ -87,7 +87,7 @@ func recording(completion string) string {
 	recorded AS MATERIALIZED (
 		SELECT set_config('tickwork.ended', (coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb
 			|| coalesce((SELECT jsonb_agg(jsonb_build_array(n.queue, n.ended)) FROM (SELECT queue, count(*) AS ended FROM done GROUP BY queue) AS n), '[]'))::text, true))
-	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0`
+	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0 AND ` + childrenNotified
 }
 
 // limitLockSQL decides, for each limited queue of $2 that is not paused,

@@ -74,6 +74,19 @@ var dependencyCases = []testCase{
 			h.t.Fatalf("settle after the completion changed %v, want nothing", got)
 		}
 	}},
+	{"ReleaseNotifiesItsQueue", func(h *harness) {
+		w := h.worker()
+		p1, p2 := h.running(w, "q"), h.running(w, "q")
+		h.insertChild(false, p1)
+		h.insertChild(true, p2)
+		ch := h.listen()
+		h.complete(w, p1)
+		h.wantNotes(ch, available("c"))
+		if _, err := h.cancel(p2); err != nil {
+			h.t.Fatal(err)
+		}
+		h.wantNotes(ch, store.Notification{Channel: store.ChannelCancel, Job: p2}, available("c"))
+	}},
 	{"ReleasedLaterIsScheduled", func(h *harness) {
 		w := h.worker()
 		p := h.running(w, "q")
