@@ -120,7 +120,7 @@ func New(params Params) (*Checker, error) {
 		keyHolders: make(map[string]ulid.ULID),
 		queues:     newQueueIndex(),
 		partitions: newKeyIndex(),
-		deps:       depIndex{parents: map[ulid.ULID][]ulid.ULID{}},
+		deps:       depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

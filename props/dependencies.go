@@ -24,19 +24,29 @@ import (
 //   - Dependencies settled (DependenciesSettled): when a leader pass ends,
 //     no waiting row waits for a row that ended: the pass released or
 //     cancelled it. Retention never deletes a row a waiting row waits for.
-//     Judged in serial histories only: in a history in CommitOrder a
-//     parent may end after the pass's snapshot and commit before it.
+//     In a history in CommitOrder a parent may end after the pass's
+//     snapshot and commit before it, so there the next pass must have
+//     settled it: leader passes never overlap (the duty lock), and the
+//     next one reads it ended.
 
 // depIndex follows the waiting rows.
 type depIndex struct {
 	// parents: each row that waits -> the parents it waited for when it
 	// was first seen waiting; dropped when it leaves Waiting.
 	parents map[ulid.ULID][]ulid.ULID
+	// passes counts the leader passes ended; late holds, in a history in
+	// CommitOrder, the pass at whose end a waiting row was first seen
+	// waiting for an ended row.
+	passes int
+	late   map[ulid.ULID]int
 }
 
 // indexWaiting notes a row's new version (nil: deleted). A row that
 // leaves Waiting keeps its entry until checkSettled has judged it.
 func (d *depIndex) indexWaiting(id ulid.ULID, after *JobRow) {
+	if after == nil || after.Status != Awaiting {
+		delete(d.late, id)
+	}
 	if after == nil {
 		delete(d.parents, id)
 		return
@@ -152,13 +162,21 @@ func (c *Checker) checkCancelReason(r JobRow) {
 // checkPassSettled judges the waiting rows at the end of a leader pass:
 // none waits for a row that ended.
 func (c *Checker) checkPassSettled(e *Event) {
-	if c.params.CommitOrder || len(c.deps.parents) == 0 {
+	if len(c.deps.parents) == 0 {
 		return
 	}
+	c.deps.passes++
 	var late []ulid.ULID
 	for child := range c.deps.parents {
-		if _, ok := c.endedParent(child); ok {
+		_, ended := c.endedParent(child)
+		since, seen := c.deps.late[child]
+		switch {
+		case !ended:
+			delete(c.deps.late, child)
+		case !c.params.CommitOrder || seen && since < c.deps.passes:
 			late = append(late, child)
+		case !seen:
+			c.deps.late[child] = c.deps.passes
 		}
 	}
 	if len(late) == 0 {

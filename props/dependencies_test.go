@@ -69,6 +69,14 @@ var dependencyCases = []violationCase{
 		b.event(DutiesStarted, w1, nil)
 		return atNext(b, func() { b.event(DutiesEnded, w1, nil) })
 	}},
+	{"left waiting for a failed parent by two leader passes in commit order", DependenciesSettled, "which is failed", func(b *builder) int {
+		twoParents(b)
+		b.params.SerialTransactions, b.params.CommitOrder = false, true
+		b.commit(w1, b.fail(1, "boom"))
+		b.duties(w1)
+		b.event(DutiesStarted, w1, nil)
+		return atNext(b, func() { b.event(DutiesEnded, w1, nil) })
+	}},
 	{"a waited-for row deleted", DependenciesSettled, "deleted while job 01000000000000000000000003 waits", func(b *builder) int {
 		twoParents(b)
 		b.commit(w1, b.fail(1, "boom"))
@@ -102,6 +110,14 @@ func TestDependenciesAllowWhatTheyShould(t *testing.T) {
 			b.duties(w1, b.cancelFor(3, 1, Failed))
 			b.after(time.Hour)
 			b.duties(w1, b.deleteJob(1))
+		},
+		"settled by the second leader pass in commit order": func(b *builder) {
+			twoParents(b)
+			b.params.SerialTransactions, b.params.CommitOrder = false, true
+			b.commit(w1, b.fail(1, "boom"))
+			b.duties(w1)
+			b.duties(w1, b.cancelFor(3, 1, Failed))
+			b.duties(w1)
 		},
 		"running anyway": func(b *builder) {
 			b.params.SerialTransactions = true
