@@ -35,6 +35,10 @@ type JobDetail struct {
 	// halts it and a skip would release it (sequence.go).
 	Sequence *SequenceView `json:"sequence,omitempty"`
 	CanSkip  bool          `json:"can_skip,omitempty"`
+	// WaitsFor lists the parents a waiting job still waits for;
+	// RunsAnyway, that a parent failing or cancelled will not cancel it.
+	WaitsFor   []Parent `json:"waits_for,omitempty"`
+	RunsAnyway bool     `json:"runs_anyway,omitempty"`
 }
 
 // Attempt is one row of a chain: who ran it, when, and how it ended, with
@@ -116,6 +120,10 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 				d.CanCancel = !j.Status.Terminal()
 				d.CanSkip = j.Halts()
 				if d.Sequence, err = sequenceView(ctx, st, j); err != nil {
+					return err
+				}
+				d.RunsAnyway = j.RunAnyway
+				if d.WaitsFor, err = waitsFor(ctx, st, j); err != nil {
 					return err
 				}
 			}

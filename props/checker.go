@@ -43,6 +43,7 @@ type Checker struct {
 	queues     queueIndex
 	partitions keyIndex
 	sequences  sequenceIndex
+	deps       depIndex
 	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
 	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
 	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
@@ -125,6 +126,7 @@ func New(params Params) (*Checker, error) {
 		queues:     newQueueIndex(),
 		partitions: newKeyIndex(),
 		sequences:  sequenceIndex{},
+		deps:       depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

@@ -16,6 +16,8 @@ type commitScope struct {
 	links      []link      // next_attempt_id set on a row
 	failed     []ulid.ULID // running rows their worker failed
 	reserved   []ulid.ULID // rows that started running
+	settled    []ulid.ULID // rows that left Waiting
+	deleted    []ulid.ULID // rows deleted while some row waited
 }
 
 // link is a retry: Prev's next_attempt_id was set to Next.
@@ -84,6 +86,8 @@ func (c *Checker) commit(e *Event) {
 	c.checkLeaderOnly(e, sc)
 	c.checkReservations(e, sc)
 	c.checkSequences(sc)
+	c.checkSettled(sc.settled)
+	c.checkParentsDeleted(sc.deleted)
 }
 
 // workerChange applies one workers row change. A worker shut down by

@@ -84,6 +84,13 @@
 // job that failed for good and halts the sequence until an operator
 // skips or retries it (27).
 //
+// Properties 28 and 29, dependency order and dependencies settled, in
+// dependencies.go: a job leaves its wait only once every parent completed
+// (or ended, if it runs anyway), and no job still waits, at the end of a
+// leader pass (the next one in a history in CommitOrder), for a parent
+// that ended. (On a branch without properties
+// 25 to 27 they are numbered 25 and 26: the numbers follow the list.)
+//
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):
 // such a history cannot be judged, and usually means a recording bug.

@@ -42,6 +42,9 @@ func (r JobRow) String() string {
 	if s := r.Sequence; s.Key != "" {
 		fmt.Fprintf(&b, " seq=%q/%d continues=%t skipped=%t", s.Key, s.Pos, s.Continues, s.Skipped)
 	}
+	if r.Parents != "" || r.RunAnyway {
+		fmt.Fprintf(&b, " parents=%s anyway=%t", r.Parents, r.RunAnyway)
+	}
 	return b.String()
 }
 

@@ -290,6 +290,7 @@ const (
 	Lost      Status = "lost"
 	Cancelled Status = "cancelled"
 	Snoozed   Status = "snoozed" // its handler snoozed: NextAttemptID runs the same attempt later
+	Awaiting  Status = "waiting" // waits for its parents (JobRow.Parents) to complete
 )
 
 // Terminal reports whether a row in status s will never run again.
@@ -328,6 +329,11 @@ type JobRow struct {
 	// PartitionKey is the job's partition key, "" for none.
 	PartitionKey string      `json:",omitzero"`
 	Sequence     JobSequence `json:",omitzero"` // sequence.go
+	// Parents are the ids a waiting row still waits for, comma-separated
+	// ("" for none); RunAnyway, that a parent that fails for good or is
+	// cancelled does not cancel it (props/dependencies.go).
+	Parents   string `json:",omitzero"`
+	RunAnyway bool   `json:",omitzero"`
 }
 
 // root reports whether the row is the first of its job's chain: attempt 0,

@@ -39,7 +39,7 @@ func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 // the retry bound.
 func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
 	sc.inserted = append(sc.inserted, r.ID)
-	if r.Status != Scheduled && r.Status != Available {
+	if r.Status != Scheduled && r.Status != Available && !c.insertedSettled(r) {
 		c.report(WellFormed, fmt.Sprintf("job %s inserted %s", r.ID, r.Status), withJobs(*r))
 	}
 	if r.Output != "" {
@@ -55,6 +55,9 @@ func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 	sc.leader("deleted job", r.ID, "")
 	if !r.Status.Terminal() {
 		c.report(WellFormed, fmt.Sprintf("job %s deleted while %s", r.ID, r.Status), withJobs(*r))
+	}
+	if len(c.deps.parents) > 0 {
+		sc.deleted = append(sc.deleted, r.ID)
 	}
 }
 
@@ -81,6 +84,12 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 		return
 	}
 	switch {
+	case b.Status == Awaiting && a.Status == Running: // released and reserved in one transaction
+		sc.settled = append(sc.settled, a.ID)
+		sc.reserved = append(sc.reserved, a.ID)
+		c.reserved(e, b, a)
+	case b.Status == Awaiting:
+		sc.settled = append(sc.settled, a.ID)
 	case a.Status == Cancelled:
 	case b.Status == Scheduled && a.Status == Available:
 		c.promoted(e, b, a, sc)
@@ -146,6 +155,7 @@ func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
 	c.queues.indexJob(id, before, after)
 	c.partitions.indexKeys(id, before, after)
 	c.sequences.indexSequence(id, before, after)
+	c.deps.indexWaiting(id, after)
 	if before != nil && before.Status == Running {
 		// An emptied set is kept: a worker reserves again soon, and the
 		// sets are bounded by the number of workers.

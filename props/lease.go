@@ -93,6 +93,7 @@ func (c *Checker) dutiesEnded(e *Event) {
 		c.report(WellFormed, fmt.Sprintf("worker %s ended leader duties it had not begun", e.Worker))
 	}
 	c.duty = nil
+	c.checkPassSettled(e)
 }
 
 // endDutiesOf drops the duties in progress of a process that stopped.

@@ -75,6 +75,14 @@ const (
 	SequenceExclusive
 	SequenceOrder
 	SequenceHalt
+	// DependencyOrder: a job leaves its wait only once every parent
+	// completed (or, running anyway, ended), and a job cancelled for a
+	// parent names one that ended without completing
+	// (props/dependencies.go).
+	DependencyOrder
+	// DependenciesSettled: no job still waits, at the end of a leader
+	// pass, for a parent that ended (props/dependencies.go).
+	DependenciesSettled
 	numProperties // not a property: how many there are
 )
 
@@ -107,6 +115,8 @@ var propertyNames = [numProperties]string{
 	SequenceExclusive:   "sequence one at a time",
 	SequenceOrder:       "sequence order",
 	SequenceHalt:        "sequence halt",
+	DependencyOrder:     "dependency order",
+	DependenciesSettled: "dependencies settled",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -49,6 +49,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, wakePassCases...)
 	cases = append(cases, keyCases...)
 	cases = append(cases, sequenceViolationCases...)
+	cases = append(cases, dependencyCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -78,7 +78,8 @@ func sameJob(a, b *store.Job) bool {
 		a.StartedAt.Equal(b.StartedAt) && a.StartedBy == b.StartedBy && a.CompletedAt.Equal(b.CompletedAt) &&
 		a.FailedAt.Equal(b.FailedAt) && a.FailedReason == b.FailedReason && a.CancelledAt.Equal(b.CancelledAt) &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName && a.Priority == b.Priority &&
-		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.Sequence == b.Sequence
+		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.Sequence == b.Sequence &&
+		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway
 }
 
 func sameWorker(a, b *store.Worker) bool {

@@ -105,6 +105,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
 		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey,
 		Sequence: props.JobSequence{Key: j.Sequence.Key, Pos: j.Sequence.Pos, Continues: j.Sequence.Continues, Skipped: j.Sequence.Skipped},
+		Parents:  joinIDs(j.Parents), RunAnyway: j.RunAnyway,
 	}
 	return dst
 }
@@ -113,6 +114,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 func (s *sim) jobMarks(ch props.JobChange) {
 	b, a := ch.Before, ch.After
 	s.rateMark(b, a)
+	s.dependencyMarks(ch)
 	if b == nil || a == nil || b.Status != props.Running {
 		return
 	}

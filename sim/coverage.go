@@ -35,6 +35,8 @@ const (
 	MarkKeyLimitHeld                     // a reservation left a ready job waiting for its key's limit
 	MarkSequenceHalted                   // a job failed for good halted its sequence with a later job waiting
 	MarkSequenceReleased                 // an operator released a halted sequence (a skip)
+	MarkDependentReleased                // a job that waited for parents was released when they completed
+	MarkDependentCancelled               // a job that waited for parents was cancelled: one ended without completing
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -84,6 +86,8 @@ var markNames = [numMarks]string{
 	MarkKeyLimitHeld:         "per-key limit held a job back",
 	MarkSequenceHalted:       "sequence halted behind a failed job",
 	MarkSequenceReleased:     "halted sequence released by an operator",
+	MarkDependentReleased:    "dependent released by its parents' completion",
+	MarkDependentCancelled:   "dependent cancelled by its parent",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

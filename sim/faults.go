@@ -43,6 +43,7 @@ const (
 	ReadOnly                        // a pooled connection lands on a node that takes no writes (failover); store/pg only; rate: per transaction
 	KeyLimits                       // jobs get partition keys and an operator sets or removes per-key limits; rate: per minute
 	Sequences                       // jobs join sequences and an operator releases halted ones; rate: per minute
+	Dependencies                    // enqueued jobs wait for parent jobs; rate: share of jobs given parents
 	numFaultKinds
 )
 
@@ -51,7 +52,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences",
+	"read-only", "key-limits", "sequences", "dependencies",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

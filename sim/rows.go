@@ -31,6 +31,8 @@ func (b *rowBook) add(r *props.JobRow, n int) {
 			return
 		}
 		b.waiting += n
+	case props.Awaiting: // waits for its parents: it runs or is cancelled before the run may end
+		b.waiting += n
 	default:
 		return
 	}

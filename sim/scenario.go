@@ -214,6 +214,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	ReadOnly:       {0.4, 0.002, 0.02},
 	KeyLimits:      {0.4, 3, 12},
 	Sequences:      {0.4, 3, 12},
+	Dependencies:   {0.4, 0.2, 0.6},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

@@ -48,7 +48,14 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		s.sc.Policy.boundJob(s.policyRnd, &j)
 		jobs[i] = j
 	}
-	err := s.storeTx(func(tx store.Tx) error { _, err := tx.InsertJobs(s.ctx, jobs); return err })
+	s.drawParents(jobs)
+	err := s.storeTx(func(tx store.Tx) error {
+		batch, err := s.existingParents(tx, jobs)
+		if err == nil {
+			_, err = tx.InsertJobs(s.ctx, batch)
+		}
+		return err
+	})
 	if err != nil {
 		s.stop(nil, err)
 	}

@@ -112,7 +112,8 @@ func sameJob(a, b Job) bool {
 		a.FailedReason == b.FailedReason && a.CancelledAt == b.CancelledAt &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
 		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority &&
-		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey && a.Sequence == b.Sequence
+		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey && a.Sequence == b.Sequence &&
+		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -153,6 +154,9 @@ func FormatJob(j Job) string {
 	}
 	if j.Sequence.Key != "" { // the same, as before sequences
 		s += " " + j.Sequence.String()
+	}
+	if len(j.Parents) > 0 || j.RunAnyway { // the same, before dependencies
+		s += fmt.Sprintf(" parents=%v anyway=%t", j.Parents, j.RunAnyway)
 	}
 	return s
 }

@@ -88,7 +88,11 @@ type Jobs interface {
 	// bad job (nothing is inserted), ErrConflict for a duplicate id. A job
 	// whose stored unique key is held by a row (one inserted earlier in the
 	// batch included) is not inserted: it is returned as a Duplicate, in
-	// batch order.
+	// batch order. A job with parents (NewJob.Parents) is inserted
+	// Waiting, settled at once against parents that ended
+	// (SettleWaitingJobs); a parent that is a duplicate stands for the row
+	// it duplicated, and one that names no row and no earlier job of the
+	// batch is ErrInvalid naming it (nothing is inserted).
 	InsertJobs(ctx context.Context, jobs []NewJob) ([]Duplicate, error)
 	// Reserve marks up to limit available jobs of the given queues as
 	// running, started by worker at now, skipping rows locked by other
@@ -101,7 +105,9 @@ type Jobs interface {
 	// worker uses it to recover reservations whose commit it did not see.
 	RunningJobs(ctx context.Context, worker ulid.ULID) ([]Job, error)
 	// CompleteJobs marks c's jobs completed, each with its output if c has
-	// one, if each is still running under c.Worker, and returns the ids that
+	// one, if each is still running under c.Worker (a job waiting for them
+	// drops them from its parents, and leaves Waiting when none is left,
+	// as in SettleWaitingJobs), and returns the ids that
 	// were fenced off (not changed), in the order given. ErrInvalid for an
 	// output that ValidateOutput refuses (nothing is changed).
 	CompleteJobs(ctx context.Context, c Completion) (fenced []ulid.ULID, err error)
@@ -116,7 +122,8 @@ type Jobs interface {
 	// snoozes, attempt+1,
 	// scheduled at now + delay (available at once when delay <= 0). It links
 	// the old row's next_attempt_id to it and, if the schedule points at
-	// the old row, moves the schedule's pointer to the new one. It returns
+	// the old row, moves the schedule's pointer to the new one, and makes
+	// the jobs waiting for the old row wait for the new one. It returns
 	// the new row. ErrConflict if the job is not failed or lost, or already
 	// has a next attempt, or if another row holds its unique key;
 	// ErrNotFound if it does not exist.
@@ -133,6 +140,16 @@ type Jobs interface {
 	// lost (failed_at = now, failed_reason naming the worker) and returns
 	// them in id order; the caller decides on their retries.
 	RescueLostJobs(ctx context.Context) ([]Job, error)
+	// SettleWaitingJobs settles the waiting jobs whose parents ended, the
+	// leader's safety net for what the writes of a parent did not settle
+	// at once (a parent that failed for good: a retry might have followed
+	// in the same transaction): a parent that completed is no longer waited
+	// for, one that failed or was lost for good or was cancelled cancels
+	// the job (failed_reason naming it) unless the job runs anyway, and a
+	// job left waiting for nothing becomes available (scheduled when its
+	// scheduled_at is later). A cancelled job settles its own children in
+	// turn. It returns the rows it changed, in id order.
+	SettleWaitingJobs(ctx context.Context) ([]Job, error)
 	// PromoteScheduledJobs makes scheduled jobs whose scheduled_at <= now
 	// available, notifies once per queue, and returns how many.
 	PromoteScheduledJobs(ctx context.Context) (int, error)
@@ -140,7 +157,8 @@ type Jobs interface {
 	GetJob(ctx context.Context, id ulid.ULID) (Job, error)
 	// ListJobs returns rows matching f in id order.
 	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
-	// CancelJob cancels a scheduled, available or running job. A running
+	// CancelJob cancels a scheduled, available, running or waiting job,
+	// then settles the jobs that wait for it (see SettleWaitingJobs). A running
 	// job's result will then be fenced off, and the cancel channel carries
 	// its id at commit, so that its worker cancels the handler's context
 	// (CancelledJobs is the fallback for a lost notification). ErrConflict
@@ -163,6 +181,8 @@ type Jobs interface {
 	// DeleteOldJobs deletes up to limit terminal jobs that ended
 	// (completed, failed or cancelled) before now − age, those that ended
 	// first (then by id), and returns how many; limit < 1 deletes none.
+	// A row a waiting job waits for is kept.
+	// A row a waiting job waits for is kept.
 	// Links to deleted rows (next_attempt_id, schedules) become NULL. The
 	// limit bounds a transaction however much history is due at once.
 	DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (int, error)

@@ -24,6 +24,8 @@ const (
 	// Snoozed: its handler asked to run it again later (worker.Snooze);
 	// NextAttemptID is the row that does, with the same attempt number.
 	Snoozed Status = "snoozed"
+	// Waiting: the job waits for its parents (Job.Parents) to complete.
+	Waiting Status = "waiting"
 )
 
 // Terminal reports whether a row in status s will never run again.
@@ -34,15 +36,16 @@ func (s Status) Terminal() bool {
 // Valid reports whether s is one of the statuses above.
 func (s Status) Valid() bool {
 	switch s {
-	case Scheduled, Available, Running, Completed, Failed, Lost, Cancelled, Snoozed:
+	case Scheduled, Available, Running, Completed, Failed, Lost, Cancelled, Snoozed, Waiting:
 		return true
 	}
 	return false
 }
 
 // Statuses returns every status, in the order of the unique keys' status
-// bits (StatusesOf).
-func Statuses() []Status { return slices.Clone(statusOrder[:]) }
+// bits (StatusesOf), then Waiting, which no unique key covers (a job with
+// parents has no unique key).
+func Statuses() []Status { return append(slices.Clone(statusOrder[:]), Waiting) }
 
 // Job is one attempt of a job, or one run of an attempt that snoozed. Zero
 // times and zero ULIDs stand for SQL NULL. A row's run ended at
@@ -86,6 +89,13 @@ type Job struct {
 	PartitionKey string
 	// Sequence places the job in a sequence (sequence.go); zero: none.
 	Sequence Sequence
+	// Parents are the jobs a waiting row still waits for, each by the id
+	// of its current attempt (a retry or a snooze of a parent takes its
+	// place): empty once the row no longer waits.
+	Parents []ulid.ULID
+	// RunAnyway: when a parent fails for good or is cancelled, the job
+	// runs once its other parents ended instead of being cancelled.
+	RunAnyway bool
 }
 
 // Job priorities: Reserve takes the smallest number first, then the
@@ -124,7 +134,18 @@ type NewJob struct {
 	// Sequence.Continues; a job takes a partition key or a sequence key.
 	SequenceKey       string
 	SequenceContinues bool
+	// Parents are jobs that must complete before this one may run, each by
+	// the id of any of its attempts: rows that exist, or jobs earlier in
+	// the same batch. The job waits in status Waiting until they all
+	// completed; when one fails for good or is cancelled it is cancelled
+	// (with a reason naming that parent), or runs anyway with RunAnyway.
+	// At most MaxParents; a job with parents has no unique key.
+	Parents   []ulid.ULID
+	RunAnyway bool
 }
+
+// MaxParents is the most parents a job may wait for.
+const MaxParents = 100
 
 // MaxPartitionKeyBytes is the longest partition key a job may carry.
 const MaxPartitionKeyBytes = 200

@@ -75,6 +75,9 @@ func ValidateNewJob(j NewJob) error {
 	if err == nil {
 		err = validateUnique(j)
 	}
+	if err == nil {
+		err = checkParents(j)
+	}
 	if err != nil {
 		return fmt.Errorf("%s on queue %q: %w", name(), j.Queue, err)
 	}

@@ -66,6 +66,7 @@ type enqueueOptions struct {
 	maxAttemptsSet bool
 	partition      partitionOptions
 	sequence       sequenceOptions
+	after          afterOptions
 }
 
 // WithScheduledAt makes the jobs wait until t (compared with the store's time); a time
@@ -109,7 +110,7 @@ func EnqueueTx[T any](ctx context.Context, c *Client, tx store.Tx, payload T, op
 	if err != nil {
 		return ulid.ULID{}, err
 	}
-	if err := c.insert(ctx, tx, jobs, o.unique.onDuplicate); err != nil {
+	if err := c.insert(ctx, tx, jobs, o); err != nil {
 		return ulid.ULID{}, err
 	}
 	return jobs[0].ID, nil
@@ -151,7 +152,7 @@ func EnqueueMany[T any](ctx context.Context, c *Client, payloads []T, opts ...En
 	if err != nil {
 		return nil, err
 	}
-	if err := c.st.InTx(ctx, func(tx store.Tx) error { return c.insert(ctx, tx, jobs, o.unique.onDuplicate) }); err != nil {
+	if err := c.st.InTx(ctx, func(tx store.Tx) error { return c.insert(ctx, tx, jobs, o) }); err != nil {
 		return nil, err
 	}
 	ids := make([]ulid.ULID, len(jobs))
@@ -200,13 +201,16 @@ func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOp
 			PartitionKey: key}
 		o.sequence.apply(&jobs[i])
 		o.unique.apply(&jobs[i])
+		if err := o.after.apply(i, &jobs[i]); err != nil {
+			return nil, err
+		}
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}
 			if jobs[i].Metadata, err = runHooks(ctx, hooks, i, pending, entries); err != nil {
 				return nil, err
 			}
 		}
-		if err := store.ValidateNewJob(jobs[i]); err != nil {
+		if err := store.ValidateNewJob(o.after.validated(jobs[i])); err != nil {
 			return nil, fmt.Errorf("worker: payload %d (%T): %w", i, p, err)
 		}
 	}
@@ -231,9 +235,10 @@ func (c *Client) queueOf(p any, explicit string) (string, error) {
 }
 
 // insert gives the jobs ids from the transaction's time, in ascending order,
-// and inserts them. A duplicate's id becomes the existing row's, and
-// onDuplicate (if set) hears of it.
-func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob, onDuplicate func(int, store.Job)) error {
+// and the batch's parents (AfterInBatch) theirs, and inserts them. A
+// duplicate's id becomes the existing row's, and the option's onDuplicate
+// (if set) hears of it.
+func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob, o enqueueOptions) error {
 	now, err := tx.Now(ctx)
 	if err != nil {
 		return fmt.Errorf("worker: enqueue: read store time: %w", err)
@@ -248,14 +253,15 @@ func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob, o
 	for i := range jobs {
 		jobs[i].ID = ids[i]
 	}
+	o.after.withBatchParents(jobs)
 	dups, err := tx.InsertJobs(ctx, jobs)
 	if err != nil {
 		return fmt.Errorf("worker: enqueue %d jobs on %q: %w", len(jobs), jobs[0].Queue, err)
 	}
 	for _, d := range dups {
 		jobs[d.Index].ID = d.Existing.ID
-		if onDuplicate != nil {
-			onDuplicate(d.Index, d.Existing)
+		if o.unique.onDuplicate != nil {
+			o.unique.onDuplicate(d.Index, d.Existing)
 		}
 	}
 	return nil

@@ -19,7 +19,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [-sequence K] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [-sequence K] [-after ID,...] [flags]
 
 Adds one job and prints its id. Without -at or -in the job is available at
 once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
@@ -35,7 +35,9 @@ while a job holding the same key exists: its id is printed instead, with a
 note on standard error. With -sequence the job joins that sequence: the
 jobs of one sequence run one at a time in the order they were enqueued,
 and one that fails for good halts the later ones until it is retried or
-skipped (worker jobs skip), unless -sequence-continues.`
+skipped (worker jobs skip), unless -sequence-continues. With -after the
+job waits (status waiting) until every job named has completed; a parent
+that fails for good or is cancelled cancels it, unless -run-anyway.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -48,6 +50,7 @@ type enqueueFlags struct {
 	unique      uniqueFlags
 	sequence    string
 	continues   bool
+	after       afterFlags
 }
 
 // maxDelay bounds -in: ten years.
@@ -59,6 +62,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.at, "at", "", "run the job no earlier than this RFC 3339 time")
 	durationVar(fs, &f.in, "in", 0, 0, maxDelay, "run the job no earlier than this long after the database's current time")
 	f.unique.register(fs)
+	f.after.register(fs)
 	intVar(fs, &f.priority, "priority", 0, store.MinPriority, store.MaxPriority, "the job's priority: workers reserve smaller numbers first")
 	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
 	fs.StringVar(&f.sequence, "sequence", "", fmt.Sprintf("the sequence the job joins: its jobs run one at a time in enqueue order (at most %d bytes)", store.MaxSequenceKeyBytes))
@@ -81,6 +85,11 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	afterOpts, err := f.after.options()
+	if err != nil {
+		return err
+	}
+	uniqueOpts = append(uniqueOpts, afterOpts...)
 	if err := db.validate(); err != nil {
 		return err
 	}

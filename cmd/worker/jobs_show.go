@@ -28,8 +28,9 @@ Prints one job attempt in full (its reason, payload and metadata, the worker
 that ran it) and the job's whole attempt chain: the attempts before it and
 the retries after it, each with the worker that ran it. A snoozed row (its
 handler asked to run later) is followed by the row that runs then, with the
-same attempt number and one more snooze. ID is the ULID the commands print
-or the UUID form the database shows.`
+same attempt number and one more snooze. A waiting job (enqueue -after)
+shows the parents it still waits for and their statuses. ID is the ULID
+the commands print or the UUID form the database shows.`
 
 // maxChain bounds the attempts shown each way: MaxRetries is at most 100,
 // but jobs retried by hand with jobs retry can go on.
@@ -57,9 +58,7 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 		if chain, err = attemptChain(ctx, tx, job); err != nil {
 			return err
 		}
-		if waits, err = keyWait(ctx, tx, job); waits == "" && err == nil {
-			waits, err = sequenceWait(ctx, tx, job)
-		}
+		waits, err = jobWaits(ctx, tx, job)
 		return err
 	})
 	if err != nil {
@@ -274,6 +273,8 @@ type jobJSON struct {
 	Snoozes       int             `json:"snoozes,omitempty"`
 	PartitionKey  string          `json:"partition_key,omitempty"`
 	Sequence      store.Sequence  `json:"sequence,omitzero"`
+	Parents       []ulid.ULID     `json:"parents,omitempty"`
+	RunAnyway     bool            `json:"run_anyway,omitempty"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

@@ -39,6 +39,8 @@ var Names = []string{
 	SequenceRunningUnheld,
 	SequenceByID,
 	SequenceHaltIgnored,
+	ParentDoneEarly,
+	SettleSkipsFailed,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -134,6 +136,14 @@ const (
 	// the first job whose key is at its limit instead of skipping over
 	// it, so a hot key's backlog holds up every other key.
 	KeyLimitStops = "key-limit-stops"
+	// ParentDoneEarly: the in-memory store releases a waiting job when one of its
+	// parents completes, whatever its other parents, so it may start
+	// before they end.
+	ParentDoneEarly = "parent-done-early"
+	// SettleSkipsFailed: both stores settle a waiting job as if a parent
+	// that failed or was lost for good were still to run, so its child
+	// waits for ever instead of being cancelled.
+	SettleSkipsFailed = "settle-skips-failed"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

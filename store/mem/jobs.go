@@ -26,6 +26,7 @@ func export(j *store.Job) store.Job {
 	out.Payload = bytes.Clone(j.Payload)
 	out.Metadata = bytes.Clone(j.Metadata)
 	out.Output = bytes.Clone(j.Output)
+	out.Parents = slices.Clone(j.Parents)
 	return out
 }
 
@@ -42,6 +43,9 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 			return nil, fmt.Errorf("insert jobs: %w", err)
 		}
 	}
+	if err := t.checkParents(jobs); err != nil { // first, as store/pg finds a duplicate id by inserting
+		return nil, err
+	}
 	if err := t.checkNewIDs(jobs); err != nil {
 		return nil, err
 	}
@@ -50,15 +54,19 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 	var queues []string
 	var dups []store.Duplicate
 	rows := make([]*store.Job, len(jobs))
+	alias := map[ulid.ULID]ulid.ULID{} // a duplicate's id -> the row it duplicates
 	for i, nj := range jobs {
 		rows[i] = t.newRow(nj)
 	}
 	t.placeInSequences(rows)
 	for i, j := range rows {
+		nj := jobs[i]
 		if held, ok := t.s.unique[j.UniqueKey]; ok && j.Holds() && !skipUnique {
 			dups = append(dups, store.Duplicate{Index: i, Existing: export(t.s.jobs[held])})
+			alias[nj.ID] = held
 			continue
 		}
+		t.waitForParents(j, nj, alias)
 		t.setJob(nil, j)
 		if j.Status == store.Available {
 			queues = append(queues, j.Queue)
@@ -325,6 +333,7 @@ func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, e
 		}
 		done[id] = true
 	}
+	t.releaseChildren(done)
 	return fenced, nil
 }
 
@@ -358,10 +367,12 @@ func (t *tx) CancelJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	after := *j
 	after.Status = store.Cancelled
 	after.CancelledAt = t.now
+	after.Parents = nil
 	t.setJob(j, &after)
 	if j.Status == store.Running {
 		t.notify(store.Notification{Channel: store.ChannelCancel, Job: id})
 	}
+	t.settleFrom([]ulid.ULID{id}, map[ulid.ULID]*store.Job{})
 	return export(&after), nil
 }
 

@@ -87,6 +87,7 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 	linked := *old
 	linked.NextAttemptID = newID
 	t.setJob(old, &linked)
+	t.repointChildren(old.ID, newID)
 	t.repointSchedules(map[ulid.ULID]bool{old.ID: true}, newID)
 	if next.Status == store.Available {
 		t.notifyQueues([]string{next.Queue})
@@ -153,9 +154,11 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
 	gone := map[ulid.ULID]bool{}
 	var prev []ulid.ULID
-	var halting []entry // kept: each holds its sequence up (store.Sequence)
+	// kept: rows that halt their sequence (store.Sequence) or that a
+	// waiting row waits for, kept until released or settled.
+	var kept []entry
 	defer func() {
-		for _, e := range halting {
+		for _, e := range kept {
 			t.s.ended.push(e)
 		}
 	}()
@@ -165,8 +168,8 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 			break
 		}
 		t.s.ended.pop()
-		if t.s.jobs[e.id].Halts() {
-			halting = append(halting, e)
+		if t.s.jobs[e.id].Halts() || len(t.s.childrenOf[e.id]) > 0 {
+			kept = append(kept, e)
 			continue
 		}
 		gone[e.id] = true

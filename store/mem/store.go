@@ -37,6 +37,8 @@ type Store struct {
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 	sequences sequences               // sequence key -> its rows (sequence.go)
+	// childrenOf: parent row id -> the sorted ids of the rows waiting for it.
+	childrenOf map[ulid.ULID][]ulid.ULID
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -61,18 +63,19 @@ type Store struct {
 // microsecond, in UTC.
 func New(now func() time.Time) *Store {
 	return &Store{
-		now:       now,
-		jobs:      map[ulid.ULID]*store.Job{},
-		available: map[string]*entryHeap{},
-		running:   map[ulid.ULID][]ulid.ULID{},
-		runningIn: map[string]int{},
-		queues:    map[string]*store.Queue{},
-		rateSlots: map[string][]time.Time{},
-		prevOf:    map[ulid.ULID]ulid.ULID{},
-		unique:    map[string]ulid.ULID{},
-		sequences: sequences{},
-		workers:   map[ulid.ULID]*store.Worker{},
-		schedules: map[string]*store.Schedule{},
+		now:        now,
+		jobs:       map[ulid.ULID]*store.Job{},
+		available:  map[string]*entryHeap{},
+		running:    map[ulid.ULID][]ulid.ULID{},
+		runningIn:  map[string]int{},
+		queues:     map[string]*store.Queue{},
+		rateSlots:  map[string][]time.Time{},
+		prevOf:     map[ulid.ULID]ulid.ULID{},
+		unique:     map[string]ulid.ULID{},
+		sequences:  sequences{},
+		childrenOf: map[ulid.ULID][]ulid.ULID{},
+		workers:    map[ulid.ULID]*store.Worker{},
+		schedules:  map[string]*store.Schedule{},
 	}
 }
 

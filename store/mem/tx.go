@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -32,6 +34,8 @@ type tx struct {
 	// own allocation: most transactions change a few rows.
 	jobsBuf    [2]store.JobChange
 	workersBuf [1]store.WorkerChange
+
+	released []ulid.ULID // rows that left Waiting (dependencies.go)
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -56,6 +60,7 @@ func (t *tx) Now(context.Context) (time.Time, error) {
 func (t *tx) commit() {
 	t.checkCommit()
 	t.countDeadRows()
+	t.notifyReleased()
 	if len(t.notes) > 0 {
 		t.s.listeners.send(t.notes)
 	}

@@ -152,3 +152,9 @@ func HintArgs(s *Store, queue string) string {
 	}
 	return fmt.Sprintf("'{%d}', '{%q}', '{%s}'", k.priority, k.scheduledAt.Format(time.RFC3339Nano), idArg(k.id).String())
 }
+
+// ChildrenSQL, EndedParentsSQL and WriteSettledSQL are the statements of
+// dependencies.go, for the plan tests.
+func ChildrenSQL(s *Store) string     { return s.sql(childrenSQL) }
+func EndedParentsSQL(s *Store) string { return s.sql(endedParentsSQL) }
+func WriteSettledSQL(s *Store) string { return s.sql(writeSettledSQL) }

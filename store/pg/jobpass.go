@@ -57,6 +57,9 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 		b.Queue(s.sql(cancelledSQL), idArgs(p.Executing))
 	}
 	var epoch uint64
+	if len(p.Complete) > 0 && s.dependents.Load() {
+		s.hints.forget() // a completion may release a waiting job below a hint
+	}
 	if reserving {
 		epoch = s.queueReserveRows(b, now, p.Worker, p.Queues, p.Limit, full, false) // the pass's last statement
 	}

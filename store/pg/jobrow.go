@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/store"
 )
@@ -16,7 +17,7 @@ import (
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
 	unique_key, unique_states, output, priority, max_attempts, snoozes, partition_key,
-	sequence_key, sequence_pos, sequence_continues, sequence_skipped`
+	sequence_key, sequence_pos, sequence_continues, sequence_skipped, parents, run_anyway`
 
 // jobScan holds the scan targets of one row of jobColumns. A reservation
 // reads a hundred rows or more per job pass, and targets declared one by
@@ -35,6 +36,8 @@ type jobScan struct {
 	sequenceContinues, sequenceSkipped                        bool
 	uniqueStates                                              pgtype.Int2
 	maxAttempts                                               pgtype.Int4
+	parents                                                   []pgtype.UUID
+	runAnyway                                                 pgtype.Bool
 	targets                                                   []any
 }
 
@@ -44,11 +47,11 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 		sc.targets = []any{&sc.id, &sc.queue, &sc.payload, &sc.metadata, &sc.status, &sc.attempt, &sc.created, &sc.scheduled,
 			&sc.started, &sc.startedBy, &sc.completed, &sc.failed, &sc.reason, &sc.cancelled, &sc.next, &sc.schedule,
 			&sc.uniqueKey, &sc.uniqueStates, &sc.output, &sc.priority, &sc.maxAttempts, &sc.snoozes, &sc.partitionKey,
-			&sc.sequenceKey, &sc.sequencePos, &sc.sequenceContinues, &sc.sequenceSkipped}
+			&sc.sequenceKey, &sc.sequencePos, &sc.sequenceContinues, &sc.sequenceSkipped, &sc.parents, &sc.runAnyway}
 	}
 	// Each job keeps its own bytes: a target left holding the last row's
 	// could be filled in place.
-	sc.payload, sc.metadata, sc.output = nil, nil, nil
+	sc.payload, sc.metadata, sc.output, sc.parents = nil, nil, nil, nil
 	if err := r.Scan(sc.targets...); err != nil {
 		return store.Job{}, err
 	}
@@ -77,6 +80,13 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 	j.PartitionKey = sc.partitionKey.String
 	j.Sequence = store.Sequence{Key: sc.sequenceKey.String, Pos: sc.sequencePos.Int64,
 		Continues: sc.sequenceContinues, Skipped: sc.sequenceSkipped}
+	if sc.parents != nil {
+		j.Parents = make([]ulid.ULID, len(sc.parents))
+		for i, p := range sc.parents {
+			j.Parents[i] = toULID(p)
+		}
+	}
+	j.RunAnyway = sc.runAnyway.Bool
 	return j, nil
 }
 

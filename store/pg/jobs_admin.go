@@ -165,12 +165,16 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 // deleteOldJobsSQL is DeleteOldJobs's statement: $1 now, $2 the age, $3 the
 // limit. It reads jobs_ended_idx in end-time order from its start and
 // sorts only rows that ended at the same time (an incremental sort), so
-// that it reads about limit entries, whatever the history.
+// that it reads about limit entries, whatever the history. A row a
+// waiting job waits for (job_waits) stays; only rows marked awaited (a
+// superset) are looked up there, and the OR keeps the planner from
+// turning the lookup into a join that reads all of job_waits.
 const deleteOldJobsSQL = `
 	DELETE FROM {schema}.jobs WHERE id = ANY (ARRAY(
 		SELECT id FROM {schema}.jobs
 		WHERE status IN ('completed', 'failed', 'lost', 'cancelled', 'snoozed')
 		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval
 		  AND NOT (` + haltsSequence + `)
+		  AND (awaited IS NULL OR NOT EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = id)) -- see below
 		ORDER BY coalesce(completed_at, failed_at, cancelled_at), id
 		LIMIT $3))`

@@ -22,8 +22,9 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 		return store.Job{}, err
 	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
-		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now())
-		WHERE id = $2 AND status IN ('scheduled', 'available', 'running')
+		WITH gone AS (DELETE FROM {schema}.job_waits WHERE child = $2)
+		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now()), parents = NULL
+		WHERE id = $2 AND status IN ('scheduled', 'available', 'running', 'waiting')
 		RETURNING `+jobColumns), t.nowArg(), idArg(id))
 	if err != nil {
 		return store.Job{}, t.fail(err, "cancel job %s", id)
@@ -44,6 +45,9 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 		if _, err := t.db.Exec(ctx, `SELECT pg_notify($1, $2)`, t.s.chCancel, cancelPayload(id)); err != nil {
 			return store.Job{}, t.fail(err, "notify the cancel of job %s", id)
 		}
+	}
+	if _, _, err := t.settleFrom(ctx, []ulid.ULID{id}); err != nil {
+		return store.Job{}, fmt.Errorf("cancel job %s: %w", id, err)
 	}
 	return job, nil
 }

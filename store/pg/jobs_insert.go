@@ -42,6 +42,13 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 	if len(jobs) == 0 {
 		return nil, nil
 	}
+	parents := hasParents(jobs)
+	if parents {
+		t.s.dependents.Store(true)
+		if err := t.checkParents(ctx, jobs); err != nil {
+			return nil, err
+		}
+	}
 	if t.s.hints.below(jobs) {
 		t.madeAvailable()
 	}
@@ -59,6 +66,9 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 		err = t.copyUnderSavepoint(ctx, jobs)
 	default:
 		err = t.insertUnderSavepoint(ctx, jobs)
+	}
+	if err == nil && parents {
+		err = t.waitForParents(ctx, jobs, dups)
 	}
 	if err != nil {
 		return nil, t.fail(err, "insert %d jobs (first %s)", len(jobs), jobs[0].ID)

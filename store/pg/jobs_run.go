@@ -55,6 +55,9 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 	if len(c.IDs) == 0 {
 		return nil, nil
 	}
+	if t.s.dependents.Load() {
+		t.madeAvailable() // it may release a waiting job
+	}
 	sql, args := completeStatement(c, t.nowArg())
 	stmt := t.s.stmt.complete
 	if sql == completeOutputSQL {
@@ -103,14 +106,22 @@ func completeStatement(c store.Completion, now pgtype.Timestamptz) (string, []an
 // and bitmap scans never mark the entries of finished rows dead, so until a
 // vacuum every completion reads an entry for every job the table ever ran
 // (seen with autovacuum off: 40,000 entries read to complete 100 jobs).
-const completeSQL = `
+const completeSQL = `WITH done AS (` + completeUpdate + `)` + releaseChildren + `
+	SELECT id FROM done WHERE ` + childrenNotified
+
+// completeUpdate is completeSQL's update of the completed rows.
+const completeUpdate = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
 	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
 	RETURNING id`
 
 // completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
 // (which holds each id once).
-const completeOutputSQL = `
+const completeOutputSQL = `WITH done AS (` + completeOutputUpdate + `)` + releaseChildren + `
+	SELECT id FROM done WHERE ` + childrenNotified
+
+// completeOutputUpdate is completeOutputSQL's update of the completed rows.
+const completeOutputUpdate = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now()), output = o.output::json
 	FROM unnest($2::uuid[], $4::text[]) AS o(done_id, output)
 	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `

@@ -76,18 +76,18 @@ func recordEnded(completion string) string {
 // completeRecordingSQL and completeOutputRecordingSQL are recordEnded's
 // answers for the two completion statements, built once.
 var (
-	completeRecordingSQL       = recording(completeSQL)
-	completeOutputRecordingSQL = recording(completeOutputSQL)
+	completeRecordingSQL       = recording(completeUpdate)
+	completeOutputRecordingSQL = recording(completeOutputUpdate)
 )
 
-// recording wraps a completion statement as recordEnded describes: it
+// recording wraps a completion's update as recordEnded describes: it
 // appends one [queue, count] pair per queue of the rows it completed.
 func recording(completion string) string {
-	return `WITH done AS (` + strings.Replace(completion, "RETURNING id", "RETURNING id, queue", 1) + `),
+	return `WITH done AS (` + strings.Replace(completion, "RETURNING id", "RETURNING id, queue", 1) + `)` + releaseChildren + `,
 	recorded AS MATERIALIZED (
 		SELECT set_config('tickwork.ended', (coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb
 			|| coalesce((SELECT jsonb_agg(jsonb_build_array(n.queue, n.ended)) FROM (SELECT queue, count(*) AS ended FROM done GROUP BY queue) AS n), '[]'))::text, true))
-	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0`
+	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0 AND ` + childrenNotified
 }
 
 // limitLockSQL decides, for each limited queue of $2 that is not paused,

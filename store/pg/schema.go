@@ -49,8 +49,12 @@ func lockKey(purpose, schema string) int64 {
 	return int64(h.Sum64())
 }
 
-// schemaToken stands for the quoted schema in the SQL text of the queries.
-const schemaToken = "{schema}"
+// schemaToken stands for the quoted schema in the SQL text of the queries,
+// availableToken for the available channel's name as a string literal.
+const (
+	schemaToken    = "{schema}"
+	availableToken = "{available}"
+)
 
 // sql returns the query text with the schema filled in. Every statement
 // names its tables with the schema rather than relying on search_path, so
@@ -61,6 +65,7 @@ func (s *Store) sql(text string) string {
 		return q.(string)
 	}
 	q := strings.ReplaceAll(text, schemaToken, s.ident)
+	q = strings.ReplaceAll(q, availableToken, "'"+strings.ReplaceAll(s.chAvailable, "'", "''")+"'")
 	s.queries.Store(text, q)
 	return q
 }

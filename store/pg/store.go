@@ -98,6 +98,9 @@ type Store struct {
 	keyed       atomic.Bool     // … or keyedReserveSQL (reserve_keyed.go)
 	sequenced   atomic.Bool     // … each taking sequence heads too (reserve_sequence.go)
 	hints       reserveHints    // where reservations start reading jobs_available_idx (hints.go)
+	// dependents: this Store inserted a job with parents, whose release
+	// by a completion may put a row below a hint (dependencies.go).
+	dependents atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)

@@ -36,7 +36,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"rescueLostJobs":      drawRescue,
 	"promoteScheduled":    drawPromote,
 	"getJob":              drawJobOp("getJob", store.Tx.GetJob),
-	"cancelJob":           drawJobOp("cancelJob", store.Tx.CancelJob),
+	"cancelJob":           drawCancel,
 	"cancelledJobs":       drawCancelledJobs,
 	"listJobs":            drawList,
 	"deleteOldJobs":       drawDeleteOldJobs,
@@ -53,6 +53,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"listQueues":          drawListQueues,
 	"recordVacuum":        drawRecordVacuum,
 	"lastVacuum":          drawLastVacuum,
+	"settleWaitingJobs":   drawSettle,
 }
 
 // opNameList is opDrawers' keys in order, for drawing one by name.
@@ -68,6 +69,7 @@ var stepKinds = append([]string{
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
 	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
+	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {
@@ -138,6 +140,7 @@ func drawInsert(rt *rapid.T, d *diff) op {
 	for i := range jobs {
 		jobs[i] = d.drawNewJob(rt)
 	}
+	d.drawParents(rt, jobs)
 	return op{fmt.Sprintf("insertJobs %d", len(jobs)), func(ctx context.Context, tx store.Tx) (string, error) {
 		dups, err := tx.InsertJobs(ctx, jobs)
 		return formatDuplicates(dups), err

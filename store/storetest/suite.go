@@ -25,6 +25,7 @@ var suites = []struct {
 	{"Queues", queueCases},
 	{"KeyLimits", keyLimitCases},
 	{"Sequences", sequenceCases},
+	{"Dependencies", dependencyCases},
 	{"Rates", rateCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},

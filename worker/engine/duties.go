@@ -34,6 +34,9 @@ func (c *Core) duties(ctx context.Context) error {
 		if err := c.rescueDeadWorkers(ctx, tx, now); err != nil {
 			return err
 		}
+		if err := c.settleWaitingJobs(ctx, tx, now); err != nil {
+			return err
+		}
 		n, err := tx.PromoteScheduledJobs(ctx)
 		if err != nil {
 			return fmt.Errorf("promote scheduled jobs: %w", err)

@@ -169,6 +169,9 @@ const (
 	// reserved Count, after the jobs it started (recovered ones too) were
 	// reported. StoreTime is its transaction's, zero when it ran none.
 	EventJobPass
+	// EventJobSettled: the leader settled Job (as it now is), which waited
+	// for parents: released (available or scheduled) or cancelled.
+	EventJobSettled
 )
 
 var eventNames = map[EventKind]string{
@@ -189,7 +192,7 @@ var eventNames = map[EventKind]string{
 	EventJobSnoozed: "job-snoozed", EventScheduleSkipped: "schedule-skipped",
 	EventScheduleNoNextTime: "schedule-no-next-time",
 	EventTickStarted:        "tick-started", EventWaiting: "waiting", EventNotified: "notified",
-	EventJobPass: "job-pass",
+	EventJobPass: "job-pass", EventJobSettled: "job-settled",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".

@@ -1,0 +1,29 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// checkParents refuses what a job's parents cannot mean: too many, the
+// zero id or its own, RunAnyway without parents, or a unique key (which
+// no waiting row holds, so that releasing the job could meet its holder).
+func checkParents(j NewJob) error {
+	switch {
+	case len(j.Parents) == 0 && j.RunAnyway:
+		return fmt.Errorf("run anyway without parents: %w", ErrInvalid)
+	case len(j.Parents) == 0:
+		return nil
+	case len(j.Parents) > MaxParents:
+		return fmt.Errorf("%d parents, more than the %d allowed: %w", len(j.Parents), MaxParents, ErrInvalid)
+	case j.UniqueKey != "":
+		return fmt.Errorf("parents with unique key %q: a job with parents cannot be unique: %w", j.UniqueKey, ErrInvalid)
+	}
+	for _, p := range j.Parents {
+		if p == (ulid.ULID{}) || p == j.ID {
+			return fmt.Errorf("parent %s: a job waits for other jobs: %w", p, ErrInvalid)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package pg_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tickwork/tickwork/internal/long"
+	"github.com/tickwork/tickwork/store/pg"
+)
+
+// Ids of the dependency fixture: P0 (running) has the million waiting
+// jobs of the backlog as children but for three of them, which wait for
+// running job 4; F, a finished row, failed and still awaited, has three
+// more.
+const (
+	bigParent    = "'00000000-0000-0000-0000-000000000002'"
+	smallParent  = "'00000000-0000-0000-0000-000000000004'"
+	failedParent = "'00000000-0000-0000-0000-0000000003ef'" // 1007: of the history
+)
+
+// TestDependenciesStayBoundedWithAMillionRows: with the million-row
+// backlog waiting for one parent, completing a parent of three children,
+// finding the ended parents the leader settles, locking a failed parent's
+// children, writing a settled child, retention and a retry read jobs and
+// job_waits through index scans bounded by a condition, and read about as
+// many rows as they change: never the waiting backlog nor the history.
+func TestDependenciesStayBoundedWithAMillionRows(t *testing.T) {
+	long.Test(t, "builds two million rows")
+	t.Parallel()
+	s := millionRows(t)
+	for _, q := range []string{
+		`UPDATE {schema}.jobs SET status = 'waiting', parents = ARRAY[` + bigParent + `::uuid] WHERE status = 'available'`,
+		`UPDATE {schema}.jobs SET parents = ARRAY[` + smallParent + `::uuid]
+			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'waiting' ORDER BY id LIMIT 3)`,
+		`UPDATE {schema}.jobs SET parents = ARRAY[` + failedParent + `::uuid]
+			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'waiting' ORDER BY id DESC LIMIT 3)`,
+		`INSERT INTO {schema}.job_waits (parent, child) SELECT parents[1], id FROM {schema}.jobs WHERE status = 'waiting'`,
+		`UPDATE {schema}.jobs SET status = 'failed', failed_at = completed_at, completed_at = NULL WHERE id = ` + failedParent,
+		`UPDATE {schema}.jobs SET awaited = true WHERE id IN (` + bigParent + `, ` + smallParent + `, ` + failedParent + `)`,
+		`VACUUM {schema}.jobs`,
+	} {
+		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
+			t.Fatalf("make the backlog wait: %v\n%s", err, q)
+		}
+	}
+	cases := []struct {
+		name    string
+		sql     string
+		args    string
+		guarded bool
+		indexes []string
+		changes float64 // the rows the statement returns or changes
+	}{
+		{"complete a parent of three", pg.CompleteSQL(s), "NULL, '{" + strings.Trim(smallParent, "'") + "}', " + liveWorker, false,
+			[]string{"jobs_pkey"}, 1},
+		{"find the ended parents", pg.EndedParentsSQL(s), "", true, []string{"jobs_awaited_ended_idx"}, 1},
+		{"lock a failed parent's children", pg.ChildrenSQL(s), "'{" + strings.Trim(failedParent, "'") + "}'", true, []string{"jobs_pkey"}, 3},
+		{"write a settled child", pg.WriteSettledSQL(s), "'00000000-0000-0000-0000-0000000f4628', 'cancelled', NULL, NULL, now(), 'parent failed'",
+			true, []string{"jobs_pkey"}, 1},
+		{"delete old jobs", pg.DeleteOldJobsSQL(s), "NULL, '30 days', 2000", true, []string{"jobs_ended_idx", "jobs_pkey"}, 2000},
+		{"insert a retry", pg.InsertNextSQL(s),
+			"NULL, '00000000-0000-0000-0000-000000000006', '00000000-0000-0000-0000-0000ffffffff', 'scheduled', '5 seconds', 1, 0",
+			false, []string{"jobs_pkey"}, 1},
+	}
+	for _, stats := range []string{"no statistics", "fresh statistics"} {
+		if stats == "fresh statistics" {
+			analyze(t, s)
+		}
+		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+			for _, c := range cases {
+				args := c.args
+				sql := c.sql
+				if args == "" {
+					sql, args = strings.Replace(sql, "ORDER BY id", "ORDER BY id LIMIT $1", 1), "1000"
+				}
+				plan := explainPlan(t, s, planOptions{mode: mode, guarded: c.guarded, analyze: true}, sql, args)
+				// The ended parents are all of their small index.
+				bad := slices.DeleteFunc(boundedJobScans(plan, c.indexes...), func(s string) bool {
+					return s == "index scan of all of jobs_awaited_ended_idx"
+				})
+				bad = append(bad, boundedWaitScans(plan)...)
+				if read := rowsRead(plan); read > 10*c.changes+20 {
+					bad = append(bad, fmt.Sprintf("read %.0f rows of jobs and job_waits to change about %.0f", read, c.changes))
+				}
+				if len(bad) > 0 {
+					t.Errorf("%s, %s, %s: %s\n%s", c.name, stats, mode, strings.Join(bad, "; "), plan)
+				}
+			}
+		}
+	}
+}
+
+// boundedWaitScans lists the scans of job_waits that are not index scans
+// bounded by a condition.
+func boundedWaitScans(plan planNode) []string {
+	var bad []string
+	plan.walk(nil, func(n planNode, _ []planNode) {
+		if n.Relation != "job_waits" || n.NodeType == "ModifyTable" {
+			return
+		}
+		if n.NodeType == "Bitmap Heap Scan" && len(n.Plans) == 1 && n.Plans[0].IndexCond != "" {
+			return // the bitmap of an index scan bounded by a condition
+		}
+		if (n.NodeType != "Index Scan" && n.NodeType != "Index Only Scan") || n.IndexCond == "" {
+			bad = append(bad, fmt.Sprintf("%s of job_waits (index %q, condition %q)", n.NodeType, n.Index, n.IndexCond))
+		}
+	})
+	return bad
+}
+
+// rowsRead is how many rows the scans of jobs and job_waits returned or
+// filtered out, over all their loops.
+func rowsRead(plan planNode) float64 {
+	read := 0.0
+	plan.walk(nil, func(n planNode, _ []planNode) {
+		if (n.Relation == "jobs" || n.Relation == "job_waits") && n.NodeType != "ModifyTable" {
+			read += (n.ActualRows + n.Removed) * max(n.Loops, 1)
+		}
+	})
+	return read
+}
