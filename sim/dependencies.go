@@ -23,7 +23,7 @@ import (
 const recentParents = 8
 
 // drawParents gives some of jobs parents; a job with parents loses its
-// unique key, which no job with parents may have.
+// unique key and its sequence, which no job with parents may have.
 func (s *sim) drawParents(jobs []store.NewJob) {
 	if !s.sc.On(Dependencies) {
 		return
@@ -48,6 +48,7 @@ func (s *sim) drawParents(jobs []store.NewJob) {
 		}
 		j.RunAnyway = r.Chance(0.25)
 		j.UniqueKey, j.UniqueStates, j.UniquePeriod = "", 0, 0
+		j.SequenceKey, j.SequenceContinues = "", false
 		s.count(Dependencies)
 	}
 }

@@ -19,6 +19,9 @@ func checkParents(j NewJob) error {
 		return fmt.Errorf("%d parents, more than the %d allowed: %w", len(j.Parents), MaxParents, ErrInvalid)
 	case j.UniqueKey != "":
 		return fmt.Errorf("parents with unique key %q: a job with parents cannot be unique: %w", j.UniqueKey, ErrInvalid)
+	case j.SequenceKey != "":
+		// Not yet: a waiting job would have to hold its sequence's place.
+		return fmt.Errorf("parents with sequence key %q: a job takes a sequence or parents, not both: %w", j.SequenceKey, ErrInvalid)
 	}
 	for _, p := range j.Parents {
 		if p == (ulid.ULID{}) || p == j.ID {

@@ -182,7 +182,6 @@ type Jobs interface {
 	// (completed, failed or cancelled) before now − age, those that ended
 	// first (then by id), and returns how many; limit < 1 deletes none.
 	// A row a waiting job waits for is kept.
-	// A row a waiting job waits for is kept.
 	// Links to deleted rows (next_attempt_id, schedules) become NULL. The
 	// limit bounds a transaction however much history is due at once.
 	DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (int, error)

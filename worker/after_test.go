@@ -35,6 +35,10 @@ func TestAfterRefusesWhatCannotWait(t *testing.T) {
 	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "cannot be unique") {
 		t.Fatalf("a unique job with parents: %v", err)
 	}
+	_, err = worker.Enqueue(ctx, client, Welcome{User: "s"}, worker.WithQueue("q"), worker.After(parent), worker.SequenceKey("order-1"))
+	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), `sequence key "order-1"`) {
+		t.Fatalf("a sequenced job with parents: %v", err)
+	}
 	queues, _ := client.ListQueues(ctx)
 	if len(queues) != 1 || queues[0].Counts[store.Available] != 1 || len(queues[0].Counts) != 1 {
 		t.Fatalf("queues %+v after the refused enqueues, want the parent alone", queues)

@@ -13,7 +13,7 @@ import (
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
-// Dependencies (migration 0015): a waiting row's parents column lists
+// Dependencies (migration 0016): a waiting row's parents column lists
 // what it still waits for and job_waits holds the same pairs by parent.
 // Both stores decide with store/internal/rules (Settle, DropParents,
 // Repoint); here the rows they decide on are read, locked and written.
