@@ -22,7 +22,7 @@ func (c *Checker) checkNoLostJobs() {
 		r := st.row
 		switch {
 		case c.nextCronRun(r):
-		case !r.Status.Terminal() && c.haltedBehind(&st.row): // waits for an operator (sequence.go)
+		case !r.Status.Terminal() && c.waitsForOperator(&st.row, 0):
 		case !r.Status.Terminal():
 			c.report(NoLostJobs, fmt.Sprintf("job %s is still %s at the end of the run", id, r.Status), withJobs(r))
 		case r.Status == Snoozed && !st.linked:
@@ -36,6 +36,29 @@ func (c *Checker) checkNoLostJobs() {
 		}
 	}
 }
+
+// waitsForOperator reports whether r may stay unfinished at the end of a
+// run because an operator must act first: it waits behind a row that
+// halts its sequence (sequence.go), or it waits for a parent, along its
+// attempts, that waits so in turn (dependencies.go). depth bounds the walk
+// up the parents, which no cycle can make endless but a long chain could.
+func (c *Checker) waitsForOperator(r *JobRow, depth int) bool {
+	if c.haltedBehind(r) {
+		return true
+	}
+	if r.Status != Awaiting || depth > maxParentDepth {
+		return false
+	}
+	for _, p := range parseParents(r.Parents) {
+		if cur, ok := c.current(p); ok && !cur.Status.Terminal() && c.waitsForOperator(&cur, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxParentDepth bounds waitsForOperator's walk.
+const maxParentDepth = 64
 
 // decisionText renders a decision, or "none" when no handler's decision
 // reached the row.

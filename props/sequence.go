@@ -237,9 +237,10 @@ func (c *Checker) HaltsBefore(id ulid.ULID) bool {
 	return false
 }
 
-// OnlyHaltedWait reports whether every row that has not ended waits
-// behind a job that halts its sequence, for an operator: the simulator's
-// quiescence then waits for nothing (a schedule's next run aside).
+// OnlyHaltedWait reports whether every row that has not ended waits for an
+// operator (waitsForOperator): behind a job that halts its sequence, or
+// for a parent that does; the simulator's quiescence then waits for
+// nothing (a schedule's next run aside).
 func (c *Checker) OnlyHaltedWait() bool {
 	if len(c.sequences) == 0 {
 		return false
@@ -249,7 +250,7 @@ func (c *Checker) OnlyHaltedWait() bool {
 		if r.Status.Terminal() || c.nextCronRun(*r) {
 			continue
 		}
-		if r.Status == Running || !c.haltedBehind(r) {
+		if r.Status == Running || !c.waitsForOperator(r, 0) {
 			return false
 		}
 	}

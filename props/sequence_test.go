@@ -151,3 +151,31 @@ func TestHaltedJobsAreNotLost(t *testing.T) {
 		}
 	}
 }
+
+// TestChildrenOfHaltedJobsAreNotLost: a job that waits for a job held
+// behind a halted sequence, or for such a waiting job in turn, waits for
+// the same operator and is no lost job; once the sequence is released it
+// is.
+func TestChildrenOfHaltedJobsAreNotLost(t *testing.T) {
+	for _, halted := range []bool{true, false} {
+		b := newBuilder()
+		threeInSequence(b)
+		b.commit(none, b.enqueueChild(5, false, 2))
+		b.commit(none, b.enqueueChild(6, true, 5))
+		b.commit(w1, b.reserve(1, w1), b.reserve(4, w1))
+		b.commit(w1, b.fail(1, "for good"), b.complete(4))
+		if !halted {
+			b.commit(none, b.skipJob(1))
+		}
+		b.after(time.Minute)
+		lost := 0
+		for _, v := range mustCheck(t, b.history()) {
+			if v.Property == NoLostJobs && v.Jobs != nil && (v.Jobs[0].ID == job(5) || v.Jobs[0].ID == job(6)) {
+				lost++
+			}
+		}
+		if want := map[bool]int{true: 0, false: 2}[halted]; lost != want {
+			t.Errorf("halted %t: %d of the waiting children reported lost, want %d", halted, lost, want)
+		}
+	}
+}
