@@ -40,15 +40,18 @@ type Checker struct {
 	lastProc   procMemo
 	duty       *Event               // the leader duties in progress, if any
 	keyHolders map[string]ulid.ULID // unique key -> the row holding it
-	queues     queueIndex
-	partitions keyIndex
-	sequences  sequenceIndex
-	deps       depIndex
-	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
-	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
-	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
-	waits      waits        // processes waiting for a tick they owe
-	vacuum     vacuumState
+	// keyReleased: unique key -> the row that last let it go and the store
+	// time of that commit (CommitOrder only: scheduleSkip).
+	keyReleased map[string]keyRelease
+	queues      queueIndex
+	partitions  keyIndex
+	sequences   sequenceIndex
+	deps        depIndex
+	cancelsDue  []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
+	shutdowns   []*procState // processes in a graceful shutdown, in the order they began
+	drainDue    []*procState // processes at their drain deadline, to cancel before time moves on
+	waits       waits        // processes waiting for a tick they owe
+	vacuum      vacuumState
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -111,22 +114,23 @@ func New(params Params) (*Checker, error) {
 		}
 	}
 	c := &Checker{
-		params:     params,
-		crons:      make(map[string]cron.Schedule, len(params.Schedules)),
-		keys:       make(map[string]string),
-		jobs:       make(map[ulid.ULID]*jobState),
-		chains:     make(map[ulid.ULID]*chainState),
-		workers:    make(map[ulid.ULID]WorkerRow),
-		runningBy:  make(map[ulid.ULID]map[ulid.ULID]struct{}),
-		schedRows:  make(map[string]ScheduleRow),
-		scheds:     make(map[string]*scheduleState),
-		procs:      make(map[string]*procState),
-		workerProc: make(map[ulid.ULID]string),
-		keyHolders: make(map[string]ulid.ULID),
-		queues:     newQueueIndex(),
-		partitions: newKeyIndex(),
-		sequences:  sequenceIndex{},
-		deps:       depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
+		params:      params,
+		crons:       make(map[string]cron.Schedule, len(params.Schedules)),
+		keys:        make(map[string]string),
+		jobs:        make(map[ulid.ULID]*jobState),
+		chains:      make(map[ulid.ULID]*chainState),
+		workers:     make(map[ulid.ULID]WorkerRow),
+		runningBy:   make(map[ulid.ULID]map[ulid.ULID]struct{}),
+		schedRows:   make(map[string]ScheduleRow),
+		scheds:      make(map[string]*scheduleState),
+		procs:       make(map[string]*procState),
+		workerProc:  make(map[ulid.ULID]string),
+		keyHolders:  make(map[string]ulid.ULID),
+		keyReleased: make(map[string]keyRelease),
+		queues:      newQueueIndex(),
+		partitions:  newKeyIndex(),
+		sequences:   sequenceIndex{},
+		deps:        depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

@@ -61,3 +61,32 @@ func TestSkipForAKeyItsCommitLetGo(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitOrderSkipAfterItsHolderLetGo: in CommitOrder a duty
+// transaction that skips a cron time for a key may commit after the
+// key's holder let go: the skip stands if the release's transaction began
+// no earlier than the duty's (the key was held as the duty began), and
+// breaks property 7 if it began before.
+func TestCommitOrderSkipAfterItsHolderLetGo(t *testing.T) {
+	for _, c := range []struct {
+		began  time.Duration // the duty transaction's store time; the release's is 30 s
+		broken bool
+	}{{10 * time.Second, false}, {30 * time.Second, false}, {40 * time.Second, true}} {
+		b := newBuilder()
+		b.params.CommitOrder = true
+		keyedSchedule(b) // job 50 holds the key
+		b.now = epoch.Add(30 * time.Second)
+		b.commit(none, b.setJob(job(50), func(r *JobRow) { r.Status, r.CancelledAt = Cancelled, b.now }))
+		b.now = epoch.Add(c.began)
+		b.duties(w1, b.setSchedule("tick", epoch.Add(time.Minute), none))
+		broken := false
+		for _, v := range mustCheck(t, b.history()) {
+			if v.Property == ScheduleRuns {
+				broken = broken || strings.Contains(v.Message, "while no row holds its unique key")
+			}
+		}
+		if broken != c.broken {
+			t.Errorf("duty begun at %v, release at 30s: property 7 broken %t, want %t", c.began, broken, c.broken)
+		}
+	}
+}

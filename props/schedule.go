@@ -119,6 +119,13 @@ func (c *Checker) scheduleChange(e *Event, before, after *ScheduleRow, sc *commi
 // releasedIn returns the row of e that let key go: it held the key when
 // the transaction skipped the cron time, since a leader's duty pass
 // handles the schedules before it rescues the rows of dead workers.
+// keyRelease is a unique key's last release: the row that let it go and
+// the store time of that commit.
+type keyRelease struct {
+	holder ulid.ULID
+	at     time.Time
+}
+
 func releasedIn(e *Event, key string) (ulid.ULID, bool) {
 	for _, ch := range e.Jobs {
 		if b := ch.Before; key != "" && holdsKey(b) && b.UniqueKey == key {
@@ -140,6 +147,15 @@ func (c *Checker) scheduleSkip(e *Event, old, after ScheduleRow) {
 	holder, held := c.keyHolders[key]
 	if !held {
 		holder, held = releasedIn(e, key)
+	}
+	if r, ok := c.keyReleased[key]; !held && ok && !r.at.Before(e.Time) {
+		// In commit order a transaction may read the key held and commit
+		// after its holder let go. A release whose transaction began no
+		// earlier than this one's left the key held as this one began, so
+		// this one may have read it held (seen with dependencies drawn:
+		// a duty transaction of 11 s, simulate -store pg -interleave
+		// -seed 106).
+		holder, held = r.holder, true
 	}
 	var why string
 	switch cs := c.crons[name]; {

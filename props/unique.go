@@ -28,6 +28,9 @@ func (c *Checker) checkUniqueKeys(e *Event) {
 	for _, ch := range e.Jobs {
 		if b := ch.Before; holdsKey(b) && !holdsKey(ch.After) && c.keyHolders[b.UniqueKey] == b.ID {
 			delete(c.keyHolders, b.UniqueKey)
+			if c.params.CommitOrder {
+				c.keyReleased[b.UniqueKey] = keyRelease{holder: b.ID, at: e.Time}
+			}
 		}
 	}
 	for _, ch := range e.Jobs {
