@@ -46,12 +46,15 @@ type Checker struct {
 	queues      queueIndex
 	partitions  keyIndex
 	sequences   sequenceIndex
-	deps        depIndex
-	cancelsDue  []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
-	shutdowns   []*procState // processes in a graceful shutdown, in the order they began
-	drainDue    []*procState // processes at their drain deadline, to cancel before time moves on
-	waits       waits        // processes waiting for a tick they owe
-	vacuum      vacuumState
+	// seqHolders: of sequences, the rows that hold theirs (holdsSequence),
+	// where sequences holds every row the run had (seqholders.go).
+	seqHolders holderIndex
+	deps       depIndex
+	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
+	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
+	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
+	waits      waits        // processes waiting for a tick they owe
+	vacuum     vacuumState
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -130,6 +133,7 @@ func New(params Params) (*Checker, error) {
 		queues:      newQueueIndex(),
 		partitions:  newKeyIndex(),
 		sequences:   sequenceIndex{},
+		seqHolders:  holderIndex{},
 		deps:        depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)

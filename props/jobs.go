@@ -155,6 +155,7 @@ func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
 	c.queues.indexJob(id, before, after)
 	c.partitions.indexKeys(id, before, after)
 	c.sequences.indexSequence(id, before, after)
+	c.seqHolders.index(id, holding(before), holding(after))
 	c.deps.indexWaiting(id, after)
 	if before != nil && before.Status == Running {
 		// An emptied set is kept: a worker reserves again soon, and the

@@ -77,6 +77,14 @@ func (si sequenceIndex) indexSequence(id ulid.ULID, before, after *JobRow) {
 	}
 }
 
+// holding is r if it holds its sequence, else nil: seqHolders's rows.
+func holding(r *JobRow) *JobRow {
+	if r == nil || !holdsSequence(r) {
+		return nil
+	}
+	return r
+}
+
 // sequenceRows returns the rows of key in id order (map order decides
 // nothing).
 func (c *Checker) sequenceRows(key string) []*JobRow {
@@ -99,12 +107,20 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 	if r.Sequence.Key == "" {
 		return nil
 	}
+	// The first by (place, id) of the holding rows placed before r, and of
+	// the running ones.
 	var first *JobRow
-	for _, o := range c.sequenceRows(r.Sequence.Key) {
-		if o.ID == r.ID || !holdsSequence(o) || o.Status != Running && o.Sequence.Pos >= r.Sequence.Pos {
+	for _, o := range c.inOrder(r.Sequence.Key) {
+		if o.ID == r.ID {
 			continue
 		}
-		if first == nil || o.Sequence.Pos < first.Sequence.Pos {
+		if o.Sequence.Pos < r.Sequence.Pos {
+			first = o
+		}
+		break
+	}
+	for id := range c.runningHolders(r.Sequence.Key) { // the least: map order decides nothing
+		if o := &c.jobs[id].row; o.ID != r.ID && (first == nil || placeOrder(o, first) < 0) {
 			first = o
 		}
 	}
@@ -124,8 +140,11 @@ func (c *Checker) haltedBehind(r *JobRow) bool {
 	if r.Sequence.Key == "" {
 		return false
 	}
-	for _, o := range c.sequenceRows(r.Sequence.Key) {
-		if haltsSequence(o) && o.Sequence.Pos < r.Sequence.Pos {
+	for _, o := range c.inOrder(r.Sequence.Key) {
+		if o.Sequence.Pos >= r.Sequence.Pos {
+			break
+		}
+		if haltsSequence(o) {
 			return true
 		}
 	}
@@ -229,12 +248,8 @@ func (c *Checker) HaltsBefore(id ulid.ULID) bool {
 	if st == nil || !haltsSequence(&st.row) {
 		return false
 	}
-	for _, o := range c.sequenceRows(st.row.Sequence.Key) {
-		if holdsSequence(o) && o.Sequence.Pos > st.row.Sequence.Pos {
-			return true
-		}
-	}
-	return false
+	rows := c.inOrder(st.row.Sequence.Key)
+	return len(rows) > 0 && rows[len(rows)-1].Sequence.Pos > st.row.Sequence.Pos
 }
 
 // OnlyHaltedWait reports whether every row that has not ended waits for an
