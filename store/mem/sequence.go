@@ -16,20 +16,28 @@ import (
 // few however large the store.
 type sequences map[string]map[ulid.ULID]struct{}
 
-// indexSequence keeps s.sequences in step with one row change.
+// indexSequence keeps s.sequences and s.seqHolding in step with one row
+// change.
 func (s *Store) indexSequence(id ulid.ULID, before, after *store.Job) {
+	s.sequences.index(id, before, after, func(store.Job) bool { return true })
+	s.seqHolding.index(id, before, after, store.Job.HoldsSequence)
+}
+
+// index keeps q in step with one row change: a row is in q under its key
+// while keep says so.
+func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(store.Job) bool) {
 	if before != nil && before.Sequence.Key != "" {
-		rows := s.sequences[before.Sequence.Key]
+		rows := q[before.Sequence.Key]
 		delete(rows, id)
 		if len(rows) == 0 {
-			delete(s.sequences, before.Sequence.Key)
+			delete(q, before.Sequence.Key)
 		}
 	}
-	if after != nil && after.Sequence.Key != "" {
-		rows := s.sequences[after.Sequence.Key]
+	if after != nil && after.Sequence.Key != "" && keep(*after) {
+		rows := q[after.Sequence.Key]
 		if rows == nil {
 			rows = map[ulid.ULID]struct{}{}
-			s.sequences[after.Sequence.Key] = rows
+			q[after.Sequence.Key] = rows
 		}
 		rows[id] = struct{}{}
 	}
@@ -73,7 +81,7 @@ func (s *Store) sequenceHead(j *store.Job) bool {
 	if j.Sequence.Key == "" {
 		return true
 	}
-	for id := range s.sequences[j.Sequence.Key] {
+	for id := range s.seqHolding[j.Sequence.Key] { // a yes or no: map order decides nothing
 		r := s.jobs[id]
 		if id == j.ID || !holdsSequence(r) {
 			continue
@@ -142,9 +150,9 @@ func (t *tx) SequenceHead(_ context.Context, key string) (store.Job, error) {
 // head returns the row that holds sequence key first, if one does.
 func (s *Store) head(key string) (*store.Job, bool) {
 	var head *store.Job
-	for id := range s.sequences[key] {
+	for id := range s.seqHolding[key] {
 		r := s.jobs[id]
-		if r.HoldsSequence() && (head == nil || r.Sequence.Pos < head.Sequence.Pos) {
+		if head == nil || r.Sequence.Pos < head.Sequence.Pos {
 			head = r
 		}
 	}

@@ -37,6 +37,9 @@ type Store struct {
 	prevOf    map[ulid.ULID]ulid.ULID // next_attempt_id -> the row pointing at it
 	unique    map[string]ulid.ULID    // stored unique key -> the row holding it
 	sequences sequences               // sequence key -> its rows (sequence.go)
+	// seqHolding: sequence key -> its rows that hold it (Job.HoldsSequence),
+	// which a reservation reads for every ready row of a sequence.
+	seqHolding sequences
 	// childrenOf: parent row id -> the sorted ids of the rows waiting for it.
 	childrenOf map[ulid.ULID][]ulid.ULID
 
@@ -73,6 +76,7 @@ func New(now func() time.Time) *Store {
 		prevOf:     map[ulid.ULID]ulid.ULID{},
 		unique:     map[string]ulid.ULID{},
 		sequences:  sequences{},
+		seqHolding: sequences{},
 		childrenOf: map[ulid.ULID][]ulid.ULID{},
 		workers:    map[ulid.ULID]*store.Worker{},
 		schedules:  map[string]*store.Schedule{},
