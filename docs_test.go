@@ -142,7 +142,7 @@ func TestCitedPathsExist(t *testing.T) {
 
 // notOurs reports whether a folder holds no file of the repository's own:
 // those the go tool ignores (a leading dot or underscore) and npm's
-// installed packages (bench/graphile/node_modules).
+// installed packages (node_modules, under the bench's graphile folder).
 func notOurs(dir string) bool {
 	return strings.HasPrefix(dir, ".") || strings.HasPrefix(dir, "_") || dir == "node_modules"
 }
