@@ -122,7 +122,7 @@ var publicAPI = map[string][]string{
 		"JobPass.Empty", "JobPass.Heartbeats", "JobPass.Reserves", "JobPassResult", "JobPasser",
 		"Jobs", "Lease", "LeaseChange", "Leases", "LiveStatuses", "MaxJobAttempts",
 		"MaxParents", "MaxPartitionKeyBytes", "MaxPayloadBytes", "MaxQueueLimit", "MaxQueueNameBytes", "MaxQueueRate",
-		"MaxSequenceKeyBytes", "Sequence", "Sequence.String",
+		"MaxSequenceKeyBytes", "Sequence", "Sequence.String", "SequenceWait",
 		"MaxUniqueKeyBytes", "MinPriority,MaxPriority", "MinRatePeriod,MaxRatePeriod",
 		"MinTime,MaxTime", "NewJob", "NewJob.CoveredStatuses", "Notification", "Queue",
 		"Queue.Controlled", "QueueChange", "QueueChange.Name", "QueueChange.Wakes", "QueueStats",

@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"errors"
 
 	"github.com/oklog/ulid/v2"
 
@@ -39,15 +38,12 @@ func sequenceView(ctx context.Context, st store.Tx, j store.Job) (*SequenceView,
 	}
 	v := &SequenceView{Key: j.Sequence.Key, Pos: j.Sequence.Pos, Continues: j.Sequence.Continues,
 		Skipped: j.Sequence.Skipped, Halts: j.Halts()}
-	if !j.HoldsSequence() || j.Status == store.Running || v.Halts {
-		return v, nil
-	}
-	head, err := st.SequenceHead(ctx, j.Sequence.Key)
-	if errors.Is(err, store.ErrNotFound) || err == nil && head.ID == j.ID {
-		return v, nil
-	}
+	head, waits, err := store.SequenceWait(ctx, st, j)
 	if err != nil {
 		return nil, err
+	}
+	if !waits {
+		return v, nil
 	}
 	v.WaitsFor, v.HeadStatus, v.HeadHalts = head.ID, head.Status, head.Halts()
 	if v.HeadHalts {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -76,4 +78,21 @@ func checkSequence(j NewJob) error {
 		return fmt.Errorf("continue on failure without a sequence key: %w", ErrInvalid)
 	}
 	return nil
+}
+
+// SequenceWait returns the job that holds j's sequence up before j, and
+// whether there is one: the sequence's head, for a job that waits for its
+// sequence (it holds it, runs not and halts not) and is not the head.
+func SequenceWait(ctx context.Context, tx Tx, j Job) (Job, bool, error) {
+	if !j.HoldsSequence() || j.Status == Running || j.Halts() {
+		return Job{}, false, nil
+	}
+	head, err := tx.SequenceHead(ctx, j.Sequence.Key)
+	switch {
+	case errors.Is(err, ErrNotFound) || err == nil && head.ID == j.ID:
+		return Job{}, false, nil
+	case err != nil:
+		return Job{}, false, err
+	}
+	return head, true, nil
 }

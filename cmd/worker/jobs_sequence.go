@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tickwork/tickwork/internal/redact"
@@ -43,11 +42,8 @@ func sequenceWait(ctx context.Context, tx store.Tx, job store.Job) (string, erro
 		return fmt.Sprintf("for an operator: it halts sequence %s; release it with 'worker jobs retry %s' (it runs again in its place) "+
 			"or 'worker jobs skip %s'", cell(job.Sequence.Key), job.ID, job.ID), nil
 	}
-	head, err := tx.SequenceHead(ctx, job.Sequence.Key)
-	if errors.Is(err, store.ErrNotFound) || err == nil && head.ID == job.ID {
-		return "", nil
-	}
-	if err != nil {
+	head, waits, err := store.SequenceWait(ctx, tx, job)
+	if err != nil || !waits {
 		return "", err
 	}
 	if head.Halts() {
