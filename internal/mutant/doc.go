@@ -58,6 +58,7 @@ var Names = []string{
 	PollReservesNothing,
 	PollTwice,
 	BackoffOffByOne,
+	BackoffPastHeartbeat,
 	VacuumNoDeadline,
 	RecoveredAfterFailedPass,
 	LeaseRetakenRenews,
@@ -202,6 +203,10 @@ const (
 	// BackoffOffByOne: after failed ticks the runner waits the error
 	// backoff of one failure more, twice as long as it should.
 	BackoffOffByOne = "backoff-off-by-one"
+	// BackoffPastHeartbeat: the error backoff grows to its 30 s cap even
+	// past the heartbeat interval, so a worker whose store came back
+	// stays silent past its dead threshold.
+	BackoffPastHeartbeat = "backoff-past-heartbeat"
 	// VacuumNoDeadline: the leader's vacuum runs without a deadline, so a
 	// vacuum on a half-open connection never returns.
 	VacuumNoDeadline = "vacuum-no-deadline"

@@ -44,7 +44,7 @@ func ShutdownBound(cfg Config) time.Duration { return ReleaseBound(cfg) + shutdo
 func shutdownTries(cfg Config) time.Duration {
 	b := ShutdownAttempts * ShutdownCallTimeout(cfg)
 	for try := 1; try < ShutdownAttempts; try++ {
-		b += errorBackoff(cfg.PollInterval, try)
+		b += errorBackoff(cfg, try)
 	}
 	return b
 }
@@ -62,9 +62,9 @@ func PollBound(cfg Config) time.Duration {
 // BackoffBound is the longest, on the runner's local clock, a serving
 // runner whose last failures ticks failed in a row waits for its next
 // tick: the error backoff (the poll interval doubled per failure, at most
-// maxErrorBackoff) with its largest jitter.
+// maxErrorBackoff and HeartbeatInterval) with its largest jitter.
 func BackoffBound(cfg Config, failures int) time.Duration {
-	_, hi := clockrng.JitterBounds(errorBackoff(cfg.PollInterval, failures), cfg.PollJitter)
+	_, hi := clockrng.JitterBounds(errorBackoff(cfg, failures), cfg.PollJitter)
 	return hi
 }
 

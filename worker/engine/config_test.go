@@ -86,13 +86,24 @@ func TestValidateNamesTheProblem(t *testing.T) {
 }
 
 func TestErrorBackoffDoublesToCap(t *testing.T) {
+	cfg := Config{PollInterval: time.Second, HeartbeatInterval: time.Minute}
 	want := []time.Duration{time.Second, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second}
 	for f, w := range want {
-		if got := errorBackoff(time.Second, f); got != w {
-			t.Errorf("ErrorBackoff(1s, %d) = %v, want %v", f, got, w)
+		if got := errorBackoff(cfg, f); got != w {
+			t.Errorf("errorBackoff(1s, %d) = %v, want %v", f, got, w)
 		}
 	}
-	if got := errorBackoff(time.Minute, 3); got != time.Minute {
-		t.Errorf("ErrorBackoff(1m, 3) = %v, want the poll interval when it exceeds the cap", got)
+	// Neither a poll interval past the cap nor a short heartbeat interval
+	// keeps a failing worker silent longer than its heartbeat allows.
+	for _, c := range []struct{ poll, heartbeat, want time.Duration }{
+		{time.Minute, 2 * time.Minute, 30 * time.Second},
+		{time.Hour, time.Minute, 30 * time.Second},
+		{time.Hour, 200 * time.Millisecond, 200 * time.Millisecond},
+		{100 * time.Millisecond, 3 * time.Second, 3 * time.Second},
+	} {
+		cfg := Config{PollInterval: c.poll, HeartbeatInterval: c.heartbeat}
+		if got := errorBackoff(cfg, 10); got != c.want {
+			t.Errorf("errorBackoff(poll %v, heartbeat %v, 10) = %v, want %v", c.poll, c.heartbeat, got, c.want)
+		}
 	}
 }

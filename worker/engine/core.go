@@ -22,7 +22,8 @@ import (
 // completed: a core is not reused after a graceful shutdown.
 var errShutDown = errors.New("worker core is shut down")
 
-// maxErrorBackoff caps the wait between ticks while the store keeps failing.
+// maxErrorBackoff caps the wait between ticks while the store keeps
+// failing (HeartbeatInterval caps it too: errorBackoff).
 const maxErrorBackoff = 30 * time.Second
 
 // Core is one worker's queue logic, driven by its runner's Policy (which
@@ -201,7 +202,11 @@ func (c *Core) nextPoll() time.Duration {
 		if mutant.On(mutant.BackoffOffByOne) {
 			failures++
 		}
-		return clockrng.Jitter(c.pollRand, errorBackoff(c.cfg.PollInterval, failures), c.cfg.PollJitter)
+		cfg := c.cfg
+		if mutant.On(mutant.BackoffPastHeartbeat) {
+			cfg.HeartbeatInterval = maxErrorBackoff
+		}
+		return clockrng.Jitter(c.pollRand, errorBackoff(cfg, failures), c.cfg.PollJitter)
 	}
 	d := clockrng.Jitter(c.pollRand, c.cfg.PollInterval, c.cfg.PollJitter)
 	if mutant.On(mutant.PollTwice) {
@@ -236,12 +241,16 @@ func untilDue(now, last time.Time, interval time.Duration) time.Duration {
 func (c *Core) failing() bool { return c.failures > 0 }
 
 // errorBackoff is the nominal wait before the next tick after failures
-// consecutive failed ticks: poll × 2^(failures−1), at most 30 s (and at
-// least poll).
-func errorBackoff(poll time.Duration, failures int) time.Duration {
-	b := clockrng.Backoff{Base: poll, Factor: 2, Max: maxErrorBackoff}
+// consecutive failed ticks: poll × 2^(failures−1), at least poll, at most
+// 30 s, and never longer than HeartbeatInterval. A healthy worker's wait
+// ends in time for its heartbeat; a failing one must too, or a worker
+// whose store came back (a long poll interval, a few failures) stays
+// silent past the dead threshold and is declared dead while it runs jobs.
+func errorBackoff(cfg Config, failures int) time.Duration {
+	ceiling := min(maxErrorBackoff, cfg.HeartbeatInterval)
+	b := clockrng.Backoff{Base: cfg.PollInterval, Factor: 2, Max: ceiling}
 	// Clamp before subtracting, which would wrap math.MinInt around.
-	return max(b.Nominal(max(failures, 1)-1), poll)
+	return max(b.Nominal(max(failures, 1)-1), min(cfg.PollInterval, ceiling))
 }
 
 // beginShutdown stops the core from reserving jobs and from lease

@@ -365,5 +365,5 @@ func (p *Policy) retry(err error, abandoned EventKind) bool {
 
 // retryTimer arms the backoff before the next try of a shutdown step.
 func (p *Policy) retryTimer() Action {
-	return arm(TimerRetry, errorBackoff(p.core.cfg.PollInterval, p.tries))
+	return arm(TimerRetry, errorBackoff(p.core.cfg, p.tries))
 }

@@ -118,12 +118,13 @@ func TestPolicyDrainEndsWhenJobsReturn(t *testing.T) {
 // times with the error backoff between tries, then given up with an error.
 func TestPolicyShutdownGivesUpAfterAttempts(t *testing.T) {
 	e := newEnv(t)
-	d := newDriven(e, testConfig())
+	cfg := testConfig()
+	d := newDriven(e, cfg)
 	d.want(Input{Kind: InStarted}, "arm poll 1s")
 	e.st.failBefore = func([]string) bool { return true }
 	acts, calls := d.step(Input{Kind: InStop})
 	for try := 1; try < ShutdownAttempts; try++ {
-		want := fmt.Sprintf("arm retry %v", errorBackoff(time.Second, try))
+		want := fmt.Sprintf("arm retry %v", errorBackoff(cfg, try))
 		if got := describe(acts); got != want || len(calls) != 1 || calls[0] != CallShutdown {
 			t.Fatalf("try %d: calls %v, actions %q; want one shutdown, %q", try, calls, got, want)
 		}
