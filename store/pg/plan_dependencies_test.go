@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -31,22 +29,20 @@ const (
 func TestDependenciesStayBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
-	s := millionRows(t)
-	for _, q := range []string{
-		`UPDATE {schema}.jobs SET status = 'waiting', parents = ARRAY[` + bigParent + `::uuid] WHERE status = 'available'`,
-		`UPDATE {schema}.jobs SET parents = ARRAY[` + smallParent + `::uuid]
-			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'waiting' ORDER BY id LIMIT 3)`,
-		`UPDATE {schema}.jobs SET parents = ARRAY[` + failedParent + `::uuid]
-			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'waiting' ORDER BY id DESC LIMIT 3)`,
-		`INSERT INTO {schema}.job_waits (parent, child) SELECT parents[1], id FROM {schema}.jobs WHERE status = 'waiting'`,
-		`UPDATE {schema}.jobs SET status = 'failed', failed_at = completed_at, completed_at = NULL WHERE id = ` + failedParent,
-		`UPDATE {schema}.jobs SET awaited = true WHERE id IN (` + bigParent + `, ` + smallParent + `, ` + failedParent + `)`,
-		`VACUUM {schema}.jobs`,
-	} {
-		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
-			t.Fatalf("make the backlog wait: %v\n%s", err, q)
-		}
-	}
+	// The backlog waits for P0 but its first three jobs, which wait for
+	// job 4, and its last three, which wait for F.
+	s := shapedMillionRows(t, backlogShape{
+		status:      "waiting",
+		backlogCols: ", parents",
+		backlogVals: fmt.Sprintf(`, CASE WHEN g <= 3 THEN ARRAY[%s::uuid] WHEN g > %d THEN ARRAY[%s::uuid] ELSE ARRAY[%s::uuid] END`,
+			smallParent, waiting-3, failedParent, bigParent),
+		after: []string{
+			`INSERT INTO {schema}.job_waits (parent, child) SELECT parents[1], id FROM {schema}.jobs WHERE status = 'waiting'`,
+			`UPDATE {schema}.jobs SET status = 'failed', failed_at = completed_at, completed_at = NULL WHERE id = ` + failedParent,
+			`UPDATE {schema}.jobs SET awaited = true WHERE id IN (` + bigParent + `, ` + smallParent + `, ` + failedParent + `)`,
+			`VACUUM {schema}.jobs`,
+		},
+	})
 	cases := []struct {
 		name    string
 		sql     string

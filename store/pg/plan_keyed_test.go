@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -24,17 +22,14 @@ const coldKeys = 10
 func TestKeyedReservationStaysBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
-	s := millionRows(t)
-	for _, q := range []string{
-		`UPDATE {schema}.jobs SET partition_key = 'hot' WHERE status IN ('available', 'running')`,
-		fmt.Sprintf(`UPDATE {schema}.jobs SET partition_key = 'cold-' || id
-			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'available' ORDER BY id DESC LIMIT %d)`, coldKeys),
-		`VACUUM {schema}.jobs`,
-	} {
-		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
-			t.Fatalf("key the backlog: %v\n%s", err, q)
-		}
-	}
+	// Every running and waiting job has the hot key but the last
+	// coldKeys waiting ones, which have keys of their own.
+	s := shapedMillionRows(t, backlogShape{
+		runningCols: ", partition_key", runningVals: ", 'hot'",
+		backlogCols: ", partition_key",
+		backlogVals: fmt.Sprintf(", CASE WHEN g > %d THEN 'cold-' || {id} ELSE 'hot' END", waiting-coldKeys),
+		after:       []string{`VACUUM {schema}.jobs`},
+	})
 	for _, stats := range []string{"no statistics", "fresh statistics"} {
 		if stats == "fresh statistics" {
 			analyze(t, s)

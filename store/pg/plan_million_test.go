@@ -1,6 +1,7 @@
 package pg_test
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,13 +34,30 @@ const (
 // jobs, and nothing analyzed: the state in which the reservation once
 // sorted the whole backlog at every pass, built with
 // generate_series in a few seconds rather than through the store.
-func millionRows(t *testing.T) *pg.Store {
+func millionRows(t *testing.T) *pg.Store { return shapedMillionRows(t, backlogShape{}) }
+
+// backlogShape is what a plan test adds to the million-row fixture: columns
+// of the backlog's rows and of the running ones, written as the rows are
+// inserted (updating a million rows afterwards cost as much as inserting
+// them again), and statements to run after the rows are in. In the values,
+// g is the row's number (the backlog's ids grow with it) and {id} its id.
+type backlogShape struct {
+	status                   string // of the backlog: available unless set
+	backlogCols, backlogVals string // ", col", ", value"
+	runningCols, runningVals string
+	after                    []string // {schema} replaced
+}
+
+// shapedMillionRows is millionRows with the backlog shaped by shape.
+func shapedMillionRows(t *testing.T, shape backlogShape) *pg.Store {
 	s := pgtest.Open(t, nil)
 	id := func(n string) string {
 		return "('00000000-0000-0000-0000-' || lpad(to_hex(" + n + "), 12, '0'))::uuid"
 	}
+	status := cmp.Or(shape.status, "available")
+	backlogID := id(fmt.Sprint(1000+history) + " + g")
 	start := time.Now()
-	for _, q := range []string{
+	for _, q := range slices.Concat([]string{
 		// Unlogged, to build fast: the planner treats them alike.
 		`ALTER TABLE {schema}.schedules SET UNLOGGED`,
 		`ALTER TABLE {schema}.jobs SET UNLOGGED`,
@@ -55,18 +73,21 @@ func millionRows(t *testing.T) *pg.Store {
 			now() - g * interval '5 seconds'
 		FROM generate_series(1, ` + fmt.Sprint(history) + `) AS g`,
 		// Running under the live and the dead worker; scheduled, half due.
-		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by)
+		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by` +
+			shape.runningCols + `)
 		SELECT ` + id("g") + `, 'q', '{}', '{}', 'running', 0, now(), now(), now(),
-			CASE WHEN g % 2 = 0 THEN ` + liveWorker + `::uuid ELSE ` + deadWorker + `::uuid END
+			CASE WHEN g % 2 = 0 THEN ` + liveWorker + `::uuid ELSE ` + deadWorker + `::uuid END` +
+			strings.ReplaceAll(shape.runningVals, "{id}", id("g")) + `
 		FROM generate_series(1, 200) AS g`,
 		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
 		SELECT ` + id("200 + g") + `, 'q', '{}', '{}', 'scheduled', 0, now(), now() + (g - 400) * interval '1 second'
 		FROM generate_series(1, 800) AS g`,
 		// The backlog.
-		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at)
-		SELECT ` + id(fmt.Sprint(1000+history)+" + g") + `, 'q', '{}', '{}', 'available', 0, now(), now() - interval '1 minute'
+		`INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at` + shape.backlogCols + `)
+		SELECT ` + backlogID + `, 'q', '{}', '{}', '` + status + `', 0, now(), now() - interval '1 minute'` +
+			strings.ReplaceAll(shape.backlogVals, "{id}", backlogID) + `
 		FROM generate_series(1, ` + fmt.Sprint(waiting) + `) AS g`,
-	} {
+	}, shape.after) {
 		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
 			t.Fatalf("build the million-row fixture: %v\n%s", err, q)
 		}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tickwork/tickwork/internal/long"
 	"github.com/tickwork/tickwork/store/pg"
 )
@@ -26,22 +24,20 @@ const coldSequences = 10
 func TestSequencedReservationStaysBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
-	s := millionRows(t)
-	for _, q := range []string{
-		`UPDATE {schema}.jobs AS j SET sequence_key = 'hot', sequence_pos = n.pos
-			FROM (SELECT id, row_number() OVER (ORDER BY id) AS pos FROM {schema}.jobs WHERE status = 'available') AS n
-			WHERE j.id = n.id`,
-		fmt.Sprintf(`UPDATE {schema}.jobs SET sequence_key = 'cold-' || id, sequence_pos = 1
-			WHERE id IN (SELECT id FROM {schema}.jobs WHERE status = 'available' ORDER BY id DESC LIMIT %d)`, coldSequences),
-		`UPDATE {schema}.jobs SET status = 'failed', failed_at = now(), failed_reason = 'for good', completed_at = NULL,
-			sequence_key = 'hot', sequence_pos = 0
-			WHERE id = (SELECT id FROM {schema}.jobs WHERE status = 'completed' ORDER BY id LIMIT 1)`,
-		`VACUUM {schema}.jobs`,
-	} {
-		if _, err := s.Pool().Exec(t.Context(), strings.ReplaceAll(q, "{schema}", pgx.Identifier{s.Schema()}.Sanitize())); err != nil {
-			t.Fatalf("put the backlog in sequences: %v\n%s", err, q)
-		}
-	}
+	// The backlog in enqueue order is sequence hot but for the last
+	// coldSequences jobs, each at the head of a sequence of its own; a job
+	// of the history failed for good at hot's place 0.
+	s := shapedMillionRows(t, backlogShape{
+		backlogCols: ", sequence_key, sequence_pos",
+		backlogVals: fmt.Sprintf(", CASE WHEN g > %[1]d THEN 'cold-' || {id} ELSE 'hot' END, CASE WHEN g > %[1]d THEN 1 ELSE g END",
+			waiting-coldSequences),
+		after: []string{
+			`UPDATE {schema}.jobs SET status = 'failed', failed_at = now(), failed_reason = 'for good', completed_at = NULL,
+				sequence_key = 'hot', sequence_pos = 0
+				WHERE id = (SELECT id FROM {schema}.jobs WHERE status = 'completed' ORDER BY id LIMIT 1)`,
+			`VACUUM {schema}.jobs`,
+		},
+	})
 	for _, stats := range []string{"no statistics", "fresh statistics"} {
 		if stats == "fresh statistics" {
 			analyze(t, s)
