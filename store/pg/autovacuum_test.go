@@ -17,6 +17,7 @@ import (
 // reservation's index must be removed every few thousand jobs, not once a
 // fifth of the history is dead, and the vacuum must not be throttled.
 func TestJobsAreVacuumedEveryFewThousandJobs(t *testing.T) {
+	t.Parallel() // a schema of its own
 	s := pgtest.Open(t, nil)
 	var opts []string
 	q := "SELECT coalesce(reloptions, '{}') FROM pg_class WHERE oid = $1::regclass"

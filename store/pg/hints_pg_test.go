@@ -38,6 +38,7 @@ func reserveQ(t *testing.T, s *pg.Store, worker ulid.ULID, limit int) []store.Jo
 // took, not past the entries of the 30,000 jobs reserved before it, which
 // a reservation from the start of the queue's range reads.
 func TestReservationStartsAtItsHint(t *testing.T) {
+	t.Parallel() // a schema of its own
 	s := pgtest.Open(t, nil)
 	insert(t, s, queueJobs(t, 31_000, 0)...)
 	w := registerWorkers(t, s, 1)[0]

@@ -58,6 +58,7 @@ func oddJobs(now time.Time, n int) []store.NewJob {
 // same, and the notifications one per queue with an available row, in
 // queue order.
 func TestBatchInsertMatchesMem(t *testing.T) {
+	t.Parallel() // a schema of its own
 	now := time.Date(2025, 6, 1, 8, 30, 0, 123456789, time.UTC)
 	clock := func() time.Time { return now }
 	pgs, ms := pgtest.Open(t, clock), mem.New(clock)

@@ -11,6 +11,7 @@ import (
 // A listen URL that cannot be reached is named in the error, not the main
 // URL's server, and its password never is.
 func TestListenURLErrorNamesTheListenServer(t *testing.T) {
+	t.Parallel() // a schema of its own
 	st := pgtest.OpenWith(t, pg.Options{ListenURL: "postgres://listener:s3cr3t-pw@127.0.0.1:1/listendb?connect_timeout=2"})
 	_, err := st.Listen(t.Context())
 	if err == nil {

@@ -165,6 +165,7 @@ func TestManyMigrateAtOnce(t *testing.T) {
 // keeps its rows: the embedded files are version 1..n, and a test file
 // n+1 stands for a migration a later release adds.
 func TestMigrateForward(t *testing.T) {
+	t.Parallel() // a schema of its own
 	s := openUnmigrated(t)
 	files := fstest.MapFS{}
 	embedded, err := fs.Glob(pg.EmbeddedMigrations, "migrations/*.sql")
@@ -274,6 +275,7 @@ func migrationPath(version int, name string) string {
 }
 
 func TestCheckMigratedReportsAnOlderSchema(t *testing.T) {
+	t.Parallel() // a schema of its own
 	s := openUnmigrated(t)
 	// No migration files: the schema and its migrations table exist, at
 	// version 0.

@@ -74,6 +74,7 @@ SELECT string_agg(r, E'\n' ORDER BY r) FROM (
 func TestMigrateFromEveryVersionKeepsRows(t *testing.T) {
 	for from := 1; from < pg.SchemaVersion(); from++ {
 		t.Run(fmt.Sprintf("from=%d", from), func(t *testing.T) {
+			t.Parallel() // a schema of its own
 			s := openUnmigrated(t)
 			ctx := t.Context()
 			if _, err := pg.MigrateFiles(ctx, s, firstMigrations(t, from)); err != nil {
@@ -180,6 +181,7 @@ func snoozeOne(t *testing.T, tx store.Tx, worker ulid.ULID) error {
 // overrun, so nothing more of q is reserved until both have ended, and
 // then one job (job 10; job 1 is due in 2030).
 func TestLimitMigrationsKeepLimits(t *testing.T) {
+	t.Parallel() // a schema of its own
 	s := migratedFromVersion10(t, `
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
 		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1'),
@@ -232,6 +234,7 @@ func uuidULID(t *testing.T, text string) ulid.ULID {
 // is limited to 100 while two of its jobs run (jobs 3 and 9) is not marked
 // overrun, and then admits the 98 jobs left under the limit, no more.
 func TestLimitMigrationsUnderTheLimit(t *testing.T) {
+	t.Parallel() // a schema of its own
 	s := migratedFromVersion10(t, `
 		INSERT INTO {s}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by) VALUES
 		  ('00000000-0000-0000-0000-000000000009', 'q', '9', '{}', 'running', 0, '2030-01-01Z', '2030-01-01Z', '2030-01-01Z', '00000000-0000-0000-0000-0000000000a1');

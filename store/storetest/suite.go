@@ -44,11 +44,27 @@ var suites = []struct {
 }
 
 // Run runs the conformance suite against the stores open returns, one fresh
-// store per subtest. Subtests do not run in parallel: a store/pg opener may
-// give each its own schema, and the machine is small.
-func Run(t *testing.T, open Opener) {
+// store per subtest, one subtest after another.
+func Run(t *testing.T, open Opener) { RunInLanes(t, open) }
+
+// RunInLanes runs the conformance suite with its groups of checks (Time,
+// Tx, ...) in parallel, each group on one of the openers, which no two
+// groups use at once: a store/pg opener recycles one schema, so as many
+// groups run together as there are openers (and go test -parallel
+// allows). The checks of a group run one after another. With one opener
+// it is Run.
+func RunInLanes(t *testing.T, openers ...Opener) {
+	lanes := make(chan Opener, len(openers))
+	for _, o := range openers {
+		lanes <- o
+	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
+			if len(openers) > 1 {
+				t.Parallel()
+			}
+			open := <-lanes
+			defer func() { lanes <- open }()
 			for _, c := range s.cases {
 				t.Run(c.name, func(t *testing.T) { c.fn(newHarness(t, open)) })
 			}
