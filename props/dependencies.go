@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -58,17 +59,22 @@ func (d *depIndex) indexWaiting(id ulid.ULID, after *JobRow) {
 
 // parseParents reads JobRow.Parents; an id that does not parse is left
 // out (the well-formedness of a store's rows is its own tests' concern).
-func parseParents(s string) []ulid.ULID {
-	if s == "" {
-		return nil
-	}
-	var out []ulid.ULID
-	for _, f := range strings.Split(s, ",") {
-		if id, err := ulid.ParseStrict(f); err == nil {
-			out = append(out, id)
+func parseParents(s string) []ulid.ULID { return slices.Collect(parents(s)) }
+
+// parents yields the ids of JobRow.Parents as parseParents reads them,
+// without allocating: the checks that run at every leader pass and commit
+// walk the parents of every waiting row.
+func parents(s string) iter.Seq[ulid.ULID] {
+	return func(yield func(ulid.ULID) bool) {
+		if s == "" {
+			return
+		}
+		for f := range strings.SplitSeq(s, ",") {
+			if id, err := ulid.ParseStrict(f); err == nil && !yield(id) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // current returns the current attempt of the job whose row id is: id's
@@ -194,7 +200,7 @@ func (c *Checker) endedParent(child ulid.ULID) (JobRow, bool) {
 	if st == nil || st.row.Status != Awaiting {
 		return JobRow{}, false
 	}
-	for _, p := range parseParents(st.row.Parents) {
+	for p := range parents(st.row.Parents) {
 		if ps := c.jobs[p]; ps != nil && ps.row.Status.Terminal() {
 			return ps.row, true
 		}
@@ -203,14 +209,26 @@ func (c *Checker) endedParent(child ulid.ULID) (JobRow, bool) {
 }
 
 // checkParentsDeleted judges, once the commit is applied, the rows it
-// deleted: no row still waits for one.
+// deleted: no row still waits for one. Of several, the lowest child is
+// named, so that the report does not follow the map's order.
 func (c *Checker) checkParentsDeleted(deleted []ulid.ULID) {
 	for _, id := range deleted {
-		for child := range c.deps.parents {
-			if st := c.jobs[child]; st != nil && st.row.Status == Awaiting && slices.Contains(parseParents(st.row.Parents), id) {
-				c.report(DependenciesSettled, fmt.Sprintf("job %s was deleted while job %s waits for it", id, child), withJobs(st.row))
-				return
+		var child *jobState
+		for waiting := range c.deps.parents {
+			st := c.jobs[waiting]
+			if st == nil || st.row.Status != Awaiting || (child != nil && child.row.ID.Compare(waiting) < 0) {
+				continue
 			}
+			for p := range parents(st.row.Parents) {
+				if p == id {
+					child = st
+					break
+				}
+			}
+		}
+		if child != nil {
+			c.report(DependenciesSettled, fmt.Sprintf("job %s was deleted while job %s waits for it", id, child.row.ID), withJobs(child.row))
+			return
 		}
 	}
 }

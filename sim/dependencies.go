@@ -85,11 +85,17 @@ func joinIDs(ids []ulid.ULID) string {
 	if len(ids) == 0 {
 		return ""
 	}
-	s := make([]string, len(ids))
+	var b strings.Builder
+	b.Grow(len(ids)*(ulid.EncodedSize+1) - 1)
+	var text [ulid.EncodedSize]byte
 	for i, id := range ids {
-		s[i] = id.String()
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		_ = id.MarshalTextTo(text[:]) // fails only on a short buffer
+		b.Write(text[:])
 	}
-	return strings.Join(s, ",")
+	return b.String()
 }
 
 // dependencyMarks notes a job released when its last parent completed

@@ -77,11 +77,14 @@ func (t *tx) waitForParents(j *store.Job, nj store.NewJob, alias map[ulid.ULID]u
 	*j, _ = rules.Settle(*j, t.s.lookup, t.now)
 }
 
-// releaseChildren drops the parents among done (which just completed)
+// releaseChildren drops parents, which just completed and have children,
 // from the rows waiting for them.
-func (t *tx) releaseChildren(done map[ulid.ULID]bool) {
-	isDone := func(id ulid.ULID) bool { return done[id] }
-	for _, id := range t.s.childrenOfAll(slices.SortedFunc(maps.Keys(done), ulid.ULID.Compare)) {
+func (t *tx) releaseChildren(parents []ulid.ULID) {
+	if len(parents) == 0 {
+		return
+	}
+	isDone := func(id ulid.ULID) bool { return slices.Contains(parents, id) }
+	for _, id := range t.s.childrenOfAll(parents) {
 		j := t.s.jobs[id]
 		if after, changed := rules.DropParents(*j, isDone, t.now); changed {
 			t.setJob(j, &after)
@@ -139,6 +142,9 @@ func (s *Store) childrenOfAll(parents []ulid.ULID) []ulid.ULID {
 func (t *tx) SettleWaitingJobs(context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
+	}
+	if len(t.s.childrenOf) == 0 {
+		return nil, nil // nothing waits: the common case, at every leader pass
 	}
 	var ended []ulid.ULID
 	for p := range t.s.childrenOf {

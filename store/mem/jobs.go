@@ -312,11 +312,10 @@ func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, e
 	if err := c.ValidateOutputs(); err != nil {
 		return nil, err
 	}
-	var fenced []ulid.ULID
-	var done map[ulid.ULID]bool
+	var fenced, parents []ulid.ULID
 	for i, id := range c.IDs {
-		if done[id] {
-			continue
+		if slices.Contains(c.IDs[:i], id) && !slices.Contains(fenced, id) {
+			continue // completed at its first place
 		}
 		j, ok := t.s.runningUnder(c.Worker, id)
 		if !ok {
@@ -328,12 +327,11 @@ func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, e
 		after.CompletedAt = t.now
 		after.Output = bytes.Clone(c.Output(i))
 		t.setJob(j, &after)
-		if done == nil {
-			done = map[ulid.ULID]bool{}
+		if len(t.s.childrenOf[id]) > 0 {
+			parents = append(parents, id)
 		}
-		done[id] = true
 	}
-	t.releaseChildren(done)
+	t.releaseChildren(parents)
 	return fenced, nil
 }
 
