@@ -139,11 +139,13 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		return nil, fmt.Errorf("reserve for worker %s: no live worker: %w", worker, store.ErrNotFound)
 	}
 	var out []store.Job
-	var early []waiting // scheduled after now, or held by its key's limit: skipped, kept
+	early := t.s.skipBuf[:0] // scheduled after now, or held by its key's limit: skipped, kept
 	defer func() {
 		for _, w := range early {
 			w.heap.push(w.entry)
 		}
+		clear(early)
+		t.s.skipBuf = early[:0]
 	}()
 	open := t.s.openQueues(worker, queues, t.now)
 	for len(out) < limit {

@@ -57,6 +57,9 @@ type Store struct {
 	// openBuf is openQueues' scratch space, kept between reservations
 	// because every reservation needs one.
 	openBuf []openQueue
+	// skipBuf is Reserve's list of the entries it skipped, kept between
+	// reservations: a sequence's waiting jobs are skipped at each one.
+	skipBuf []waiting
 	// keyRooms is keyRoomOf's count of each per-key-limited queue.
 	keyRooms map[string]*keyRoom
 }
