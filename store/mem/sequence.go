@@ -76,21 +76,45 @@ func (t *tx) placeInSequences(rows []*store.Job) {
 
 // sequenceHead reports whether j, available, may start as far as its
 // sequence is concerned: no row of its key runs and none earlier in
-// enqueue order holds the sequence (store.Sequence).
-func (s *Store) sequenceHead(j *store.Job) bool {
+// enqueue order holds the sequence (store.Sequence). It reads the key's
+// front from fronts, a Reserve's memo, computing it on first use: a
+// reservation skips every waiting job of a sequence, and each look at
+// all the key's rows made it quadratic in the sequence's length.
+func (s *Store) sequenceHead(j *store.Job, fronts map[string]seqFront) bool {
 	if j.Sequence.Key == "" {
 		return true
 	}
-	for id := range s.seqHolding[j.Sequence.Key] { // a yes or no: map order decides nothing
+	f, ok := fronts[j.Sequence.Key]
+	if !ok {
+		f = s.sequenceFront(j.Sequence.Key)
+		fronts[j.Sequence.Key] = f
+	}
+	return !f.running && (f.first == nil || f.first.ID == j.ID || !before(f.first, j))
+}
+
+// seqFront is what decides which job of a sequence may start: whether a
+// row of the key runs, and the holding row that comes first.
+type seqFront struct {
+	running bool
+	first   *store.Job
+}
+
+// sequenceFront reads key's front from its holding rows. The first is the
+// least by before, which orders the rows of a key totally: map order
+// decides nothing.
+func (s *Store) sequenceFront(key string) seqFront {
+	var f seqFront
+	for id := range s.seqHolding[key] {
 		r := s.jobs[id]
-		if id == j.ID || !holdsSequence(r) {
+		if !holdsSequence(r) {
 			continue
 		}
-		if r.Status == store.Running || before(r, j) {
-			return false
+		f.running = f.running || r.Status == store.Running
+		if f.first == nil || before(r, f.first) {
+			f.first = r
 		}
 	}
-	return true
+	return f
 }
 
 // holdsSequence is store.Job.HoldsSequence, with the planted bugs that

@@ -60,6 +60,8 @@ type Store struct {
 	// skipBuf is Reserve's list of the entries it skipped, kept between
 	// reservations: a sequence's waiting jobs are skipped at each one.
 	skipBuf []waiting
+	// seqFronts is Reserve's memo of the sequences' fronts (sequenceHead).
+	seqFronts map[string]seqFront
 	// keyRooms is keyRoomOf's count of each per-key-limited queue.
 	keyRooms map[string]*keyRoom
 }
@@ -83,6 +85,7 @@ func New(now func() time.Time) *Store {
 		childrenOf: map[ulid.ULID][]ulid.ULID{},
 		workers:    map[ulid.ULID]*store.Worker{},
 		schedules:  map[string]*store.Schedule{},
+		seqFronts:  map[string]seqFront{},
 	}
 }
 
