@@ -155,7 +155,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		if i < 0 {
 			break
 		}
-		h := t.s.available[open[i].name]
+		h := open[i].heap
 		e := h.pop()
 		j := t.s.jobs[e.id]
 		if j.ScheduledAt.After(t.now) {
@@ -203,7 +203,8 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 type openQueue struct {
 	name string
 	room int
-	keys *keyRoom // nil: no per-key limit
+	keys *keyRoom   // nil: no per-key limit
+	heap *entryHeap // its available jobs (nil: none yet)
 }
 
 // openQueues returns the queues among queues that are not paused and have
@@ -213,7 +214,7 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 	for _, name := range sortedNames(queues) {
 		q := s.queues[name]
 		if q == nil {
-			open = append(open, openQueue{name: name, room: -1})
+			open = append(open, openQueue{name: name, room: -1, heap: s.available[name]})
 			continue
 		}
 		if !q.PausedAt.IsZero() && !mutant.On(mutant.PauseIgnored) {
@@ -238,7 +239,7 @@ func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []o
 				room = free
 			}
 		}
-		open = append(open, openQueue{name: name, room: room, keys: s.keyRoomOf(q)})
+		open = append(open, openQueue{name: name, room: room, keys: s.keyRoomOf(q), heap: s.available[name]})
 	}
 	s.openBuf = open[:0]
 	return open
@@ -273,12 +274,11 @@ func (s *Store) nextAvailable(open []openQueue) int {
 	best := -1
 	var bestEntry entry
 	for i, q := range open {
-		h := s.available[q.name]
-		if h == nil {
+		if q.heap == nil {
 			continue
 		}
 		valid := func(e entry) bool { return s.validAvailable(e, q.name) }
-		if e, ok := h.top(valid); ok && (best < 0 || e.less(bestEntry)) {
+		if e, ok := q.heap.top(valid); ok && (best < 0 || e.less(bestEntry)) {
 			best, bestEntry = i, e
 		}
 	}
