@@ -120,7 +120,9 @@ func EnqueueTx[T any](ctx context.Context, c *Client, tx store.Tx, payload T, op
 // transaction: the job exists only if tx commits, with the rows the
 // application writes in it. The client's store must be a store/pg store
 // (tx may come from any connection to its database); a failed insert is
-// undone under a savepoint and leaves tx usable.
+// undone under a savepoint and leaves tx usable. A job with a sequence key
+// needs tx under READ COMMITTED: under a snapshot older than the key's
+// lock it could take a place another job holds, so it is refused.
 func EnqueuePgxTx[T any](ctx context.Context, c *Client, tx pgx.Tx, payload T, opts ...EnqueueOption) (ulid.ULID, error) {
 	joiner, ok := c.st.(pgxJoiner)
 	if !ok {

@@ -172,3 +172,56 @@ func TestTxUsedAfterInTxFails(t *testing.T) {
 		}
 	}
 }
+
+// TestSequencedEnqueueNeedsReadCommitted: under REPEATABLE READ an
+// enqueue reads a sequence's last place from a snapshot taken before the
+// key's lock, so it would share a place with a job committed meanwhile.
+// It is refused, leaving the caller's transaction usable; so under
+// SERIALIZABLE, which catches no conflict with the store's own READ
+// COMMITTED enqueues. READ COMMITTED enqueues.
+func TestSequencedEnqueueNeedsReadCommitted(t *testing.T) {
+	s := pgtest.Open(t, nil)
+	job := func() store.NewJob {
+		return store.NewJob{ID: newULID(t), Queue: "q", Payload: []byte(`{}`), SequenceKey: "k"}
+	}
+	for _, iso := range []pgx.TxIsoLevel{pgx.RepeatableRead, pgx.Serializable, pgx.ReadCommitted} {
+		outer, err := connect(t).BeginTx(t.Context(), pgx.TxOptions{IsoLevel: iso})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var one int
+		if err := outer.QueryRow(t.Context(), "SELECT 1").Scan(&one); err != nil { // the snapshot
+			t.Fatal(err)
+		}
+		insert(t, s, job()) // committed after it
+		mine := job()
+		err = s.InPgxTx(t.Context(), outer, func(tx store.Tx) error {
+			_, err := tx.InsertJobs(t.Context(), []store.NewJob{mine})
+			return err
+		})
+		if refused := errors.Is(err, store.ErrInvalid); refused != (iso != pgx.ReadCommitted) {
+			t.Fatalf("%s: enqueue of a sequenced job: %v", iso, err)
+		}
+		if err := outer.QueryRow(t.Context(), "SELECT 1").Scan(&one); err != nil {
+			t.Fatalf("%s: the caller's transaction after the enqueue: %v", iso, err)
+		}
+		if err := outer.Commit(t.Context()); err != nil {
+			t.Fatalf("%s: commit: %v", iso, err)
+		}
+	}
+	snap, err := store.Snapshot(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := snap.Jobs
+	places := map[int64]bool{}
+	for _, j := range jobs {
+		if places[j.Sequence.Pos] {
+			t.Errorf("two jobs at place %d of sequence k", j.Sequence.Pos)
+		}
+		places[j.Sequence.Pos] = true
+	}
+	if len(jobs) != 4 {
+		t.Errorf("%d jobs, want 4: three committed beside, one enqueued in the caller's transaction", len(jobs))
+	}
+}

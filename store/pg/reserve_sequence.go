@@ -143,8 +143,19 @@ func (t *tx) lockSequences(ctx context.Context, jobs []store.NewJob) error {
 		}
 	}
 	slices.Sort(keys)
-	_, err := t.db.Exec(ctx, `SELECT count(pg_advisory_xact_lock($1, hashtext(k.key)))
-		FROM (SELECT DISTINCT key FROM unnest($2::text[]) AS key ORDER BY 1) AS k`, t.s.sequenceKey, slices.Compact(keys))
+	var snapshotHeld bool
+	err := t.db.QueryRow(ctx, `SELECT current_setting('transaction_isolation') IN ('repeatable read', 'serializable'),
+		count(pg_advisory_xact_lock($1, hashtext(k.key)))
+		FROM (SELECT DISTINCT key FROM unnest($2::text[]) AS key ORDER BY 1) AS k`, t.s.sequenceKey, slices.Compact(keys)).Scan(&snapshotHeld, nil)
+	if err == nil && snapshotHeld {
+		// The place is read after the lock (sequencePlace) from the
+		// transaction's snapshot, which under REPEATABLE READ and
+		// SERIALIZABLE may predate it: the enqueue would take the place of
+		// a job committed meanwhile. SERIALIZABLE does not catch it when
+		// the other enqueue ran under READ COMMITTED, as the store's do.
+		return fmt.Errorf("enqueue jobs of sequence %q in a REPEATABLE READ or SERIALIZABLE transaction: its snapshot may miss the key's last place; enqueue sequenced jobs under READ COMMITTED: %w",
+			keys[0], store.ErrInvalid)
+	}
 	if err == nil {
 		t.s.sequenced.Store(true)
 	}
