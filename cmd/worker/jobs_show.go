@@ -275,6 +275,9 @@ type jobJSON struct {
 	Sequence      store.Sequence  `json:"sequence,omitzero"`
 	Parents       []ulid.ULID     `json:"parents,omitempty"`
 	RunAnyway     bool            `json:"run_anyway,omitempty"`
+	Batch         ulid.ULID       `json:"batch,omitzero"`
+	BatchCounted  bool            `json:"batch_counted,omitempty"`
+	CallbackOf    ulid.ULID       `json:"callback_of,omitzero"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

@@ -41,6 +41,8 @@ var Names = []string{
 	SequenceHaltIgnored,
 	ParentDoneEarly,
 	SettleSkipsFailed,
+	BatchOneShort,
+	BatchCountsRetried,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -144,6 +146,13 @@ const (
 	// that failed or was lost for good were still to run, so its child
 	// waits for ever instead of being cancelled.
 	SettleSkipsFailed = "settle-skips-failed"
+	// BatchOneShort: both stores release a batch's callback once all its
+	// members but one ended, so it may start before the last one ended.
+	BatchOneShort = "batch-one-short"
+	// BatchCountsRetried: both stores count a batch member that failed
+	// or was lost even when a retry follows it, so the member is counted
+	// again when its retry ends and the callback may start too early.
+	BatchCountsRetried = "batch-counts-retried"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

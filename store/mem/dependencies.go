@@ -149,6 +149,7 @@ func (t *tx) SettleWaitingJobs(context.Context) ([]store.Job, error) {
 	slices.SortFunc(ended, ulid.ULID.Compare)
 	changed := map[ulid.ULID]*store.Job{}
 	t.settleFrom(ended, changed)
+	t.settleBatches(changed)
 	out := make([]store.Job, 0, len(changed))
 	for _, id := range slices.SortedFunc(maps.Keys(changed), ulid.ULID.Compare) {
 		out = append(out, export(changed[id]))
