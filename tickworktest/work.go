@@ -76,6 +76,13 @@ func (k *Kit) Drain() []Attempt {
 			k.tb.Fatalf("tickworktest: Drain: %v", err)
 		}
 		if !found {
+			settled, err := k.settle(ctx)
+			if err != nil {
+				k.tb.Fatalf("tickworktest: Drain: %v", err)
+			}
+			if settled {
+				continue
+			}
 			return attempts
 		}
 		if len(attempts) == k.max {
@@ -92,6 +99,18 @@ func (k *Kit) Drain() []Attempt {
 		}
 		attempts = append(attempts, a)
 	}
+}
+
+// settle runs the leader's settling pass, as a serving worker's leader
+// would within a second: a batch's callback waits for it after its last
+// member ended. It reports whether it changed a job.
+func (k *Kit) settle(ctx context.Context) (bool, error) {
+	var settled []store.Job
+	err := k.st.InTx(ctx, func(tx store.Tx) (err error) { settled, err = tx.SettleWaitingJobs(ctx); return err })
+	if err != nil {
+		return false, fmt.Errorf("settle waiting jobs: %w", err)
+	}
+	return len(settled) > 0, nil
 }
 
 // coreConfig is the configuration of a core of workOne: the worker's,

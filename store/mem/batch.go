@@ -65,6 +65,9 @@ func (t *tx) makeBatch(j *store.Job, jobs []store.NewJob) {
 // since the last pass, then releases, in id order, the waiting callbacks
 // of the batches they filled, and returns the released rows by id.
 func (t *tx) settleBatches(changed map[ulid.ULID]*store.Job) {
+	if len(t.s.uncounted) == 0 { // every pass of a store without batches
+		return
+	}
 	filled := map[ulid.ULID]bool{}
 	for _, id := range slices.SortedFunc(maps.Keys(t.s.uncounted), ulid.ULID.Compare) {
 		j := t.s.jobs[id]
