@@ -43,7 +43,8 @@ func (t *tx) makeBatches(ctx context.Context, jobs []store.NewJob) error {
 			callbacks, counts = append(callbacks, idArg(j.ID)), append(counts, count[j.ID])
 		}
 	}
-	_, err := t.db.Exec(ctx, t.s.sql(makeBatchesSQL), members, batches, callbacks, counts)
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
+		t.s.sql(makeBatchesSQL), members, batches, callbacks, counts)
 	if err != nil {
 		return t.fail(err, "make %d batches", len(callbacks))
 	}
@@ -109,7 +110,7 @@ func (t *tx) lockBatches(ctx context.Context, members []store.Job) (map[ulid.ULI
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
 		batches, err = pgx.CollectRows(rows, scanBatch)
 		return err
-	}, t.s.sql(batchColumns+` WHERE id = ANY ($1::uuid[]) ORDER BY id FOR UPDATE`), idArgs(ids))
+	}, t.s.sql(lockBatchesSQL), idArgs(ids))
 	if err != nil {
 		return nil, t.fail(err, "lock %d batches", len(ids))
 	}
@@ -122,6 +123,9 @@ func (t *tx) lockBatches(ctx context.Context, members []store.Job) (map[ulid.ULI
 
 // batchColumns reads batches rows as scanBatch does.
 const batchColumns = `SELECT id, members, completed, failed, cancelled, failed_ids FROM {schema}.batches`
+
+// lockBatchesSQL locks the batches rows $1 in id order.
+const lockBatchesSQL = batchColumns + ` WHERE id = ANY ($1::uuid[]) ORDER BY id FOR UPDATE`
 
 // scanBatch reads one row of batchColumns.
 func scanBatch(r pgx.CollectableRow) (store.Batch, error) {
@@ -140,13 +144,18 @@ func scanBatch(r pgx.CollectableRow) (store.Batch, error) {
 
 // writeBatch writes a batches row's counts.
 func (t *tx) writeBatch(ctx context.Context, b store.Batch) error {
-	_, err := t.db.Exec(ctx, t.s.sql(`UPDATE {schema}.batches SET completed = $2, failed = $3, cancelled = $4,
-		failed_ids = $5::uuid[] WHERE id = $1`), idArg(b.ID), int32(b.Completed), int32(b.Failed), int32(b.Cancelled), idArgs(b.FailedIDs))
+	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
+		t.s.sql(writeBatchSQL), idArg(b.ID), int32(b.Completed), int32(b.Failed), int32(b.Cancelled), idArgs(b.FailedIDs))
 	if err != nil {
 		return t.fail(err, "count batch %s", b.ID)
 	}
 	return nil
 }
+
+// writeBatchSQL writes batches row $1's counts: $2 completed, $3 failed,
+// $4 cancelled, $5 the failed ids.
+const writeBatchSQL = `UPDATE {schema}.batches SET completed = $2, failed = $3, cancelled = $4, failed_ids = $5::uuid[]
+	WHERE id = $1`
 
 // releaseCallbacks takes the callbacks of full batches out of Waiting,
 // notifies the queues of those now available and adds them to changed.
@@ -158,9 +167,7 @@ func (t *tx) releaseCallbacks(ctx context.Context, full []ulid.ULID, changed map
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
 		released, err = collectJobs(rows, len(full))
 		return err
-	}, t.s.sql(`UPDATE {schema}.jobs SET status = CASE WHEN scheduled_at > coalesce($1::timestamptz, now())
-		THEN 'scheduled' ELSE 'available' END
-		WHERE id = ANY ($2::uuid[]) AND status = 'waiting' RETURNING `+jobColumns), t.nowArg(), idArgs(full))
+	}, t.s.sql(releaseCallbacksSQL), t.nowArg(), idArgs(full))
 	if err != nil {
 		return t.fail(err, "release the callbacks of %d batches", len(full))
 	}
@@ -177,6 +184,12 @@ func (t *tx) releaseCallbacks(ctx context.Context, full []ulid.ULID, changed map
 	}
 	return nil
 }
+
+// releaseCallbacksSQL takes the waiting rows $2 out of Waiting at now
+// ($1), as a new job's status is decided.
+const releaseCallbacksSQL = `UPDATE {schema}.jobs SET status = CASE WHEN scheduled_at > coalesce($1::timestamptz, now())
+	THEN 'scheduled' ELSE 'available' END
+	WHERE id = ANY ($2::uuid[]) AND status = 'waiting' RETURNING ` + jobColumns
 
 // GetBatch reads batches row id.
 func (t *tx) GetBatch(ctx context.Context, id ulid.ULID) (store.Batch, error) {
