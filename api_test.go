@@ -115,7 +115,7 @@ func diffNames(got, want []string) (extra, missing []string) {
 // publicAPI is what go doc shows of each package an application uses.
 var publicAPI = map[string][]string{
 	"store": {
-		"Batch", "Batch.Ended", "Batch.String", "MaxBatchFailedIDs", "Channel", "ChannelAvailable,ChannelStepdown,ChannelCancel", "Commit", "Completion",
+		"Batch", "Batch.Ended", "Batch.String", "JobBatch", "MaxBatchFailedIDs", "Channel", "ChannelAvailable,ChannelStepdown,ChannelCancel", "Commit", "Completion",
 		"Completion.Output", "Completion.ValidateOutputs", "DefaultListLimit", "Duplicate",
 		"ErrNotFound,ErrFenced,ErrConflict,ErrUnavailable,ErrInvalid", "FormatJob", "Job",
 		"Job.Halts", "Job.Holds", "Job.HoldsSequence", "JobChange", "JobChange.ID", "JobFilter", "JobFilter.Match", "JobPass",

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/oklog/ulid/v2"
@@ -56,4 +58,25 @@ func checkBatch(j NewJob) error {
 		return fmt.Errorf("callback with parents or a sequence: a batch's callback waits for its members alone: %w", ErrInvalid)
 	}
 	return nil
+}
+
+// JobBatch reads the batch j belongs to, as a member or as its callback:
+// nil for a job in no batch, or one whose batch retention deleted with
+// its callback. The CLI and the console show it.
+func JobBatch(ctx context.Context, tx Tx, j Job) (*Batch, error) {
+	id := j.CallbackOf
+	if id == (ulid.ULID{}) {
+		id = j.Batch
+	}
+	if id == (ulid.ULID{}) {
+		return nil, nil
+	}
+	b, err := tx.GetBatch(ctx, id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &b, nil
 }
