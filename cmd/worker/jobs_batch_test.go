@@ -69,3 +69,37 @@ func TestJobsShowOfABatch(t *testing.T) {
 		t.Errorf("jobs show -format json of a callback: %+v, %+v, %v", shown.Job, shown.Batch, err)
 	}
 }
+
+// TestEnqueueABatch: enqueue -batch-callback-queue makes each element of
+// the payload array a member, with the other flags, and prints the
+// batch's id then the members'; a payload that is no array, or an empty
+// one, is a usage error.
+func TestEnqueueABatch(t *testing.T) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	db := dbArgs(t, st.Schema())
+	code, stdout, stderr := runCLI(t, nil, cmdArgs([]string{"enqueue"}, db, "-queue", "mail", "-payload", `[{"to":"a"},{"to":"b"}]`,
+		"-priority", "3", "-batch-callback-queue", "report", "-batch-callback-payload", `{"day":1}`)...)
+	if code != exitOK {
+		t.Fatalf("enqueue a batch: exit %d; stderr:\n%s", code, stderr)
+	}
+	lines := strings.Fields(stdout)
+	if len(lines) != 3 {
+		t.Fatalf("enqueue a batch printed %q, want the batch's id and two members'", stdout)
+	}
+	cb := getJob(t, st, ulid.MustParse(lines[0]))
+	if cb.Status != store.Waiting || cb.Queue != "report" || cb.CallbackOf != cb.ID || string(cb.Payload) != `{"day":1}` {
+		t.Errorf("the callback: %s", store.FormatJob(cb))
+	}
+	for i, id := range lines[1:] {
+		m := getJob(t, st, ulid.MustParse(id))
+		if m.Batch != cb.ID || m.Queue != "mail" || m.Priority != 3 || !strings.Contains(string(m.Payload), []string{"a", "b"}[i]) {
+			t.Errorf("member %d: %s", i, store.FormatJob(m))
+		}
+	}
+	for _, payload := range []string{`{}`, `[]`} {
+		code, _, stderr := runCLI(t, nil, cmdArgs([]string{"enqueue"}, db, "-queue", "mail", "-payload", payload, "-batch-callback-queue", "report")...)
+		if code != exitUsage || !strings.Contains(stderr, "JSON array") {
+			t.Errorf("enqueue a batch of %s: exit %d, stderr:\n%s", payload, code, stderr)
+		}
+	}
+}
