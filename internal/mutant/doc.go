@@ -43,6 +43,7 @@ var Names = []string{
 	SettleSkipsFailed,
 	BatchOneShort,
 	BatchCountsRetried,
+	BatchWaitsForCompletion,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -153,6 +154,10 @@ const (
 	// or was lost even when a retry follows it, so the member is counted
 	// again when its retry ends and the callback may start too early.
 	BatchCountsRetried = "batch-counts-retried"
+	// BatchWaitsForCompletion: both stores release a batch's callback
+	// only once every member completed, so a batch with a member that
+	// failed for good or was cancelled keeps its callback waiting for ever.
+	BatchWaitsForCompletion = "batch-waits-for-completion"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

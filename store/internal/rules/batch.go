@@ -54,6 +54,9 @@ func Full(b store.Batch) bool {
 	if mutant.On(mutant.BatchOneShort) {
 		return b.Ended() >= b.Members-1
 	}
+	if mutant.On(mutant.BatchWaitsForCompletion) {
+		return b.Completed >= b.Members
+	}
 	return b.Ended() >= b.Members
 }
 
