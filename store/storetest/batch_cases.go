@@ -169,6 +169,33 @@ var batchCases = []testCase{
 		err := h.tx(func(tx store.Tx) error { _, err := tx.GetBatch(h.ctx, cb); return err })
 		h.wantErr(err, store.ErrNotFound, "the batch of a deleted callback")
 	}},
+	{"MemberCancelledForItsParentCountsInTheSamePass", func(h *harness) {
+		w := h.worker()
+		parent := h.running(w, "q")
+		cb, member := h.newID(), h.newID()
+		h.do(func(tx store.Tx) error {
+			_, err := tx.InsertJobs(h.ctx, []store.NewJob{{ID: member, Queue: "m", Payload: payload(1), Batch: cb, Parents: []ulid.ULID{parent}},
+				{ID: cb, Queue: "cb", Payload: payload(2), Callback: true}})
+			return err
+		})
+		h.fail(w, parent, "boom")
+		h.wantSettled("after the member's parent failed for good", cb, member) // in id order
+		h.wantCancelledBy(member, parent, store.Failed)
+		h.wantBatch(cb, 0, 1)
+		h.wantWaiting(cb, store.Available)
+	}},
+	{"CancelledCallbackIsNotReleased", func(h *harness) {
+		w := h.worker()
+		m, cb := h.insertBatchOf(1)
+		if _, err := h.cancel(cb); err != nil {
+			h.t.Fatal(err)
+		}
+		h.reserve(w, 1, "m")
+		h.complete(w, m[0])
+		h.wantSettled("with its callback cancelled")
+		h.wantBatch(cb, 1, 0)
+		h.wantWaiting(cb, store.Cancelled)
+	}},
 	{"BadBatchesAreRefused", func(h *harness) {
 		cb, member := h.newID(), h.newID()
 		for _, c := range []struct {
