@@ -19,7 +19,7 @@ import (
 const (
 	bigBatch    = "'00000000-0000-0000-0000-0000000003f0'" // 1008: of the history
 	otherBatch  = "'00000000-0000-0000-0000-0000fffffffe'" // the callback of an insert, in no row yet
-	firstMember = "00000000-0000-0000-0000-000000000400"   // backlog rows, the first two
+	firstMember = "00000000-0000-0000-0000-000000000400"   // 1024 and 1025: history rows, made members by the insert
 	nextMember  = "00000000-0000-0000-0000-000000000401"
 )
 
