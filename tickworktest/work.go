@@ -58,7 +58,10 @@ func (k *Kit) WorkOne() Attempt {
 // worker would, moving the clock to each scheduled time when nothing is due
 // now, until no job waits on those queues: retries run at their backoff
 // times, snoozed jobs when their snooze ends, and jobs the handlers
-// enqueue run too. It returns the attempts in
+// enqueue run too. When nothing is due it runs the leader's settling pass
+// (store.Tx.SettleWaitingJobs), as a serving worker's leader would within
+// a second: a batch's callback released by it runs too, and a job whose
+// parent failed for good is cancelled. It returns the attempts in
 // the order they ran. More than Options.MaxDrainAttempts runs fail the
 // test, so a handler that always enqueues another job cannot make it run
 // forever. Jobs on queues without a handler are left waiting; with no
