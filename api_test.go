@@ -115,7 +115,7 @@ func diffNames(got, want []string) (extra, missing []string) {
 // publicAPI is what go doc shows of each package an application uses.
 var publicAPI = map[string][]string{
 	"store": {
-		"Channel", "ChannelAvailable,ChannelStepdown,ChannelCancel", "Commit", "Completion",
+		"Batch", "Batch.Ended", "Batch.String", "JobBatch", "MaxBatchFailedIDs", "Channel", "ChannelAvailable,ChannelStepdown,ChannelCancel", "Commit", "Completion",
 		"Completion.Output", "Completion.ValidateOutputs", "DefaultListLimit", "Duplicate",
 		"ErrNotFound,ErrFenced,ErrConflict,ErrUnavailable,ErrInvalid", "FormatJob", "Job",
 		"Job.Halts", "Job.Holds", "Job.HoldsSequence", "JobChange", "JobChange.ID", "JobFilter", "JobFilter.Match", "JobPass",
@@ -135,7 +135,7 @@ var publicAPI = map[string][]string{
 		"WorkerChange.ID", "Workers",
 	},
 	"worker": {
-		"After", "AfterInBatch", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
+		"After", "AfterInBatch", "CallbackOptions", "EnqueueBatch", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
 		"Client.SetQueueRate", "Client.SkipJob", "SequenceContinuesOnFailure", "SequenceKey", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue", "PartitionKey", "PartitionKeyFrom",
 		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled", "ErrShutdownCancel",

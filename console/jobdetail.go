@@ -39,6 +39,9 @@ type JobDetail struct {
 	// RunsAnyway, that a parent failing or cancelled will not cancel it.
 	WaitsFor   []Parent `json:"waits_for,omitempty"`
 	RunsAnyway bool     `json:"runs_anyway,omitempty"`
+	// Batch is the batch the job is a member or the callback of, nil for
+	// none (batch.go).
+	Batch *BatchView `json:"batch,omitempty"`
 }
 
 // Attempt is one row of a chain: who ran it, when, and how it ended, with
@@ -124,6 +127,9 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 				}
 				d.RunsAnyway = j.RunAnyway
 				if d.WaitsFor, err = waitsFor(ctx, st, j); err != nil {
+					return err
+				}
+				if d.Batch, err = batchView(ctx, st, j); err != nil {
 					return err
 				}
 			}

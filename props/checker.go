@@ -50,6 +50,7 @@ type Checker struct {
 	// where sequences holds every row the run had (seqholders.go).
 	seqHolders holderIndex
 	deps       depIndex
+	batches    batchIndex
 	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
 	shutdowns  []*procState // processes in a graceful shutdown, in the order they began
 	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
@@ -135,6 +136,7 @@ func New(params Params) (*Checker, error) {
 		sequences:   sequenceIndex{},
 		seqHolders:  holderIndex{},
 		deps:        depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
+		batches:     batchIndex{members: map[ulid.ULID][]ulid.ULID{}, waiting: map[ulid.ULID]bool{}, late: map[ulid.ULID]int{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

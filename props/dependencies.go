@@ -105,7 +105,7 @@ func endedBadly(r JobRow) bool {
 // ended (which checkCancelReason judges).
 func (c *Checker) insertedSettled(r *JobRow) bool {
 	switch {
-	case r.Status == Awaiting && r.Parents != "":
+	case r.Status == Awaiting && (r.Parents != "" || r.CallbackOf == r.ID):
 		return true
 	case r.Status == Cancelled && strings.HasPrefix(r.FailedReason, "parent "):
 		c.checkCancelReason(*r)
@@ -127,6 +127,7 @@ func (c *Checker) checkSettled(ids []ulid.ULID) {
 		switch r := st.row; r.Status {
 		case Available, Scheduled, Running:
 			c.checkReleased(r, parents)
+			c.checkCallbackReleased(r)
 		case Cancelled:
 			if r.FailedReason != "" {
 				c.checkCancelReason(r)

@@ -91,6 +91,12 @@
 // that ended. (On a branch without properties
 // 25 to 27 they are numbered 25 and 26: the numbers follow the list.)
 //
+// Properties 30 and 31, batch callback order and batches settled, in
+// batch.go: a batch's callback leaves its wait only once every member
+// row of its batch ended (so it starts once, after the last member), and
+// no callback still waits, at the end of a leader pass (the next one in
+// a history in CommitOrder), for a batch whose members all ended.
+//
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):
 // such a history cannot be judged, and usually means a recording bug.

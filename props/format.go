@@ -45,6 +45,9 @@ func (r JobRow) String() string {
 	if r.Parents != "" || r.RunAnyway {
 		fmt.Fprintf(&b, " parents=%s anyway=%t", r.Parents, r.RunAnyway)
 	}
+	if !r.Batch.IsZero() || !r.CallbackOf.IsZero() {
+		fmt.Fprintf(&b, " batch=%s counted=%t callback-of=%s", r.Batch, r.BatchCounted, r.CallbackOf)
+	}
 	return b.String()
 }
 

@@ -334,6 +334,12 @@ type JobRow struct {
 	// cancelled does not cancel it (props/dependencies.go).
 	Parents   string `json:",omitzero"`
 	RunAnyway bool   `json:",omitzero"`
+	// Batch is the batch a member row belongs to, by its callback's id;
+	// BatchCounted, that the leader counted its end; CallbackOf, on a
+	// callback's rows, its batch (props/batch.go).
+	Batch        ulid.ULID `json:",omitzero"`
+	BatchCounted bool      `json:",omitzero"`
+	CallbackOf   ulid.ULID `json:",omitzero"`
 }
 
 // root reports whether the row is the first of its job's chain: attempt 0,

@@ -157,6 +157,7 @@ func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
 	c.sequences.indexSequence(id, before, after)
 	c.seqHolders.index(id, holding(before), holding(after))
 	c.deps.indexWaiting(id, after)
+	c.batches.index(id, before, after)
 	if before != nil && before.Status == Running {
 		// An emptied set is kept: a worker reserves again soon, and the
 		// sets are bounded by the number of workers.

@@ -49,8 +49,23 @@ func (c *Checker) waitsForOperator(r *JobRow, depth int) bool {
 	if r.Status != Awaiting || depth > maxParentDepth {
 		return false
 	}
+	if r.CallbackOf == r.ID && c.memberWaitsForOperator(r.ID, depth) {
+		return true
+	}
 	for _, p := range parseParents(r.Parents) {
 		if cur, ok := c.current(p); ok && !cur.Status.Terminal() && c.waitsForOperator(&cur, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// memberWaitsForOperator reports whether a member of batch cb that has
+// not ended waits for an operator (waitsForOperator): its callback waits
+// for it in turn (batch.go).
+func (c *Checker) memberWaitsForOperator(cb ulid.ULID, depth int) bool {
+	for _, m := range c.batches.members[cb] {
+		if st := c.jobs[m]; st != nil && st.row.Batch == cb && !st.row.Status.Terminal() && c.waitsForOperator(&st.row, depth+1) {
 			return true
 		}
 	}

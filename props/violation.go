@@ -83,6 +83,12 @@ const (
 	// DependenciesSettled: no job still waits, at the end of a leader
 	// pass, for a parent that ended (props/dependencies.go).
 	DependenciesSettled
+	// BatchOrder: a batch's callback leaves its wait only once every
+	// member ended for good (props/batch.go).
+	BatchOrder
+	// BatchesSettled: no callback still waits, at the end of a leader
+	// pass, for a batch whose members all ended (props/batch.go).
+	BatchesSettled
 	numProperties // not a property: how many there are
 )
 
@@ -117,6 +123,8 @@ var propertyNames = [numProperties]string{
 	SequenceHalt:        "sequence halt",
 	DependencyOrder:     "dependency order",
 	DependenciesSettled: "dependencies settled",
+	BatchOrder:          "batch callback order",
+	BatchesSettled:      "batches settled",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

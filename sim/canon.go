@@ -79,7 +79,8 @@ func sameJob(a, b *store.Job) bool {
 		a.FailedAt.Equal(b.FailedAt) && a.FailedReason == b.FailedReason && a.CancelledAt.Equal(b.CancelledAt) &&
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName && a.Priority == b.Priority &&
 		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.Sequence == b.Sequence &&
-		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway
+		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway &&
+		a.Batch == b.Batch && a.BatchCounted == b.BatchCounted && a.CallbackOf == b.CallbackOf
 }
 
 func sameWorker(a, b *store.Worker) bool {

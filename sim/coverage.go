@@ -37,6 +37,10 @@ const (
 	MarkSequenceReleased                 // an operator released a halted sequence (a skip)
 	MarkDependentReleased                // a job that waited for parents was released when they completed
 	MarkDependentCancelled               // a job that waited for parents was cancelled: one ended without completing
+	MarkBatchReleased                    // a batch's callback was released: every member ended
+	MarkBatchAfterRescue                 // a batch's callback was released after a member was rescued from a dead worker
+	MarkBatchCancelledMember             // a batch's callback was released after a member was cancelled
+	MarkBatchRetriedMember               // a batch's callback was released after a member was retried
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -88,6 +92,10 @@ var markNames = [numMarks]string{
 	MarkSequenceReleased:     "halted sequence released by an operator",
 	MarkDependentReleased:    "dependent released by its parents' completion",
 	MarkDependentCancelled:   "dependent cancelled by its parent",
+	MarkBatchReleased:        "batch callback released",
+	MarkBatchAfterRescue:     "batch callback after a rescued member",
+	MarkBatchCancelledMember: "batch callback after a cancelled member",
+	MarkBatchRetriedMember:   "batch callback after a retried member",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

@@ -44,6 +44,7 @@ const (
 	KeyLimits                       // jobs get partition keys and an operator sets or removes per-key limits; rate: per minute
 	Sequences                       // jobs join sequences and an operator releases halted ones; rate: per minute
 	Dependencies                    // enqueued jobs wait for parent jobs; rate: share of jobs given parents
+	Batches                         // enqueued jobs form batches with a callback; rate: share of enqueues made a batch
 	numFaultKinds
 )
 
@@ -52,7 +53,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences", "dependencies",
+	"read-only", "key-limits", "sequences", "dependencies", "batches",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -127,7 +127,8 @@ type sim struct {
 	procRoots  [numFaultKinds]*clockrng.Rand // the parents of procs' fault sources (procRand)
 	silenceRnd *clockrng.Rand                // draws which shutdowns meet a silent store
 	rows       rowBook
-	inserted   []ulid.ULID // every job row committed, in commit order: what an operator may cancel
+	inserted   []ulid.ULID             // every job row committed, in commit order: what an operator may cancel
+	batches    map[ulid.ULID]batchSeen // per batch not yet released: what its members went through (batch.go)
 	names      names
 	outages    []window
 	execSeq    uint64

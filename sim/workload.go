@@ -49,6 +49,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		jobs[i] = j
 	}
 	s.drawParents(jobs)
+	jobs = s.drawBatch(jobs)
 	err := s.storeTx(func(tx store.Tx) error {
 		batch, err := s.existingParents(tx, jobs)
 		if err == nil {

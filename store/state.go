@@ -22,6 +22,7 @@ type State struct {
 	Schedules []Schedule
 	Queues    []Queue // the queues rows, in name order
 	Vacuum    *Vacuum // the vacuums row; nil: no vacuum recorded
+	Batches   []Batch // the batches rows of the callbacks among Jobs, in id order
 }
 
 // readState reads every row through tx: all jobs page by page, the
@@ -41,6 +42,9 @@ func readState(ctx context.Context, tx Tx) (State, error) {
 		after = page[len(page)-1].ID
 	}
 	var err error
+	if s.Batches, err = readBatches(ctx, tx, s.Jobs); err != nil {
+		return s, err
+	}
 	if s.Workers, err = tx.ListWorkers(ctx); err != nil {
 		return s, err
 	}
@@ -71,6 +75,22 @@ func readState(ctx context.Context, tx Tx) (State, error) {
 	return s, nil
 }
 
+// readBatches reads the batches rows of the callbacks among jobs.
+func readBatches(ctx context.Context, tx Tx, jobs []Job) ([]Batch, error) {
+	var out []Batch
+	for _, j := range jobs {
+		if j.CallbackOf != j.ID || j.ID == (ulid.ULID{}) {
+			continue
+		}
+		b, err := tx.GetBatch(ctx, j.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 // Snapshot reads every row of st in one transaction of its own, so that
 // the rows it returns were all there at the same moment.
 func Snapshot(ctx context.Context, st Store) (State, error) {
@@ -99,7 +119,8 @@ func (s State) Equal(o State) bool {
 		slices.Equal(s.Workers, o.Workers) &&
 		(s.Lease == nil) == (o.Lease == nil) && (s.Lease == nil || *s.Lease == *o.Lease) &&
 		slices.Equal(s.Schedules, o.Schedules) && slices.Equal(s.Queues, o.Queues) &&
-		(s.Vacuum == nil) == (o.Vacuum == nil) && (s.Vacuum == nil || *s.Vacuum == *o.Vacuum)
+		(s.Vacuum == nil) == (o.Vacuum == nil) && (s.Vacuum == nil || *s.Vacuum == *o.Vacuum) &&
+		slices.EqualFunc(s.Batches, o.Batches, func(a, b Batch) bool { return a.String() == b.String() })
 }
 
 // sameJob compares two rows; == on times also compares locations, which
@@ -113,7 +134,8 @@ func sameJob(a, b Job) bool {
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName &&
 		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority &&
 		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey && a.Sequence == b.Sequence &&
-		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway
+		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway &&
+		a.Batch == b.Batch && a.BatchCounted == b.BatchCounted && a.CallbackOf == b.CallbackOf
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -142,6 +164,9 @@ func (s State) String() string {
 	if s.Vacuum != nil {
 		fmt.Fprintf(&b, "vacuum started=%s dead=%d\n", format.Time(s.Vacuum.StartedAt), s.Vacuum.DeadRows)
 	}
+	for _, bt := range s.Batches {
+		fmt.Fprintln(&b, bt.String())
+	}
 	return b.String()
 }
 
@@ -157,6 +182,9 @@ func FormatJob(j Job) string {
 	}
 	if len(j.Parents) > 0 || j.RunAnyway { // the same, before dependencies
 		s += fmt.Sprintf(" parents=%v anyway=%t", j.Parents, j.RunAnyway)
+	}
+	if j.Batch != (ulid.ULID{}) || j.CallbackOf != (ulid.ULID{}) { // the same, before batches
+		s += fmt.Sprintf(" batch=%s counted=%t callback-of=%s", format.ID(j.Batch), j.BatchCounted, format.ID(j.CallbackOf))
 	}
 	return s
 }

@@ -92,7 +92,9 @@ type Jobs interface {
 	// Waiting, settled at once against parents that ended
 	// (SettleWaitingJobs); a parent that is a duplicate stands for the row
 	// it duplicated, and one that names no row and no earlier job of the
-	// batch is ErrInvalid naming it (nothing is inserted).
+	// batch is ErrInvalid naming it (nothing is inserted). A callback
+	// (NewJob.Callback) is inserted Waiting with a batches row counting
+	// the jobs of the insert that name it in NewJob.Batch.
 	InsertJobs(ctx context.Context, jobs []NewJob) ([]Duplicate, error)
 	// Reserve marks up to limit available jobs of the given queues as
 	// running, started by worker at now, skipping rows locked by other
@@ -148,8 +150,14 @@ type Jobs interface {
 	// the job (failed_reason naming it) unless the job runs anyway, and a
 	// job left waiting for nothing becomes available (scheduled when its
 	// scheduled_at is later). A cancelled job settles its own children in
-	// turn. It returns the rows it changed, in id order.
+	// turn. It also counts, in their batches, the members that ended for
+	// good since the last pass (Job.BatchCounted), and releases the
+	// callback of each batch whose members all ended, as above. It returns
+	// the rows it took out of Waiting (or cancelled), in id order.
 	SettleWaitingJobs(ctx context.Context) ([]Job, error)
+	// GetBatch returns the batch whose callback's first row is id (batch.go);
+	// ErrNotFound if there is none.
+	GetBatch(ctx context.Context, id ulid.ULID) (Batch, error)
 	// PromoteScheduledJobs makes scheduled jobs whose scheduled_at <= now
 	// available, notifies once per queue, and returns how many.
 	PromoteScheduledJobs(ctx context.Context) (int, error)

@@ -96,6 +96,15 @@ type Job struct {
 	// RunAnyway: when a parent fails for good or is cancelled, the job
 	// runs once its other parents ended instead of being cancelled.
 	RunAnyway bool
+	// Batch is the batch the row's job is a member of (batch.go), by the
+	// id of the batch's callback job; zero: none. Retries and snoozes keep
+	// it, but for a retry of a member whose end was already counted.
+	Batch ulid.ULID
+	// BatchCounted: the leader counted this member row's end in its batch.
+	BatchCounted bool
+	// CallbackOf is the batch whose callback the row's job is (the id of
+	// the callback's first row); zero: none. Retries and snoozes keep it.
+	CallbackOf ulid.ULID
 }
 
 // Job priorities: Reserve takes the smallest number first, then the
@@ -142,6 +151,11 @@ type NewJob struct {
 	// At most MaxParents; a job with parents has no unique key.
 	Parents   []ulid.ULID
 	RunAnyway bool
+	// Batch makes the job a member of the batch whose callback is the job
+	// with this id in the same insert; Callback makes the job a batch's
+	// callback, inserted Waiting until every member ended (batch.go).
+	Batch    ulid.ULID
+	Callback bool
 }
 
 // MaxParents is the most parents a job may wait for.

@@ -78,6 +78,9 @@ func ValidateNewJob(j NewJob) error {
 	if err == nil {
 		err = checkParents(j)
 	}
+	if err == nil {
+		err = checkBatch(j)
+	}
 	if err != nil {
 		return fmt.Errorf("%s on queue %q: %w", name(), j.Queue, err)
 	}

@@ -58,7 +58,10 @@ func (k *Kit) WorkOne() Attempt {
 // worker would, moving the clock to each scheduled time when nothing is due
 // now, until no job waits on those queues: retries run at their backoff
 // times, snoozed jobs when their snooze ends, and jobs the handlers
-// enqueue run too. It returns the attempts in
+// enqueue run too. When nothing is due it runs the leader's settling pass
+// (store.Tx.SettleWaitingJobs), as a serving worker's leader would within
+// a second: a batch's callback released by it runs too, and a job whose
+// parent failed for good is cancelled. It returns the attempts in
 // the order they ran. More than Options.MaxDrainAttempts runs fail the
 // test, so a handler that always enqueues another job cannot make it run
 // forever. Jobs on queues without a handler are left waiting; with no
@@ -76,6 +79,13 @@ func (k *Kit) Drain() []Attempt {
 			k.tb.Fatalf("tickworktest: Drain: %v", err)
 		}
 		if !found {
+			settled, err := k.settle(ctx)
+			if err != nil {
+				k.tb.Fatalf("tickworktest: Drain: %v", err)
+			}
+			if settled {
+				continue
+			}
 			return attempts
 		}
 		if len(attempts) == k.max {
@@ -92,6 +102,18 @@ func (k *Kit) Drain() []Attempt {
 		}
 		attempts = append(attempts, a)
 	}
+}
+
+// settle runs the leader's settling pass, as a serving worker's leader
+// would within a second: a batch's callback waits for it after its last
+// member ended. It reports whether it changed a job.
+func (k *Kit) settle(ctx context.Context) (bool, error) {
+	var settled []store.Job
+	err := k.st.InTx(ctx, func(tx store.Tx) (err error) { settled, err = tx.SettleWaitingJobs(ctx); return err })
+	if err != nil {
+		return false, fmt.Errorf("settle waiting jobs: %w", err)
+	}
+	return len(settled) > 0, nil
 }
 
 // coreConfig is the configuration of a core of workOne: the worker's,

@@ -67,6 +67,10 @@ type enqueueOptions struct {
 	partition      partitionOptions
 	sequence       sequenceOptions
 	after          afterOptions
+	// callback: the last job of the insert is the callback of the others
+	// (EnqueueBatch), enqueued with callbackOpts.
+	callback     bool
+	callbackOpts []EnqueueOption
 }
 
 // WithScheduledAt makes the jobs wait until t (compared with the store's time); a time
@@ -255,7 +259,11 @@ func (c *Client) insert(ctx context.Context, tx store.Tx, jobs []store.NewJob, o
 	for i := range jobs {
 		jobs[i].ID = ids[i]
 	}
-	o.after.withBatchParents(jobs)
+	members := jobs
+	if o.callback {
+		members = makeBatch(jobs)
+	}
+	o.after.withBatchParents(members)
 	dups, err := tx.InsertJobs(ctx, jobs)
 	if err != nil {
 		return fmt.Errorf("worker: enqueue %d jobs on %q: %w", len(jobs), jobs[0].Queue, err)

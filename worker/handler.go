@@ -30,6 +30,9 @@ type Job[T any] struct {
 	CreatedAt    time.Time       // store time this attempt's row was written
 	ScheduledAt  time.Time
 	ScheduleName string // the schedule that enqueued it, or ""
+	// Batch is, for a batch's callback (EnqueueBatch), the outcome of its
+	// members, read as the attempt starts; nil for any other job.
+	Batch *store.Batch
 }
 
 // HandlerOption configures one queue's handler.
@@ -114,6 +117,13 @@ func Handle[T any](w *Worker, queue string, fn func(ctx context.Context, job Job
 	skipEmpty := emptyObjectIsZero[T]()
 	h := &handler{queue: queue, run: func(ctx context.Context, j store.Job) error {
 		job := jobView[T](j)
+		if j.CallbackOf != (ulid.ULID{}) {
+			b, err := w.batchOf(ctx, j.CallbackOf)
+			if err != nil {
+				return err
+			}
+			job.Batch = &b
+		}
 		if skipEmpty && string(j.Payload) == "{}" {
 			return fn(ctx, job)
 		}

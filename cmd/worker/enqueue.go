@@ -19,7 +19,7 @@ import (
 	"github.com/tickwork/tickwork/worker"
 )
 
-const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [-sequence K] [-after ID,...] [flags]
+const enqueueSynopsis = `worker enqueue -queue Q -payload JSON|@FILE|- [-at TIME | -in DURATION] [-priority N] [-max-attempts N] [-unique-key K] [-sequence K] [-after ID,...] [-batch-callback-queue Q] [flags]
 
 Adds one job and prints its id. Without -at or -in the job is available at
 once; with -at (RFC 3339, e.g. 2030-01-02T15:04:05Z) it waits until then,
@@ -37,7 +37,11 @@ jobs of one sequence run one at a time in the order they were enqueued,
 and one that fails for good halts the later ones until it is retried or
 skipped (worker jobs skip), unless -sequence-continues. With -after the
 job waits (status waiting) until every job named has completed; a parent
-that fails for good or is cancelled cancels it, unless -run-anyway.`
+that fails for good or is cancelled cancels it, unless -run-anyway. With
+-batch-callback-queue the payload is a JSON array: each element is a member
+of one batch, given the other flags, and a callback job on that queue
+(payload -batch-callback-payload) waits until every member ended, however;
+the batch's id (its callback's) is printed, then each member's.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -51,6 +55,7 @@ type enqueueFlags struct {
 	sequence    string
 	continues   bool
 	after       afterFlags
+	batch       batchFlags
 }
 
 // maxDelay bounds -in: ten years.
@@ -63,6 +68,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.in, "in", 0, 0, maxDelay, "run the job no earlier than this long after the database's current time")
 	f.unique.register(fs)
 	f.after.register(fs)
+	f.batch.register(fs)
 	intVar(fs, &f.priority, "priority", 0, store.MinPriority, store.MaxPriority, "the job's priority: workers reserve smaller numbers first")
 	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
 	fs.StringVar(&f.sequence, "sequence", "", fmt.Sprintf("the sequence the job joins: its jobs run one at a time in enqueue order (at most %d bytes)", store.MaxSequenceKeyBytes))
@@ -93,6 +99,12 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	if err := db.validate(); err != nil {
 		return err
 	}
+	var members []json.RawMessage
+	if f.batch.on() {
+		if members, err = f.batch.members(job.Payload, builtinQueues[job.Queue]); err != nil {
+			return err
+		}
+	}
 	log := c.defaultLogger()
 	if _, ok := builtinQueues[job.Queue]; !ok {
 		log.Warn("queue has no built-in handler: the job runs only on a worker that registers one", "queue", job.Queue)
@@ -102,26 +114,18 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if members != nil {
+		if err := c.enqueueBatch(ctx, st, &f, job, members, uniqueOpts); err != nil {
+			return explainStoreError(fmt.Errorf("enqueue a batch on queue %s: %w", shown(job.Queue), err), db.schema)
+		}
+		return nil
+	}
 	client := worker.NewClient(st, nil)
 	var id ulid.ULID
 	err = st.InTx(ctx, func(tx store.Tx) error {
-		at := job.ScheduledAt
-		if f.in > 0 {
-			now, err := tx.Now(ctx)
-			if err != nil {
-				return err
-			}
-			at = now.Add(f.in)
-		}
-		opts := append([]worker.EnqueueOption{worker.WithQueue(job.Queue), worker.WithScheduledAt(at), worker.WithPriority(job.Priority)}, uniqueOpts...)
-		if job.MaxAttempts > 0 {
-			opts = append(opts, worker.WithMaxAttempts(job.MaxAttempts))
-		}
-		if job.SequenceKey != "" {
-			opts = append(opts, worker.SequenceKey(job.SequenceKey))
-		}
-		if job.SequenceContinues {
-			opts = append(opts, worker.SequenceContinuesOnFailure())
+		opts, err := f.options(ctx, tx, job, uniqueOpts)
+		if err != nil {
+			return err
 		}
 		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, opts...)
 		return err
@@ -134,6 +138,30 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintln(c.stdout, id)
 	return nil
+}
+
+// options are the enqueue options of job: its queue, time (-in from the
+// store's now in tx), priority, bound and sequence, and extra.
+func (f *enqueueFlags) options(ctx context.Context, tx store.Tx, job store.NewJob, extra []worker.EnqueueOption) ([]worker.EnqueueOption, error) {
+	at := job.ScheduledAt
+	if f.in > 0 {
+		now, err := tx.Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		at = now.Add(f.in)
+	}
+	opts := append([]worker.EnqueueOption{worker.WithQueue(job.Queue), worker.WithScheduledAt(at), worker.WithPriority(job.Priority)}, extra...)
+	if job.MaxAttempts > 0 {
+		opts = append(opts, worker.WithMaxAttempts(job.MaxAttempts))
+	}
+	if job.SequenceKey != "" {
+		opts = append(opts, worker.SequenceKey(job.SequenceKey))
+	}
+	if job.SequenceContinues {
+		opts = append(opts, worker.SequenceContinuesOnFailure())
+	}
+	return opts, nil
 }
 
 // newJob checks enqueue's flags, reads the payload and describes the job

@@ -29,8 +29,10 @@ that ran it) and the job's whole attempt chain: the attempts before it and
 the retries after it, each with the worker that ran it. A snoozed row (its
 handler asked to run later) is followed by the row that runs then, with the
 same attempt number and one more snooze. A waiting job (enqueue -after)
-shows the parents it still waits for and their statuses. ID is the ULID
-the commands print or the UUID form the database shows.`
+shows the parents it still waits for and their statuses. A member or the
+callback of a batch (worker.EnqueueBatch) shows its batch: how many members
+ended and how, and the first failed ones; a waiting callback waits for the
+rest. ID is the ULID the commands print or the UUID form the database shows.`
 
 // maxChain bounds the attempts shown each way: MaxRetries is at most 100,
 // but jobs retried by hand with jobs retry can go on.
@@ -51,6 +53,7 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 	var job store.Job
 	var chain []store.Job
 	var waits string
+	var batch *store.Batch
 	err = st.InTx(ctx, func(tx store.Tx) error {
 		if job, err = tx.GetJob(ctx, id); err != nil {
 			return err
@@ -58,7 +61,13 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 		if chain, err = attemptChain(ctx, tx, job); err != nil {
 			return err
 		}
+		if batch, err = store.JobBatch(ctx, tx, job); err != nil {
+			return err
+		}
 		waits, err = jobWaits(ctx, tx, job)
+		if job.Status == store.Waiting && job.CallbackOf != (ulid.ULID{}) {
+			waits = batchWait(batch)
+		}
 		return err
 	})
 	if err != nil {
@@ -66,12 +75,13 @@ func (c *cli) jobsShowCmd(ctx context.Context, args []string) error {
 	}
 	if format == "json" {
 		return writeJSON(c.stdout, struct {
-			Job      jobJSON   `json:"job"`
-			Waits    string    `json:"waits,omitempty"`
-			Attempts []jobJSON `json:"attempts"`
-		}{shownJob(job), waits, jobsJSON(chain)})
+			Job      jobJSON    `json:"job"`
+			Waits    string     `json:"waits,omitempty"`
+			Batch    *batchJSON `json:"batch_outcome,omitempty"`
+			Attempts []jobJSON  `json:"attempts"`
+		}{shownJob(job), waits, shownBatch(batch), jobsJSON(chain)})
 	}
-	return printJob(c.stdout, job, chain, waits)
+	return printJob(c.stdout, job, chain, waits, batchField(job, batch))
 }
 
 // attemptChain returns every attempt of job's job, oldest first: the ones
@@ -103,7 +113,7 @@ func attemptChain(ctx context.Context, tx store.Tx, job store.Job) ([]store.Job,
 
 // printJob writes one attempt in full, then its chain as a table with the
 // shown attempt marked.
-func printJob(w io.Writer, job store.Job, chain []store.Job, waits string) error {
+func printJob(w io.Writer, job store.Job, chain []store.Job, waits, batch string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	field := func(name, value string) { fmt.Fprintf(tw, "%s:\t%s\n", name, value) }
 	field("id", fmt.Sprintf("%s (uuid %s)", job.ID, uuid.UUID(job.ID)))
@@ -111,6 +121,9 @@ func printJob(w io.Writer, job store.Job, chain []store.Job, waits string) error
 	field("status", string(job.Status))
 	if waits != "" {
 		field("waits", waits)
+	}
+	if batch != "" {
+		field("batch", batch)
 	}
 	field("attempt", strconv.Itoa(job.Attempt))
 	if job.MaxAttempts > 0 {
@@ -275,6 +288,9 @@ type jobJSON struct {
 	Sequence      store.Sequence  `json:"sequence,omitzero"`
 	Parents       []ulid.ULID     `json:"parents,omitempty"`
 	RunAnyway     bool            `json:"run_anyway,omitempty"`
+	Batch         ulid.ULID       `json:"batch,omitzero"`
+	BatchCounted  bool            `json:"batch_counted,omitempty"`
+	CallbackOf    ulid.ULID       `json:"callback_of,omitzero"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

@@ -41,6 +41,9 @@ var Names = []string{
 	SequenceHaltIgnored,
 	ParentDoneEarly,
 	SettleSkipsFailed,
+	BatchOneShort,
+	BatchCountsRetried,
+	BatchWaitsForCompletion,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -145,6 +148,17 @@ const (
 	// that failed or was lost for good were still to run, so its child
 	// waits for ever instead of being cancelled.
 	SettleSkipsFailed = "settle-skips-failed"
+	// BatchOneShort: both stores release a batch's callback once all its
+	// members but one ended, so it may start before the last one ended.
+	BatchOneShort = "batch-one-short"
+	// BatchCountsRetried: both stores count a batch member that failed
+	// or was lost even when a retry follows it, so the member is counted
+	// again when its retry ends and the callback may start too early.
+	BatchCountsRetried = "batch-counts-retried"
+	// BatchWaitsForCompletion: both stores release a batch's callback
+	// only once every member completed, so a batch with a member that
+	// failed for good or was cancelled keeps its callback waiting for ever.
+	BatchWaitsForCompletion = "batch-waits-for-completion"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

@@ -143,8 +143,8 @@ func (t *tx) SettleWaitingJobs(context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	if len(t.s.childrenOf) == 0 {
-		return nil, nil // nothing waits: the common case, at every leader pass
+	if len(t.s.childrenOf) == 0 && len(t.s.uncounted) == 0 {
+		return nil, nil // nothing waits nor is to count: the common case, at every leader pass
 	}
 	var ended []ulid.ULID
 	for p := range t.s.childrenOf {
@@ -155,6 +155,7 @@ func (t *tx) SettleWaitingJobs(context.Context) ([]store.Job, error) {
 	slices.SortFunc(ended, ulid.ULID.Compare)
 	changed := map[ulid.ULID]*store.Job{}
 	t.settleFrom(ended, changed)
+	t.settleBatches(changed)
 	out := make([]store.Job, 0, len(changed))
 	for _, id := range slices.SortedFunc(maps.Keys(changed), ulid.ULID.Compare) {
 		out = append(out, export(changed[id]))

@@ -31,6 +31,7 @@ func (s *Store) writeJob(id ulid.ULID, before, after *store.Job) {
 	s.indexUnique(id, before, after)
 	s.indexSequence(id, before, after)
 	s.indexParents(id, before, after)
+	s.indexUncounted(id, before, after)
 }
 
 // indexUnique keeps unique[key] = the row holding key.

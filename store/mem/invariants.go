@@ -63,8 +63,10 @@ func jobDisagrees(j *store.Job) string {
 		return "no created_at or scheduled_at"
 	case !j.NextAttemptID.IsZero() && j.Status != store.Failed && j.Status != store.Lost && j.Status != store.Snoozed:
 		return "a next attempt on a row that did not fail or snooze"
-	case (j.Status == store.Waiting) != (len(j.Parents) > 0):
-		return "parents on a row that does not wait, or a waiting row without parents"
+	case len(j.Parents) > 0 && j.Status != store.Waiting:
+		return "parents on a row that does not wait"
+	case j.Status == store.Waiting && len(j.Parents) == 0 && j.CallbackOf != j.ID:
+		return "a waiting row without parents that is no batch's callback"
 	}
 	switch j.Status {
 	case store.Scheduled, store.Available, store.Waiting:

@@ -43,12 +43,18 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 			return nil, fmt.Errorf("insert jobs: %w", err)
 		}
 	}
+	if rules.HasBatch(jobs) {
+		if err := rules.CheckBatches(jobs); err != nil {
+			return nil, fmt.Errorf("insert jobs: %w", err)
+		}
+	}
 	if err := t.checkParents(jobs); err != nil { // first, as store/pg finds a duplicate id by inserting
 		return nil, err
 	}
 	if err := t.checkNewIDs(jobs); err != nil {
 		return nil, err
 	}
+
 	// The COPY path of store/pg is taken above copyThreshold jobs.
 	skipUnique := len(jobs) > 64 && mutant.On(mutant.UniqueSkippedOnCopy)
 	var queues []string
@@ -67,6 +73,9 @@ func (t *tx) InsertJobs(_ context.Context, jobs []store.NewJob) ([]store.Duplica
 			continue
 		}
 		t.waitForParents(j, nj, alias)
+		if j.Batch = nj.Batch; nj.Callback {
+			t.makeBatch(j, jobs)
+		}
 		t.setJob(nil, j)
 		if j.Status == store.Available {
 			queues = append(queues, j.Queue)

@@ -79,6 +79,8 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 		Snoozes:      snoozes,
 		PartitionKey: old.PartitionKey,
 		Sequence:     store.Sequence{Key: old.Sequence.Key, Pos: old.Sequence.Pos, Continues: old.Sequence.Continues},
+		Batch:        rules.RetryBatch(*old),
+		CallbackOf:   old.CallbackOf,
 	}
 	if delay <= 0 {
 		next.Status = store.Available
@@ -154,8 +156,9 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
 	gone := map[ulid.ULID]bool{}
 	var prev []ulid.ULID
-	// kept: rows that halt their sequence (store.Sequence) or that a
-	// waiting row waits for, kept until released or settled.
+	// kept: rows that halt their sequence (store.Sequence), that a
+	// waiting row waits for, or whose batch has not counted them, kept
+	// until released, settled or counted.
 	var kept []entry
 	defer func() {
 		for _, e := range kept {
@@ -168,7 +171,7 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 			break
 		}
 		t.s.ended.pop()
-		if t.s.jobs[e.id].Halts() || len(t.s.childrenOf[e.id]) > 0 {
+		if t.s.jobs[e.id].Halts() || len(t.s.childrenOf[e.id]) > 0 || t.s.uncounted[e.id] {
 			kept = append(kept, e)
 			continue
 		}
@@ -190,5 +193,6 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 		}
 	}
 	t.repointSchedules(gone, ulid.ULID{})
+	t.deleteBatches(gone)
 	return len(gone), nil
 }

@@ -42,6 +42,10 @@ type Store struct {
 	seqHolding sequences
 	// childrenOf: parent row id -> the sorted ids of the rows waiting for it.
 	childrenOf map[ulid.ULID][]ulid.ULID
+	// batches: callback id -> its batch; uncounted: the member rows that
+	// ended for good and that their batch has not counted (batch.go).
+	batches   map[ulid.ULID]*store.Batch
+	uncounted map[ulid.ULID]bool
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -83,6 +87,8 @@ func New(now func() time.Time) *Store {
 		sequences:  sequences{},
 		seqHolding: sequences{},
 		childrenOf: map[ulid.ULID][]ulid.ULID{},
+		batches:    map[ulid.ULID]*store.Batch{},
+		uncounted:  map[ulid.ULID]bool{},
 		workers:    map[ulid.ULID]*store.Worker{},
 		schedules:  map[string]*store.Schedule{},
 		seqFronts:  map[string]seqFront{},

@@ -36,6 +36,9 @@ type tx struct {
 	workersBuf [1]store.WorkerChange
 
 	released []ulid.ULID // rows that left Waiting (dependencies.go)
+	// batchesBefore holds each batches row as it was before the
+	// transaction first wrote it, for the rollback (batch.go).
+	batchesBefore []batchBefore
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -103,6 +106,9 @@ func (t *tx) rollback() {
 	}
 	for _, b := range t.slots {
 		s.writeSlots(b.key, b.last)
+	}
+	for i := len(t.batchesBefore) - 1; i >= 0; i-- {
+		t.s.writeBatch(t.batchesBefore[i].id, t.batchesBefore[i].batch)
 	}
 }
 

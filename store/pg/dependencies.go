@@ -245,9 +245,28 @@ func (t *tx) SettleWaitingJobs(ctx context.Context) ([]store.Job, error) {
 		ended, err = pgx.CollectRows(rows, pgx.RowTo[pgtype.UUID])
 		return err
 	}, t.s.sql(endedParentsSQL))
-	if err != nil || len(ended) == 0 {
-		return nil, t.failIf(err, "find the ended parents")
+	if err != nil {
+		return nil, t.fail(err, "find the ended parents")
 	}
+	changed := map[ulid.ULID]store.Job{}
+	if len(ended) > 0 {
+		if changed, err = t.settleEnded(ctx, ended); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.settleBatches(ctx, changed); err != nil {
+		return nil, err
+	}
+	out := make([]store.Job, 0, len(changed))
+	for _, id := range slices.SortedFunc(maps.Keys(changed), ulid.ULID.Compare) {
+		out = append(out, changed[id])
+	}
+	return out, nil
+}
+
+// settleEnded settles the children of the given ended parents, then
+// clears their awaited marks.
+func (t *tx) settleEnded(ctx context.Context, ended []pgtype.UUID) (map[ulid.ULID]store.Job, error) {
 	ids := make([]ulid.ULID, len(ended))
 	for i, u := range ended {
 		ids[i] = toULID(u)
@@ -261,11 +280,7 @@ func (t *tx) SettleWaitingJobs(ctx context.Context) ([]store.Job, error) {
 	if err != nil {
 		return nil, t.fail(err, "clear the awaited mark of %d jobs", len(settled))
 	}
-	out := make([]store.Job, 0, len(changed))
-	for _, id := range slices.SortedFunc(maps.Keys(changed), ulid.ULID.Compare) {
-		out = append(out, changed[id])
-	}
-	return out, nil
+	return changed, nil
 }
 
 // endedParentsSQL finds the ended rows marked awaited, in id order, in

@@ -158,3 +158,11 @@ func HintArgs(s *Store, queue string) string {
 func ChildrenSQL(s *Store) string     { return s.sql(childrenSQL) }
 func EndedParentsSQL(s *Store) string { return s.sql(endedParentsSQL) }
 func WriteSettledSQL(s *Store) string { return s.sql(writeSettledSQL) }
+
+// CountMembersSQL, LockBatchesSQL, WriteBatchSQL, ReleaseCallbacksSQL and
+// MakeBatchesSQL are the statements of batch.go, for the plan tests.
+func CountMembersSQL(s *Store) string     { return s.sql(countMembersSQL) }
+func LockBatchesSQL(s *Store) string      { return s.sql(lockBatchesSQL) }
+func WriteBatchSQL(s *Store) string       { return s.sql(writeBatchSQL) }
+func ReleaseCallbacksSQL(s *Store) string { return s.sql(releaseCallbacksSQL) }
+func MakeBatchesSQL(s *Store) string      { return s.sql(makeBatchesSQL) }

@@ -17,7 +17,8 @@ import (
 const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, scheduled_at,
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
 	unique_key, unique_states, output, priority, max_attempts, snoozes, partition_key,
-	sequence_key, sequence_pos, sequence_continues, sequence_skipped, parents, run_anyway`
+	sequence_key, sequence_pos, sequence_continues, sequence_skipped, parents, run_anyway,
+	batch, batch_counted, callback_of`
 
 // jobScan holds the scan targets of one row of jobColumns. A reservation
 // reads a hundred rows or more per job pass, and targets declared one by
@@ -25,7 +26,7 @@ const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, s
 // allocations a row, which cost the pass more than decoding. One jobScan
 // serves every row of a result.
 type jobScan struct {
-	id, startedBy, next                                       pgtype.UUID
+	id, startedBy, next, batch, callbackOf                    pgtype.UUID
 	payload, metadata, output                                 []byte
 	queue, status                                             string
 	attempt, snoozes                                          int32
@@ -37,7 +38,7 @@ type jobScan struct {
 	uniqueStates                                              pgtype.Int2
 	maxAttempts                                               pgtype.Int4
 	parents                                                   []pgtype.UUID
-	runAnyway                                                 pgtype.Bool
+	runAnyway, batchCounted                                   pgtype.Bool
 	targets                                                   []any
 }
 
@@ -47,7 +48,8 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 		sc.targets = []any{&sc.id, &sc.queue, &sc.payload, &sc.metadata, &sc.status, &sc.attempt, &sc.created, &sc.scheduled,
 			&sc.started, &sc.startedBy, &sc.completed, &sc.failed, &sc.reason, &sc.cancelled, &sc.next, &sc.schedule,
 			&sc.uniqueKey, &sc.uniqueStates, &sc.output, &sc.priority, &sc.maxAttempts, &sc.snoozes, &sc.partitionKey,
-			&sc.sequenceKey, &sc.sequencePos, &sc.sequenceContinues, &sc.sequenceSkipped, &sc.parents, &sc.runAnyway}
+			&sc.sequenceKey, &sc.sequencePos, &sc.sequenceContinues, &sc.sequenceSkipped, &sc.parents, &sc.runAnyway,
+			&sc.batch, &sc.batchCounted, &sc.callbackOf}
 	}
 	// Each job keeps its own bytes: a target left holding the last row's
 	// could be filled in place.
@@ -87,6 +89,7 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 		}
 	}
 	j.RunAnyway = sc.runAnyway.Bool
+	j.Batch, j.BatchCounted, j.CallbackOf = toULID(sc.batch), sc.batchCounted.Bool, toULID(sc.callbackOf)
 	return j, nil
 }
 

@@ -152,9 +152,7 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 	}
 	var n int
 	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		tag, err := br.Exec()
-		n = int(tag.RowsAffected())
-		return err
+		return br.QueryRow().Scan(&n)
 	}, t.s.sql(deleteOldJobsSQL), t.nowArg(), durationArg(age), limit)
 	if err != nil {
 		return 0, t.fail(err, "delete up to %d jobs ended more than %v ago", limit, age)
@@ -163,18 +161,22 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 }
 
 // deleteOldJobsSQL is DeleteOldJobs's statement: $1 now, $2 the age, $3 the
-// limit. It reads jobs_ended_idx in end-time order from its start and
+// limit; a deleted callback takes its batches row along (batch.go). It
+// reads jobs_ended_idx in end-time order from its start and
 // sorts only rows that ended at the same time (an incremental sort), so
 // that it reads about limit entries, whatever the history. A row a
 // waiting job waits for (job_waits) stays; only rows marked awaited (a
 // superset) are looked up there, and the OR keeps the planner from
 // turning the lookup into a join that reads all of job_waits.
 const deleteOldJobsSQL = `
-	DELETE FROM {schema}.jobs WHERE id = ANY (ARRAY(
+	WITH gone AS (DELETE FROM {schema}.jobs WHERE id = ANY (ARRAY(
 		SELECT id FROM {schema}.jobs
 		WHERE status IN ('completed', 'failed', 'lost', 'cancelled', 'snoozed')
 		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval
 		  AND NOT (` + haltsSequence + `)
 		  AND (awaited IS NULL OR NOT EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = id)) -- see below
+		  AND NOT (` + batchUncounted + `)
 		ORDER BY coalesce(completed_at, failed_at, cancelled_at), id
-		LIMIT $3))`
+		LIMIT $3)) RETURNING id, callback_of),
+	batch AS (DELETE FROM {schema}.batches WHERE id = ANY (ARRAY(SELECT id FROM gone WHERE callback_of = id)))
+	SELECT count(*) FROM gone`

@@ -42,6 +42,12 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 	if len(jobs) == 0 {
 		return nil, nil
 	}
+	batched := rules.HasBatch(jobs)
+	if batched {
+		if err := rules.CheckBatches(jobs); err != nil {
+			return nil, fmt.Errorf("insert jobs: %w", err)
+		}
+	}
 	parents := hasParents(jobs)
 	if parents {
 		t.s.dependents.Store(true)
@@ -69,6 +75,9 @@ func (t *tx) InsertJobs(ctx context.Context, jobs []store.NewJob) ([]store.Dupli
 	}
 	if err == nil && parents {
 		err = t.waitForParents(ctx, jobs, dups)
+	}
+	if err == nil && batched {
+		err = t.makeBatches(ctx, jobs)
 	}
 	if err != nil {
 		return nil, t.fail(err, "insert %d jobs (first %s)", len(jobs), jobs[0].ID)

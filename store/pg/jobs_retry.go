@@ -84,11 +84,12 @@ const insertNextSQL = `
 	WITH ins AS (
 		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
 		                           unique_key, unique_states, priority, max_attempts, snoozes, partition_key,
-		                           sequence_key, sequence_pos, sequence_continues, awaited)
+		                           sequence_key, sequence_pos, sequence_continues, awaited, batch, callback_of)
 		SELECT $3, queue, payload, metadata, $4, attempt + $6,
 		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name,
 		       unique_key, unique_states, priority, max_attempts, snoozes + $7, partition_key,
-		       sequence_key, sequence_pos, sequence_continues, awaited
+		       sequence_key, sequence_pos, sequence_continues, awaited,
+		       CASE WHEN batch_counted IS NULL THEN batch END, callback_of -- rules.RetryBatch
 		FROM {schema}.jobs WHERE id = $2
 		RETURNING ` + jobColumns + `),
 	link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),` + repointChildren + `

@@ -92,30 +92,8 @@ func TestDependenciesStayBoundedWithAMillionRows(t *testing.T) {
 
 // boundedWaitScans lists the scans of job_waits that are not index scans
 // bounded by a condition.
-func boundedWaitScans(plan planNode) []string {
-	var bad []string
-	plan.walk(nil, func(n planNode, _ []planNode) {
-		if n.Relation != "job_waits" || n.NodeType == "ModifyTable" {
-			return
-		}
-		if n.NodeType == "Bitmap Heap Scan" && len(n.Plans) == 1 && n.Plans[0].IndexCond != "" {
-			return // the bitmap of an index scan bounded by a condition
-		}
-		if (n.NodeType != "Index Scan" && n.NodeType != "Index Only Scan") || n.IndexCond == "" {
-			bad = append(bad, fmt.Sprintf("%s of job_waits (index %q, condition %q)", n.NodeType, n.Index, n.IndexCond))
-		}
-	})
-	return bad
-}
+func boundedWaitScans(plan planNode) []string { return boundedScansOf(plan, "job_waits") }
 
 // rowsRead is how many rows the scans of jobs and job_waits returned or
 // filtered out, over all their loops.
-func rowsRead(plan planNode) float64 {
-	read := 0.0
-	plan.walk(nil, func(n planNode, _ []planNode) {
-		if (n.Relation == "jobs" || n.Relation == "job_waits") && n.NodeType != "ModifyTable" {
-			read += (n.ActualRows + n.Removed) * max(n.Loops, 1)
-		}
-	})
-	return read
-}
+func rowsRead(plan planNode) float64 { return rowsReadOf(plan, "jobs", "job_waits") }

@@ -71,7 +71,11 @@ func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) p
 		Plan planNode `json:"Plan"`
 	}
 	var text string
-	if err := tx.QueryRow(ctx, explain+"EXECUTE tw_plan("+args+")", pgx.QueryExecModeSimpleProtocol).Scan(&text); err != nil {
+	execute := "EXECUTE tw_plan"
+	if args != "" { // a statement without parameters takes no parentheses
+		execute += "(" + args + ")"
+	}
+	if err := tx.QueryRow(ctx, explain+execute, pgx.QueryExecModeSimpleProtocol).Scan(&text); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal([]byte(text), &out); err != nil || len(out) != 1 {
@@ -141,4 +145,36 @@ func boundedJobScans(plan planNode, allowed ...string) []string {
 		}
 	})
 	return bad
+}
+
+// boundedScansOf lists the scans of relation that are not index scans
+// bounded by a condition.
+func boundedScansOf(plan planNode, relation string) []string {
+	var bad []string
+	plan.walk(nil, func(n planNode, _ []planNode) {
+		if n.Relation != relation || n.NodeType == "ModifyTable" {
+			return
+		}
+		if n.NodeType == "Bitmap Heap Scan" && len(n.Plans) == 1 && n.Plans[0].IndexCond != "" {
+			return // the bitmap of an index scan bounded by a condition
+		}
+		if (n.NodeType != "Index Scan" && n.NodeType != "Index Only Scan") || n.IndexCond == "" {
+			bad = append(bad, fmt.Sprintf("%s of %s (index %q, condition %q)", n.NodeType, relation, n.Index, n.IndexCond))
+		}
+	})
+	return bad
+}
+
+// rowsReadOf is how many rows the scans of relations returned or
+// filtered out, over all their loops.
+func rowsReadOf(plan planNode, relations ...string) float64 {
+	read := 0.0
+	plan.walk(nil, func(n planNode, _ []planNode) {
+		for _, r := range relations {
+			if n.Relation == r && n.NodeType != "ModifyTable" {
+				read += (n.ActualRows + n.Removed) * max(n.Loops, 1)
+			}
+		}
+	})
+	return read
 }

@@ -13,7 +13,7 @@ import (
 // than creating and migrating a schema.
 func (s *Store) DeleteAllRows(ctx context.Context) error {
 	q := ""
-	for _, table := range []string{"schedules", "job_waits", "jobs", "leader", "workers", "queue_rate_slots", "queues", "vacuums"} {
+	for _, table := range []string{"schedules", "job_waits", "batches", "jobs", "leader", "workers", "queue_rate_slots", "queues", "vacuums"} {
 		q += "DELETE FROM " + pgx.Identifier{s.schema, table}.Sanitize() + ";"
 	}
 	if _, err := s.pool.Exec(ctx, q); err != nil {

@@ -141,6 +141,7 @@ func drawInsert(rt *rapid.T, d *diff) op {
 		jobs[i] = d.drawNewJob(rt)
 	}
 	d.drawParents(rt, jobs)
+	jobs = d.drawBatch(rt, jobs)
 	return op{fmt.Sprintf("insertJobs %d", len(jobs)), func(ctx context.Context, tx store.Tx) (string, error) {
 		dups, err := tx.InsertJobs(ctx, jobs)
 		return formatDuplicates(dups), err

@@ -26,6 +26,7 @@ var suites = []struct {
 	{"KeyLimits", keyLimitCases},
 	{"Sequences", sequenceCases},
 	{"Dependencies", dependencyCases},
+	{"Batches", batchCases},
 	{"Rates", rateCases},
 	{"Results", resultCases},
 	{"JobPass", jobPassCases},
