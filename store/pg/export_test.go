@@ -158,3 +158,6 @@ func HintArgs(s *Store, queue string) string {
 func ChildrenSQL(s *Store) string     { return s.sql(childrenSQL) }
 func EndedParentsSQL(s *Store) string { return s.sql(endedParentsSQL) }
 func WriteSettledSQL(s *Store) string { return s.sql(writeSettledSQL) }
+
+// Classify is the store's classify: the sentinel it wraps err with.
+func Classify(s *Store, err error) error { return s.classify(err) }
