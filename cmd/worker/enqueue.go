@@ -37,7 +37,10 @@ jobs of one sequence run one at a time in the order they were enqueued,
 and one that fails for good halts the later ones until it is retried or
 skipped (worker jobs skip), unless -sequence-continues. With -after the
 job waits (status waiting) until every job named has completed; a parent
-that fails for good or is cancelled cancels it, unless -run-anyway.`
+that fails for good or is cancelled cancels it, unless -run-anyway.
+-print-sql prints the statement that enqueues the same job through the
+schema's SQL function, for a service in another language, and enqueues
+nothing.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -51,6 +54,7 @@ type enqueueFlags struct {
 	sequence    string
 	continues   bool
 	after       afterFlags
+	printSQL    bool
 }
 
 // maxDelay bounds -in: ten years.
@@ -67,6 +71,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
 	fs.StringVar(&f.sequence, "sequence", "", fmt.Sprintf("the sequence the job joins: its jobs run one at a time in enqueue order (at most %d bytes)", store.MaxSequenceKeyBytes))
 	fs.BoolVar(&f.continues, "sequence-continues", false, "with -sequence: a failure for good of the job does not halt its sequence")
+	fs.BoolVar(&f.printSQL, "print-sql", false, printSQLUsage)
 }
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
@@ -90,6 +95,14 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	uniqueOpts = append(uniqueOpts, afterOpts...)
+	if f.printSQL { // needs no database
+		text, err := f.enqueueSQL(db.schema, job)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, text)
+		return nil
+	}
 	if err := db.validate(); err != nil {
 		return err
 	}
