@@ -282,3 +282,48 @@ func TestEnqueueFunctionNotifiesAvailableJobs(t *testing.T) {
 		t.Errorf("a second notification %+v; want none for the scheduled job", n)
 	}
 }
+
+// Two transactions call the function with one key at once: the second
+// waits for the first, then returns its row's id if it committed, or
+// inserts its own if it rolled back; never a second holder, never an
+// error.
+func TestEnqueueFunctionWaitsForAConcurrentHolder(t *testing.T) {
+	for _, commit := range []bool{true, false} {
+		s := pgtest.Open(t, nil)
+		first, err := s.Pool().Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sql, values := enqueueCall(s.Schema(), "q", `{}`, sqlArg{"unique_key", "text", "k"})
+		var held pgtype.UUID
+		if err := first.QueryRow(t.Context(), sql, values...).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		type answer struct {
+			id  ulid.ULID
+			err error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			id, err := enqueueSQL(t, s, "q", `{}`, sqlArg{"unique_key", "text", "k"})
+			got <- answer{id, err}
+		}()
+		select {
+		case a := <-got:
+			t.Fatalf("the second call did not wait for the first transaction: %v, %v", a.id, a.err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		end := first.Rollback
+		if commit {
+			end = first.Commit
+		}
+		if err := end(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		a := <-got
+		if a.err != nil || (a.id == ulid.ULID(held.Bytes)) != commit || countJobs(t, s) != 1 {
+			t.Errorf("first transaction committed %v: the second call returned %s, %v with %d rows; want the first's id %s only if it committed, and one row",
+				commit, a.id, a.err, countJobs(t, s), ulid.ULID(held.Bytes))
+		}
+	}
+}
