@@ -41,7 +41,10 @@ that fails for good or is cancelled cancels it, unless -run-anyway. With
 -batch-callback-queue the payload is a JSON array: each element is a member
 of one batch, given the other flags, and a callback job on that queue
 (payload -batch-callback-payload) waits until every member ended, however;
-the batch's id (its callback's) is printed, then each member's.`
+the batch's id (its callback's) is printed, then each member's.
+-print-sql prints the statement that enqueues the same job through the
+schema's SQL function, for a service in another language, and enqueues
+nothing.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -56,6 +59,7 @@ type enqueueFlags struct {
 	continues   bool
 	after       afterFlags
 	batch       batchFlags
+	printSQL    bool
 }
 
 // maxDelay bounds -in: ten years.
@@ -73,6 +77,7 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	intVar(fs, &f.maxAttempts, "max-attempts", 0, 0, store.MaxJobAttempts, "the job's own bound on its runs, retries included (0: none, its queue's or the workers' bound applies)")
 	fs.StringVar(&f.sequence, "sequence", "", fmt.Sprintf("the sequence the job joins: its jobs run one at a time in enqueue order (at most %d bytes)", store.MaxSequenceKeyBytes))
 	fs.BoolVar(&f.continues, "sequence-continues", false, "with -sequence: a failure for good of the job does not halt its sequence")
+	fs.BoolVar(&f.printSQL, "print-sql", false, printSQLUsage)
 }
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
@@ -96,6 +101,14 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	uniqueOpts = append(uniqueOpts, afterOpts...)
+	if f.printSQL { // needs no database
+		text, err := f.enqueueSQL(db.schema, job)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, text)
+		return nil
+	}
 	if err := db.validate(); err != nil {
 		return err
 	}

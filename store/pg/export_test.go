@@ -166,3 +166,6 @@ func LockBatchesSQL(s *Store) string      { return s.sql(lockBatchesSQL) }
 func WriteBatchSQL(s *Store) string       { return s.sql(writeBatchSQL) }
 func ReleaseCallbacksSQL(s *Store) string { return s.sql(releaseCallbacksSQL) }
 func MakeBatchesSQL(s *Store) string      { return s.sql(makeBatchesSQL) }
+
+// Classify is the store's classify: the sentinel it wraps err with.
+func Classify(s *Store, err error) error { return s.classify(err) }

@@ -42,27 +42,13 @@ type planOptions struct {
 func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) planNode {
 	t.Helper()
 	ctx := t.Context()
-	// A connection of its own: the prepared statement dies with it.
-	conn, err := pgx.ConnectConfig(ctx, s.Pool().Config().ConnConfig.Copy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(context.Background())
 	setup := []string{"SET LOCAL plan_cache_mode = " + o.mode, "PREPARE tw_plan AS " + query}
 	if o.guarded {
 		setup = append(setup, pg.IndexScansOnlySQL)
 	}
-	setup = append(setup, o.setup...)
-	for _, q := range setup {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	// A connection of its own: the prepared statement dies with it.
+	tx, done := planTx(t, s.Pool().Config().ConnConfig.Copy(), append(setup, o.setup...))
+	defer done()
 	explain := "EXPLAIN (FORMAT JSON) "
 	if o.analyze {
 		explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
@@ -82,6 +68,30 @@ func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) p
 		t.Fatalf("EXPLAIN output %q: %v", text, err)
 	}
 	return out[0].Plan
+}
+
+// planTx opens a connection of cfg, begins a transaction there and runs
+// setup in it; done rolls it back and closes the connection (a plan test
+// opens one per plan, so each must go before the next).
+func planTx(t *testing.T, cfg *pgx.ConnConfig, setup []string) (tx pgx.Tx, done func()) {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done = func() { conn.Close(context.Background()) } // rolls back what is open
+	if tx, err = conn.Begin(ctx); err != nil {
+		done()
+		t.Fatal(err)
+	}
+	for _, q := range setup {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			done()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return tx, done
 }
 
 // walk calls fn for every node of the plan with the nodes above it,

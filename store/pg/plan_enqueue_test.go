@@ -1,0 +1,91 @@
+package pg_test
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tickwork/tickwork/internal/long"
+	"github.com/tickwork/tickwork/store/pg"
+)
+
+// nestedPlan is one statement a function ran, as auto_explain reports it.
+type nestedPlan struct {
+	Query string   `json:"Query Text"`
+	Plan  planNode `json:"Plan"`
+}
+
+// The enqueue function's statements read jobs only through bounded index
+// scans over a million keyed rows: its insert, and the lookup of the row
+// holding a key already held. EXPLAIN cannot reach the statements of a
+// PL/pgSQL function, so auto_explain reports each one the calls run, with
+// generic and with custom plans.
+func TestEnqueueFunctionPlansStayBoundedWithAMillionRows(t *testing.T) {
+	long.Test(t, "builds two million rows")
+	t.Parallel()
+	s := shapedMillionRows(t, backlogShape{
+		backlogCols: ", unique_key, unique_states",
+		backlogVals: ", 'k' || g || '|scheduled,available,running', 7",
+	})
+	analyze(t, s)
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		plans := functionPlans(t, s, mode, []string{
+			`('q', '{}')`,
+			`('q', '{}', unique_key => 'new')`,
+			`('q', '{}', unique_key => 'k5')`, // held by the backlog's fifth row
+		})
+		lookups := 0
+		for _, p := range plans {
+			if bad := boundedJobScans(p.Plan, "jobs_unique_idx"); len(bad) > 0 {
+				t.Errorf("%s: %s: %s\n%s", mode, strings.Join(bad, "; "), p.Query, p.Plan)
+			}
+			if entriesRead(p.Plan, "jobs_unique_idx") > 0 {
+				lookups++
+			}
+		}
+		if lookups != 1 {
+			t.Errorf("%s: %d statements read jobs_unique_idx; want the lookup of the held key's row, once:\n%v", mode, lookups, plans)
+		}
+	}
+}
+
+// functionPlans runs the enqueue function once for each argument list, in
+// a transaction rolled back afterwards, under plan_cache_mode mode, and
+// returns the plans of the statements the calls ran.
+func functionPlans(t *testing.T, s *pg.Store, mode string, calls []string) []nestedPlan {
+	t.Helper()
+	ctx := t.Context()
+	var mu sync.Mutex
+	var plans []nestedPlan
+	cfg := s.Pool().Config().ConnConfig.Copy()
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		start := strings.IndexByte(n.Message, '{')
+		var p nestedPlan
+		if n.Severity != "LOG" || start < 0 || json.Unmarshal([]byte(n.Message[start:]), &p) != nil {
+			return
+		}
+		mu.Lock()
+		plans = append(plans, p)
+		mu.Unlock()
+	}
+	fn := pgx.Identifier{s.Schema()}.Sanitize() + ".enqueue"
+	tx, done := planTx(t, cfg, []string{"LOAD 'auto_explain'", "SET LOCAL auto_explain.log_min_duration = 0",
+		"SET LOCAL auto_explain.log_analyze = on", "SET LOCAL auto_explain.log_nested_statements = on",
+		"SET LOCAL auto_explain.log_format = json", "SET LOCAL client_min_messages = log", "SET LOCAL plan_cache_mode = " + mode})
+	defer done()
+	for _, args := range calls {
+		if _, err := tx.Exec(ctx, "SELECT "+fn+args); err != nil {
+			t.Fatalf("enqueue%s: %v", args, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(plans) == 0 {
+		t.Fatal("auto_explain reported no plan")
+	}
+	return plans
+}
