@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -57,7 +58,9 @@ func TestCompareGraphileTiny(t *testing.T) {
 // processor time is known, and no schema is left behind.
 func compareTiny(t *testing.T, systems []string, inflight string) {
 	url := testURL(t)
-	const prefix = "benchtest_"
+	// The process in the name: two runs of the tests on one database
+	// (two checkouts' make check) would otherwise share schemas.
+	prefix := fmt.Sprintf("benchtest_%d_", os.Getpid())
 	var out, errOut bytes.Buffer
 	args := []string{"compare", "-database-url", url, "-schema-prefix", prefix, "-systems", strings.Join(systems, ","),
 		"-waiting", "300", "-inflight", inflight, "-process", "300", "-batch", "128", "-latency-samples", "5", "-rounds", "1"}
@@ -120,7 +123,7 @@ func assertNoSchemas(t *testing.T, url, prefix string) {
 // old row while the jobs are processed.
 func TestHistoryTiny(t *testing.T) {
 	url := testURL(t)
-	const prefix = "benchtest_h_"
+	prefix := fmt.Sprintf("benchtest_h_%d_", os.Getpid())
 	var out, errOut bytes.Buffer
 	args := []string{"history", "-database-url", url, "-schema-prefix", prefix,
 		"-jobs", "300", "-window", "100", "-vacuum", "off,defaults,manual,dead", "-sweep", "500", "-sweep-jobs", "200", "-batch", "64"}
