@@ -297,13 +297,15 @@ func (t *tx) failIf(err error, what string) error {
 }
 
 // releaseChildren continues a WITH of completeSQL whose CTE done returns
-// the ids completed at $1: their job_waits rows go, and each row that
+// the ids completed at $1 and whether each is awaited: the job_waits rows
+// of those awaited go (a completion of jobs nobody waits for, nearly every
+// one, reads no job_waits page: two index pages a job before), and each row that
 // waited for them drops them from its parents (rules.DropParents),
 // leaving Waiting when none is left. The children's update computes both
 // from the row it locks, so two transactions completing two parents of
 // one child each see the other's drop.
 const releaseChildren = `,
-	freed AS (DELETE FROM {schema}.job_waits WHERE parent = ANY (ARRAY(SELECT id FROM done)) RETURNING child),
+	freed AS (DELETE FROM {schema}.job_waits WHERE parent = ANY (ARRAY(SELECT id FROM done WHERE awaited)) RETURNING child),
 	released AS (
 		UPDATE {schema}.jobs AS c SET
 			parents = nullif(ARRAY(SELECT p FROM unnest(c.parents) WITH ORDINALITY AS u(p, n)

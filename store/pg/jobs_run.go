@@ -113,7 +113,7 @@ const completeSQL = `WITH done AS (` + completeUpdate + `)` + releaseChildren + 
 const completeUpdate = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
 	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
-	RETURNING id`
+	RETURNING id, awaited`
 
 // completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
 // (which holds each id once).
@@ -125,7 +125,7 @@ const completeOutputUpdate = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now()), output = o.output::json
 	FROM unnest($2::uuid[], $4::text[]) AS o(done_id, output)
 	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
-	RETURNING id`
+	RETURNING id, awaited`
 
 // readFenced reads completeSQL's rows and returns the ids among ids that it
 // did not complete, in the order given.
