@@ -1,16 +1,12 @@
 package console
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -18,36 +14,19 @@ import (
 // and that it waits for the rest; a member's links to its batch.
 func TestJobPageSaysWhatABatchIsAt(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	var member, cb ulid.ULID
-	err := f.st.InTx(ctx, func(tx store.Tx) error {
-		now, err := tx.Now(ctx)
-		if err != nil {
-			return err
-		}
-		rnd := clockrng.NewRand(12)
-		member, cb = clockrng.NewULID(now, rnd), clockrng.NewULID(now, rnd)
-		_, err = tx.InsertJobs(ctx, []store.NewJob{{ID: member, Queue: "digest", Payload: json.RawMessage(`{}`), Batch: cb},
-			{ID: cb, Queue: "digest", Payload: json.RawMessage(`{}`), Callback: true}})
-		return err
+	member, cb := f.insertTwo(t, func(member, cb ulid.ULID) []store.NewJob {
+		return []store.NewJob{{ID: member, Queue: "digest", Payload: json.RawMessage(`{}`), Batch: cb},
+			{ID: cb, Queue: "digest", Payload: json.RawMessage(`{}`), Callback: true}}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := f.server(t, "")
 	var d JobDetail
 	getJSON(t, srv.URL+"/api/jobs/"+cb.String(), &d)
 	if b := d.Batch; d.Job.Status != store.Waiting || b == nil || b.ID != cb || !b.IsCallback || !b.Waiting || b.Members != 1 || b.Ended != 0 {
 		t.Fatalf("detail of the waiting callback: %+v, batch %+v", d, d.Batch)
 	}
-	resp, err := http.Get(srv.URL + "/jobs/" + cb.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	_, body := get(t, srv.URL+"/jobs/"+cb.String())
 	for _, want := range []string{`id="batch"`, "callback of batch", "0 of 1 members ended", "it waits for the rest"} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("the callback's page lacks %q", want)
 		}
 	}

@@ -223,6 +223,28 @@ func (f *fixture) job(t *testing.T, id ulid.ULID) store.Job {
 	return j
 }
 
+// insertTwo inserts, in one transaction, the jobs build makes of two ids
+// drawn at the store's now, and returns the ids.
+func (f *fixture) insertTwo(t *testing.T, build func(a, b ulid.ULID) []store.NewJob) (ulid.ULID, ulid.ULID) {
+	t.Helper()
+	ctx := context.Background()
+	var a, b ulid.ULID
+	err := f.st.InTx(ctx, func(tx store.Tx) error {
+		now, err := tx.Now(ctx)
+		if err != nil {
+			return err
+		}
+		rnd := clockrng.NewRand(12)
+		a, b = clockrng.NewULID(now, rnd), clockrng.NewULID(now, rnd)
+		_, err = tx.InsertJobs(ctx, build(a, b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
 // testLog writes the console's log lines to the test's output.
 type testLog struct{ t *testing.T }
 

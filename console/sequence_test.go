@@ -9,7 +9,6 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -18,21 +17,11 @@ import (
 func TestJobPageShowsAHaltedSequence(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	var head, next ulid.ULID
-	err := f.st.InTx(ctx, func(tx store.Tx) error {
-		now, err := tx.Now(ctx)
-		if err != nil {
-			return err
-		}
-		rnd := clockrng.NewRand(12)
-		head, next = clockrng.NewULID(now, rnd), clockrng.NewULID(now, rnd)
-		_, err = tx.InsertJobs(ctx, []store.NewJob{{ID: head, Queue: "ship", Payload: json.RawMessage(`{}`), SequenceKey: "order-7"},
-			{ID: next, Queue: "ship", Payload: json.RawMessage(`{}`), SequenceKey: "order-7"}})
-		return err
+	head, next := f.insertTwo(t, func(head, next ulid.ULID) []store.NewJob {
+		return []store.NewJob{{ID: head, Queue: "ship", Payload: json.RawMessage(`{}`), SequenceKey: "order-7"},
+			{ID: next, Queue: "ship", Payload: json.RawMessage(`{}`), SequenceKey: "order-7"}}
 	})
-	if err == nil {
-		err = f.st.InTx(ctx, func(tx store.Tx) error { _, err := tx.Reserve(ctx, f.worker, []string{"ship"}, 10); return err })
-	}
+	err := f.st.InTx(ctx, func(tx store.Tx) error { _, err := tx.Reserve(ctx, f.worker, []string{"ship"}, 10); return err })
 	if err == nil {
 		err = f.st.InTx(ctx, func(tx store.Tx) error { return tx.FailJob(ctx, f.worker, head, "carrier refused") })
 	}
