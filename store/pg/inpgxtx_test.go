@@ -225,3 +225,23 @@ func TestSequencedEnqueueNeedsReadCommitted(t *testing.T) {
 		t.Errorf("%d jobs, want 4: three committed beside, one enqueued in the caller's transaction", len(jobs))
 	}
 }
+
+// TestStoreTransactionsAreReadCommitted: a server whose default isolation
+// is REPEATABLE READ still gets READ COMMITTED transactions from the
+// store, so its own sequenced enqueues are not refused.
+func TestStoreTransactionsAreReadCommitted(t *testing.T) {
+	url := pg.WithParam(pgtest.URL(t), "default_transaction_isolation", "repeatable read")
+	s, err := pg.Open(t.Context(), url, pg.Options{Schema: pgtest.Schema(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var iso string
+	if err := s.Pool().QueryRow(t.Context(), "SHOW transaction_isolation").Scan(&iso); err != nil || iso != "repeatable read" {
+		t.Fatalf("the server's default for this test: %q, %v; want repeatable read", iso, err)
+	}
+	insert(t, s, store.NewJob{ID: newULID(t), Queue: "q", Payload: []byte(`{}`), SequenceKey: "k"})
+}

@@ -46,8 +46,13 @@ var _ store.Tx = (*tx)(nil)
 // panic continues after the rollback). A failed commit wraps
 // store.ErrUnavailable when the connection failed: the transaction may then
 // have committed.
+//
+// The isolation is asked for, not left to the server's
+// default_transaction_isolation: the statements that read after taking a
+// lock (a sequence's last place, a limit's count) need each statement's
+// own snapshot.
 func (s *Store) InTx(ctx context.Context, fn func(store.Tx) error) error {
-	db, err := s.pool.Begin(ctx)
+	db, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", s.classify(err))
 	}

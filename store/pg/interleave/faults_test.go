@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +38,7 @@ func (r *run) faultAt(hit func(interleave.Pending) bool, fault func(conn string)
 
 func trip(conn, sqlPart string) func(interleave.Pending) bool {
 	return func(p interleave.Pending) bool {
-		return p.Conn == conn && slices.ContainsFunc(p.Statements, func(s string) bool { return strings.Contains(s, sqlPart) })
+		return p.Conn == conn && slices.ContainsFunc(p.Statements, func(s string) bool { return names(s, sqlPart) })
 	}
 }
 

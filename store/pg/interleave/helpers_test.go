@@ -163,7 +163,18 @@ func index(events []interleave.Event, from int, match func(interleave.Event) boo
 func is(kind interleave.Kind, conn, sqlPart string) func(interleave.Event) bool {
 	return func(e interleave.Event) bool {
 		return e.Kind == kind && e.Conn == conn && slices.ContainsFunc(e.Statements, func(s string) bool {
-			return strings.Contains(s, sqlPart) && !strings.HasPrefix(s, "parse: ")
+			return names(s, sqlPart) && !strings.HasPrefix(s, "parse: ")
 		})
 	}
+}
+
+// names reports whether statement s is the one sqlPart names: a part of
+// one word ("commit") is the whole statement, since a transaction's
+// "begin isolation level read committed" contains it; a longer part is
+// found anywhere in it.
+func names(s, sqlPart string) bool {
+	if !strings.Contains(sqlPart, " ") {
+		return s == sqlPart
+	}
+	return strings.Contains(s, sqlPart)
 }
