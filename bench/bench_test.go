@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tickwork/tickwork/internal/localpg"
+	"github.com/tickwork/tickwork/internal/long"
 )
 
 // testURL returns the test database, found as the library's tests find it
@@ -23,11 +24,7 @@ import (
 func testURL(t *testing.T) string {
 	url, err := localpg.Default.Find(context.Background())
 	if err != nil {
-		msg := "no PostgreSQL for the comparison: " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		long.Unavailable(t, "no PostgreSQL for the comparison: "+err.Error())
 	}
 	return url
 }
@@ -43,10 +40,7 @@ func TestCompareTiny(t *testing.T) {
 // under CI and is skipped elsewhere.
 func TestCompareGraphileTiny(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("graphile-worker needs Node.js: %v", err)
-		}
-		t.Skipf("graphile-worker needs Node.js: %v", err)
+		long.Unavailable(t, "graphile-worker needs Node.js: "+err.Error())
 	}
 	compareTiny(t, []string{"graphile", "graphile-unbatched"}, "10")
 }

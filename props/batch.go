@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/oklog/ulid/v2"
@@ -29,9 +30,8 @@ type batchIndex struct {
 	members map[ulid.ULID][]ulid.ULID
 	// waiting: the callbacks that wait.
 	waiting map[ulid.ULID]bool
-	// passes and late: as depIndex's, for callbacks.
-	passes int
-	late   map[ulid.ULID]int
+	// lag: the waiting callbacks owed a release by a pass.
+	lag passLag
 }
 
 // index notes a row's new version (nil: deleted).
@@ -44,7 +44,7 @@ func (b *batchIndex) index(id ulid.ULID, before, after *JobRow) {
 		b.waiting[id] = true
 	case b.waiting[id]:
 		delete(b.waiting, id)
-		delete(b.late, id)
+		b.lag.forget(id)
 	}
 	if after == nil && len(b.members[id]) > 0 { // a callback deleted: its batch is done with
 		delete(b.members, id)
@@ -80,20 +80,10 @@ func (c *Checker) checkBatchesSettled(e *Event) {
 	if len(b.waiting) == 0 {
 		return
 	}
-	b.passes++
-	var late []ulid.ULID
-	for cb := range b.waiting {
+	late := b.lag.late(maps.Keys(b.waiting), func(cb ulid.ULID) bool {
 		_, running := c.unendedMember(cb)
-		since, seen := b.late[cb]
-		switch {
-		case running:
-			delete(b.late, cb)
-		case !c.params.CommitOrder || seen && since < b.passes:
-			late = append(late, cb)
-		case !seen:
-			b.late[cb] = b.passes
-		}
-	}
+		return !running
+	}, c.params.CommitOrder)
 	if len(late) == 0 {
 		return
 	}

@@ -135,8 +135,8 @@ func New(params Params) (*Checker, error) {
 		partitions:  newKeyIndex(),
 		sequences:   sequenceIndex{},
 		seqHolders:  holderIndex{},
-		deps:        depIndex{parents: map[ulid.ULID][]ulid.ULID{}, late: map[ulid.ULID]int{}},
-		batches:     batchIndex{members: map[ulid.ULID][]ulid.ULID{}, waiting: map[ulid.ULID]bool{}, late: map[ulid.ULID]int{}},
+		deps:        depIndex{parents: map[ulid.ULID][]ulid.ULID{}},
+		batches:     batchIndex{members: map[ulid.ULID][]ulid.ULID{}, waiting: map[ulid.ULID]bool{}},
 	}
 	parser := cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for _, s := range params.Schedules {

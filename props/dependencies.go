@@ -3,6 +3,7 @@ package props
 import (
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,18 +36,15 @@ type depIndex struct {
 	// parents: each row that waits -> the parents it waited for when it
 	// was first seen waiting; dropped when it leaves Waiting.
 	parents map[ulid.ULID][]ulid.ULID
-	// passes counts the leader passes ended; late holds, in a history in
-	// CommitOrder, the pass at whose end a waiting row was first seen
-	// waiting for an ended row.
-	passes int
-	late   map[ulid.ULID]int
+	// lag: the waiting rows owed a release or a cancel by a pass.
+	lag passLag
 }
 
 // indexWaiting notes a row's new version (nil: deleted). A row that
 // leaves Waiting keeps its entry until checkSettled has judged it.
 func (d *depIndex) indexWaiting(id ulid.ULID, after *JobRow) {
 	if after == nil || after.Status != Awaiting {
-		delete(d.late, id)
+		d.lag.forget(id)
 	}
 	if after == nil {
 		delete(d.parents, id)
@@ -172,20 +170,10 @@ func (c *Checker) checkPassSettled(e *Event) {
 	if len(c.deps.parents) == 0 {
 		return
 	}
-	c.deps.passes++
-	var late []ulid.ULID
-	for child := range c.deps.parents {
+	late := c.deps.lag.late(maps.Keys(c.deps.parents), func(child ulid.ULID) bool {
 		_, ended := c.endedParent(child)
-		since, seen := c.deps.late[child]
-		switch {
-		case !ended:
-			delete(c.deps.late, child)
-		case !c.params.CommitOrder || seen && since < c.deps.passes:
-			late = append(late, child)
-		case !seen:
-			c.deps.late[child] = c.deps.passes
-		}
-	}
+		return ended
+	}, c.params.CommitOrder)
 	if len(late) == 0 {
 		return
 	}

@@ -96,6 +96,9 @@ func (t *tx) settleBatches(changed map[ulid.ULID]*store.Job) {
 // deleteBatches deletes the batches rows of the callbacks among gone
 // (deleted by retention).
 func (t *tx) deleteBatches(gone map[ulid.ULID]bool) {
+	if len(t.s.batches) == 0 {
+		return // no batch: the retention pass sorts nothing
+	}
 	for _, id := range slices.SortedFunc(maps.Keys(gone), ulid.ULID.Compare) {
 		if _, ok := t.s.batches[id]; ok {
 			t.setBatch(id, nil)

@@ -26,11 +26,7 @@ func requireTool(t *testing.T, name, install string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {
-		msg := name + " is not installed (" + install + "): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		long.Unavailable(t, name+" is not installed ("+install+"): "+err.Error())
 	}
 	return path
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/freeport"
+	"github.com/tickwork/tickwork/internal/long"
 )
 
 // ServerConns is how many server connections the bouncer keeps per
@@ -37,11 +38,7 @@ func Start(t testing.TB, upstream string) string {
 	t.Helper()
 	bin, err := exec.LookPath("pgbouncer")
 	if err != nil {
-		msg := "pgbouncer is not installed (apt-get install -y pgbouncer): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		long.Unavailable(t, "pgbouncer is not installed (apt-get install -y pgbouncer): "+err.Error())
 	}
 	cfg, err := pgconn.ParseConfig(upstream)
 	if err != nil {
