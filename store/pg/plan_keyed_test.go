@@ -18,7 +18,8 @@ const coldKeys = 10
 // Reserving 100 must take the cold jobs behind the backlog while reading
 // about one index entry per key with available jobs, not the backlog: the
 // skip scan of jobs_key_available_idx (migration 0014). Generic and custom
-// plans, without statistics and with.
+// plans, without statistics and with. Without the per-key limit, the
+// plain reservation reads about limit entries of the keyed backlog.
 func TestKeyedReservationStaysBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
@@ -51,8 +52,20 @@ func TestKeyedReservationStaysBoundedWithAMillionRows(t *testing.T) {
 			}
 			// jobs_available_idx is the scan of the queues without a per-key
 			// limit, here none: it reads nothing (plain above).
-			if bad := countingRunning(boundedJobScans(plan, "jobs_key_available_idx", "jobs_available_idx", "jobs_pkey", "jobs_running_idx")); len(bad) > 0 {
+			if bad := countingRunning(boundedJobScans(plan, "jobs_key_available_idx", "jobs_available_idx", "jobs_keyed_available_idx", "jobs_pkey", "jobs_running_idx")); len(bad) > 0 {
 				t.Errorf("keyed reservation, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
+			}
+			// Without a per-key limit the keyed rows are reserved in
+			// reservation order through jobs_keyed_available_idx: about
+			// limit entries of the million.
+			plan = explainPlan(t, s, planOptions{mode: mode, guarded: true, analyze: true}, pg.PlainReserveSQL(s), reserveArgs)
+			if read := entriesRead(plan, "jobs_keyed_available_idx"); read > 200 || plan.ActualRows != 100 {
+				t.Errorf("reserving 100 of a keyed backlog without a per-key limit, %s, %s: read %.0f entries, reserved %.0f\n%s",
+					stats, mode, read, plan.ActualRows, plan)
+			}
+			bad := boundedJobScans(plan, "jobs_keyed_available_idx", "jobs_available_idx", "jobs_pkey")
+			if bad = append(bad, notSortedBeforeLimit(plan, "jobs_keyed_available_idx")...); len(bad) > 0 {
+				t.Errorf("plain reservation of keyed rows, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
 			}
 		}
 	}

@@ -155,7 +155,7 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 					t.Errorf("reserving 100 of a limited queue (room %s), %s, %s: read %.0f available and %.0f running entries\n%s",
 						room, stats, mode, read, running, plan)
 				}
-				if bad := countingRunning(boundedJobScans(plan, "jobs_available_idx", "jobs_pkey", "jobs_running_idx")); len(bad) > 0 {
+				if bad := countingRunning(boundedJobScans(plan, "jobs_available_idx", "jobs_keyed_available_idx", "jobs_pkey", "jobs_running_idx")); len(bad) > 0 {
 					t.Errorf("reserving from a limited queue, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
 				}
 			}
@@ -186,18 +186,18 @@ func entriesRead(plan planNode, index string) float64 {
 	return read
 }
 
-// notSortedBeforeLimit complains when a scan of index reaches the Limit
-// above it through a Sort: the scan then reads every row its condition
-// matches to return the first few.
-func notSortedBeforeLimit(plan planNode, index string) []string {
+// notSortedBeforeLimit complains when a scan of one of indexes reaches
+// the Limit above it through a Sort: the scan then reads every row its
+// condition matches to return the first few.
+func notSortedBeforeLimit(plan planNode, indexes ...string) []string {
 	var bad []string
 	plan.walk(nil, func(n planNode, above []planNode) {
-		if n.Index != index {
+		if !slices.Contains(indexes, n.Index) {
 			return
 		}
 		for i := len(above) - 1; i >= 0 && above[i].NodeType != "Limit"; i-- {
 			if above[i].NodeType == "Sort" { // an Incremental Sort reads only ties
-				bad = append(bad, fmt.Sprintf("%s sorted before its limit", index))
+				bad = append(bad, fmt.Sprintf("%s sorted before its limit", n.Index))
 			}
 		}
 	})
@@ -209,15 +209,16 @@ var planCases = []planCase{
 		name: "reserve", sql: pg.ReserveSQL, guarded: true,
 		args: reserveArgs,
 		check: func(p planNode) []string {
-			bad := countingRunning(boundedJobScans(p, "jobs_available_idx", "jobs_pkey", "jobs_running_idx"))
-			return append(bad, notSortedBeforeLimit(p, "jobs_available_idx")...)
+			bad := countingRunning(boundedJobScans(p, "jobs_available_idx", "jobs_keyed_available_idx", "jobs_pkey", "jobs_running_idx"))
+			return append(bad, notSortedBeforeLimit(p, "jobs_available_idx", "jobs_keyed_available_idx")...)
 		},
 	},
 	{
 		name: "reserve without slots", sql: pg.PlainReserveSQL, guarded: true,
 		args: reserveArgs,
 		check: func(p planNode) []string {
-			return append(boundedJobScans(p, "jobs_available_idx", "jobs_pkey"), notSortedBeforeLimit(p, "jobs_available_idx")...)
+			bad := boundedJobScans(p, "jobs_available_idx", "jobs_keyed_available_idx", "jobs_pkey")
+			return append(bad, notSortedBeforeLimit(p, "jobs_available_idx", "jobs_keyed_available_idx")...)
 		},
 	},
 	{

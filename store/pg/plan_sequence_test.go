@@ -55,7 +55,7 @@ func TestSequencedReservationStaysBoundedWithAMillionRows(t *testing.T) {
 				t.Errorf("reserved %.0f jobs past the halted sequence, %s, %s; want the %d cold heads\n%s", reserved, stats, mode, coldSequences, plan)
 			}
 			bad := boundedJobScans(plan, "jobs_sequence_available_idx", "jobs_sequence_open_idx", "jobs_sequence_running_idx",
-				"jobs_available_idx", "jobs_pkey")
+				"jobs_available_idx", "jobs_keyed_available_idx", "jobs_pkey")
 			if len(bad) > 0 {
 				t.Errorf("sequenced reservation, %s, %s: %s\n%s", stats, mode, strings.Join(bad, "; "), plan)
 			}

@@ -164,10 +164,11 @@ func (s *Store) readReserved(br pgx.BatchResults, limit int, full, restore bool,
 // now() is when the reserving transaction began, and a row inserted or
 // promoted by a transaction that began later may already be visible;
 // starting it would stamp started_at before its scheduled_at (found by the
-// live chaos run). The per-queue scans walk jobs_available_idx in its
-// order; rows a scan locked but the merge dropped stay locked until
-// commit, at most (queues − 1) × limit of them, which other workers skip
-// meanwhile.
+// live chaos run). The per-queue scans walk jobs_available_idx and
+// jobs_keyed_available_idx in their order (pickJobsScan); rows a scan
+// locked but the merge dropped stay locked until commit, at most
+// (2 × queues − 1) × limit of them, which other workers skip meanwhile
+// (the keyed scans lock none while no job has a partition key).
 //
 // With the planner limited to index scans, reading jobs_available_idx in
 // its order under the LIMIT costs no more than any other plan whatever the

@@ -107,7 +107,8 @@ var keyedReserveSQL = `
 ` + stampedCTE + markReserved
 
 // keylessCandidates are keyedReserveSQL's candidates without a partition
-// key (nor a sequence key: reserve_sequence.go).
+// key (nor a sequence key: reserve_sequence.go), read from
+// jobs_available_idx, which holds only those.
 const keylessCandidates = `
 		UNION ALL
 		SELECT rooms.queue, rooms.room, c.id, c.priority, c.scheduled_at, c.row_tid FROM rooms
@@ -116,6 +117,6 @@ const keylessCandidates = `
 			WHERE status = 'available' AND queue = rooms.queue AND partition_key IS NULL AND sequence_key IS NULL
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
 			  AND ` + workerLive + `
-			ORDER BY queue, partition_key, priority, scheduled_at, id LIMIT least($4, rooms.room)
+			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, rooms.room)
 			FOR UPDATE SKIP LOCKED) AS c
 		WHERE rooms.key_limit IS NOT NULL AND rooms.room > 0`

@@ -37,16 +37,36 @@ const plainReserveSQL = `
 const pickJobs = pickJobsScan + `
 		ORDER BY c.priority, c.scheduled_at, c.id LIMIT $4)`
 
-// pickJobsScan is pickJobs's scan of each queue's rows.
+// pickJobsScan is pickJobs's scan of each queue's rows: its first rows
+// without a partition key (jobs_available_idx) and its first with one
+// (jobs_keyed_available_idx), each in reservation order after the hint,
+// merged. Keeping the rows of each kind in an index of their own gives a
+// job without a key one index entry while it is available, not two
+// (migration 0019), at the price of a second, most often empty, range to
+// probe per queue. The hint serves both: the merge keeps the first of
+// the rows both scans read, so every row of either before the last one
+// kept was read.
 const pickJobsScan = `
 		CROSS JOIN LATERAL (
-			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
-			WHERE status = 'available' AND sequence_key IS NULL
-			  AND (queue, priority, scheduled_at, id) > (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
-			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND ` + workerLive + `
-			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
-			FOR UPDATE SKIP LOCKED) AS c`
+			SELECT * FROM (` + availableScan + `
+				WHERE status = 'available' AND partition_key IS NULL AND sequence_key IS NULL AND ` + fromHint + `
+				ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
+				FOR UPDATE SKIP LOCKED) AS c
+			UNION ALL
+			SELECT * FROM (` + availableScan + `
+				WHERE status = 'available' AND partition_key IS NOT NULL AND ` + fromHint + `
+				ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
+				FOR UPDATE SKIP LOCKED) AS k
+			ORDER BY priority, scheduled_at, id LIMIT least($4, r.room)) AS c`
+
+// availableScan begins a scan of pickJobsScan.
+const availableScan = `SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs`
+
+// fromHint is pickJobsScan's condition on queue q.queue's rows: after
+// its hint (hints.go), due, and for a live worker.
+const fromHint = `(queue, priority, scheduled_at, id) > (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
+				  AND scheduled_at <= coalesce($1::timestamptz, now())
+				  AND ` + workerLive
 
 // markReserved ends both reservations: the picked rows become running
 // under worker $2 and are returned. It finds them by the tuple ids
