@@ -121,3 +121,54 @@ func TestEnqueueFunctionFromNode(t *testing.T) {
 		t.Errorf("node's refused call: %+v; want SQLSTATE 22023 naming the priority", got.Refused)
 	}
 }
+
+// pythonWithPsycopg returns a Python 3 that imports psycopg 3: the one on
+// PATH, or Debian's, where python3-psycopg installs it.
+func pythonWithPsycopg(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(name)
+		if err == nil && exec.CommandContext(t.Context(), path, "-c", "import psycopg").Run() == nil {
+			return path
+		}
+	}
+	long.Unavailable(t, "no python3 imports psycopg 3 (apt-get install -y python3-psycopg)")
+	return ""
+}
+
+// README.md's Python snippet, run verbatim with psycopg 3, enqueues a
+// scheduled job inside its own transaction; a rolled back enqueue leaves
+// nothing, and a refused one carries SQLSTATE 22023 and the function's
+// message.
+func TestEnqueueFunctionFromPython(t *testing.T) {
+	python := pythonWithPsycopg(t)
+	s := pgtest.Open(t, nil)
+	cmd := exec.CommandContext(t.Context(), python, "testdata/python/enqueue.py", "../../README.md", s.Schema())
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.URL(t))
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("python3 enqueue.py: %v: %s", err, exit.Stderr)
+		}
+		t.Fatal(err)
+	}
+	var got struct {
+		ID      string
+		Refused struct{ Code, Message string }
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("python printed %q: %v", out, err)
+	}
+	j, ok := getJob(t, s, parseUUID(t, got.ID))
+	if !ok || j.Queue != "welcome" || j.Status != store.Scheduled || j.ScheduledAt.Before(j.CreatedAt.Add(23*time.Hour)) ||
+		string(canonicalJSON(t, j.Payload)) != `{"user":"ada"}` {
+		t.Errorf("the snippet's job: %+v (found %v); want it scheduled on welcome a day after its creation", j, ok)
+	}
+	if n := countJobs(t, s); n != 1 {
+		t.Errorf("%d rows; want the snippet's committed one only", n)
+	}
+	if got.Refused.Code != "22023" || !strings.Contains(got.Refused.Message, "priority 12 is outside 0 to 9") {
+		t.Errorf("python's refused call: %+v; want SQLSTATE 22023 naming the priority", got.Refused)
+	}
+}
