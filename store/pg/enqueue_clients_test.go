@@ -78,7 +78,9 @@ const nodeDir = "testdata/node"
 
 // Node.js with the npm pg package (installed from the lockfile when
 // missing) enqueues inside its own transaction, a rollback leaves nothing,
-// and a refused call carries SQLSTATE 22023 and the function's message.
+// a refused call carries SQLSTATE 22023 and the function's message, and
+// README.md's TypeScript snippet, run verbatim (it is plain JavaScript),
+// enqueues its job.
 func TestEnqueueFunctionFromNode(t *testing.T) {
 	long.Test(t, "installs npm packages when missing and starts Node.js")
 	node := requireTool(t, "node", "Node.js 20 or later")
@@ -91,7 +93,7 @@ func TestEnqueueFunctionFromNode(t *testing.T) {
 		}
 	}
 	s := pgtest.Open(t, nil)
-	cmd := exec.CommandContext(t.Context(), node, "enqueue.mjs", s.Schema())
+	cmd := exec.CommandContext(t.Context(), node, "enqueue.mjs", s.Schema(), "../../../../README.md")
 	cmd.Dir = nodeDir
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.URL(t))
 	out, err := cmd.Output()
@@ -103,8 +105,8 @@ func TestEnqueueFunctionFromNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		ID      string
-		Refused struct{ Code, Message string }
+		ID, Readme string
+		Refused    struct{ Code, Message string }
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node printed %q: %v", out, err)
@@ -114,8 +116,13 @@ func TestEnqueueFunctionFromNode(t *testing.T) {
 		string(canonicalJSON(t, j.Payload)) != `{"to":"node@example.com"}` {
 		t.Errorf("node's job: %+v (found %v); want it available on emails at priority 4 with key node-1", j, ok)
 	}
-	if n := countJobs(t, s); n != 1 {
-		t.Errorf("%d rows; want node's committed one only", n)
+	r, ok := getJob(t, s, parseUUID(t, got.Readme))
+	if !ok || r.Queue != "welcome" || r.Status != store.Available || string(canonicalJSON(t, r.Payload)) != `{"user":"ada"}` ||
+		string(canonicalJSON(t, r.Metadata)) != `{"tenant":"t1"}` {
+		t.Errorf("README's TypeScript snippet's job: %+v (found %v); want it available on welcome with tenant t1", r, ok)
+	}
+	if n := countJobs(t, s); n != 2 {
+		t.Errorf("%d rows; want node's and the snippet's committed ones only", n)
 	}
 	if got.Refused.Code != "22023" || !strings.Contains(got.Refused.Message, "priority 12 is outside 0 to 9") {
 		t.Errorf("node's refused call: %+v; want SQLSTATE 22023 naming the priority", got.Refused)
