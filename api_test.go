@@ -135,7 +135,7 @@ var publicAPI = map[string][]string{
 		"WorkerChange.ID", "Workers",
 	},
 	"worker": {
-		"After", "AfterInBatch", "CallbackOptions", "EnqueueBatch", "Client", "Client.Cancel", "Client.ListQueues", "Client.OnEnqueue",
+		"After", "AfterInBatch", "CallbackOptions", "EnqueueBatch", "Client", "Client.Cancel", "Client.DeleteJob", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
 		"Client.SetQueueRate", "Client.SkipJob", "SequenceContinuesOnFailure", "SequenceKey", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue", "PartitionKey", "PartitionKeyFrom",
 		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled", "ErrShutdownCancel",

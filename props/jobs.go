@@ -14,7 +14,7 @@ import (
 //	available -> running | cancelled
 //	running -> completed | failed | snoozed (by its own worker) | lost (rescue) | cancelled
 //	failed | lost | snoozed: only next_attempt_id may be set, once
-//	terminal -> deleted (retention, a leader duty)
+//	terminal -> deleted (retention, a leader duty; or an operator's DeleteJob)
 func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 	id := rowID(before, after, func(r *JobRow) ulid.ULID { return r.ID })
 	st := c.jobs[id]
@@ -50,7 +50,8 @@ func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
 	}
 }
 
-// jobDeleted checks a deleted row: only retention deletes, only terminal rows.
+// jobDeleted checks a deleted row: only terminal rows are deleted, by
+// retention (a leader duty) or by an operator (a commit of no worker).
 func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 	sc.leader("deleted job", r.ID, "")
 	if !r.Status.Terminal() {

@@ -37,13 +37,14 @@ const (
 	evLeaderStop                       // interleaving: the lease holder is asked to stop
 	evKeyLimit                         // fault timer: an operator sets or removes a queue's per-key limit
 	evSequenceRelease                  // fault timer: an operator releases a halted sequence
+	evDelete                           // fault timer: an operator deletes a job
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evDelete, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -83,6 +84,8 @@ func (s *sim) dispatch(e *event) {
 		s.burst()
 	case evCancel:
 		s.cancelOne()
+	case evDelete:
+		s.deleteOne()
 	case evQueueControl:
 		s.queueControl()
 	case evQueueRate:

@@ -109,6 +109,7 @@ func (s *sim) start() {
 	s.enqueueInitial()
 	s.armGlobalFault(Burst, evBurst)
 	s.armGlobalFault(Cancel, evCancel)
+	s.armGlobalFault(Deletes, evDelete)
 	s.armGlobalFault(QueueControl, evQueueControl)
 	s.armGlobalFault(QueueRate, evQueueRate)
 	s.armFirstKeyLimit()

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -96,6 +97,41 @@ func (s *sim) cancelOne() {
 	}
 	if cancelled {
 		s.count(Cancel)
+	}
+}
+
+// deleteOne has an operator delete a job: half the time one whose
+// handler runs, which the store must refuse, else any job, which goes
+// only if it ended and nothing keeps it (store.Tx.DeleteJob).
+func (s *sim) deleteOne() {
+	defer s.armGlobalFault(Deletes, evDelete)
+	if s.phase != chaos || len(s.inserted) == 0 {
+		return
+	}
+	r := s.clientRand(Deletes)
+	id := s.inserted[r.IntN(len(s.inserted))]
+	running := s.executing()
+	if len(running) > 0 && r.Chance(0.5) {
+		id = running[r.IntN(len(running))]
+	}
+	var deleted bool
+	err := s.storeTx(func(tx store.Tx) error {
+		_, err := tx.DeleteJob(s.ctx, id)
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			if slices.Contains(running, id) {
+				s.res.Marks.set(MarkDeleteRefusedRunning)
+			}
+			return nil // kept, or gone already
+		}
+		deleted = err == nil
+		return err
+	})
+	if err != nil {
+		s.stop(nil, err)
+		return
+	}
+	if deleted {
+		s.count(Deletes)
 	}
 }
 

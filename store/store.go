@@ -186,6 +186,13 @@ type Jobs interface {
 	// whose rows are cancelled: a worker asks about the jobs it executes.
 	// Unknown ids are not an error.
 	CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, error)
+	// DeleteJob deletes job id, an operator's action, and returns its
+	// row. Only a job retention could delete is deleted, at any age: one
+	// that ended, halts no sequence, that no waiting job waits for and
+	// that its batch counted; a callback takes its batch along. Links to
+	// it (next_attempt_id, schedules) become NULL. ErrConflict, saying
+	// what to do first, for any other; ErrNotFound for an unknown one.
+	DeleteJob(ctx context.Context, id ulid.ULID) (Job, error)
 	// DeleteOldJobs deletes up to limit terminal jobs that ended
 	// (completed, failed or cancelled) before now − age, those that ended
 	// first (then by id), and returns how many; limit < 1 deletes none.

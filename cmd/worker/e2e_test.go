@@ -307,6 +307,11 @@ func testJobsListRetryCancel(t *testing.T, bin string) {
 		t.Errorf("second cancel: exit %d, stderr %q; want 1 and 'already cancelled'", code, stderr)
 	}
 
+	code, _, stderr = runProc(t, bin, cmdArgs([]string{"jobs", "delete"}, db, toFail.String()+"x")...)
+	if code != exitUsage {
+		t.Errorf("delete of a malformed id: exit %d, stderr %q; want %d", code, stderr, exitUsage)
+	}
+
 	out = mustRun(t, bin, cmdArgs([]string{"jobs", "retry"}, db, toFail.String())...)
 	next := ulid.MustParseStrict(strings.TrimSpace(out))
 	if old := getJob(t, st, toFail); old.NextAttemptID != next {
@@ -327,6 +332,22 @@ func testJobsListRetryCancel(t *testing.T, bin string) {
 	code, _, stderr = runProc(t, bin, cmdArgs([]string{"jobs", "cancel"}, db, unknown.String())...)
 	if code != exitFailure || !strings.Contains(stderr, "not found") {
 		t.Errorf("cancel of an unknown job: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runProc(t, bin, cmdArgs([]string{"jobs", "delete"}, db, unknown.String())...)
+	if code != exitFailure || !strings.Contains(stderr, "not found") {
+		t.Errorf("delete of an unknown job: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runProc(t, bin, cmdArgs([]string{"jobs", "delete"}, db, next.String())...)
+	if code != exitFailure || !strings.Contains(stderr, "it is available; cancel it first") || getJob(t, st, next).Status != store.Available {
+		t.Errorf("delete of an available job: exit %d, stderr %q; want it refused and the job kept", code, stderr)
+	}
+	out = mustRun(t, bin, cmdArgs([]string{"jobs", "delete"}, db, toCancel.String())...)
+	if want := fmt.Sprintf("job %s deleted (was cancelled)", toCancel); !strings.Contains(out, want) {
+		t.Errorf("jobs delete printed %q, want %q", out, want)
+	}
+	err = st.InTx(context.Background(), func(tx store.Tx) error { _, err := tx.GetJob(context.Background(), toCancel); return err })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("reading the deleted job: %v; want not found", err)
 	}
 
 	at := time.Date(2100, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -19,6 +19,7 @@ const jobsUsage = `Usage:
   worker jobs show [-format text|json] [flags] ID
   worker jobs retry [flags] ID
   worker jobs cancel [flags] ID
+  worker jobs delete [flags] ID
   worker jobs skip [flags] ID
 
 A job ID is the 26-character ULID the commands print, or the same id in the
@@ -26,7 +27,7 @@ UUID form the database shows. Run 'worker jobs <command> -help' for the
 flags.
 `
 
-const jobsCommands = "jobs list, jobs show, jobs retry, jobs cancel or jobs skip"
+const jobsCommands = "jobs list, jobs show, jobs retry, jobs cancel, jobs delete or jobs skip"
 
 // jobsCmd dispatches the jobs subcommands and returns the full command name
 // for messages.
@@ -44,6 +45,8 @@ func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 		return "jobs retry", c.jobsRetryCmd(ctx, args[1:])
 	case "cancel":
 		return "jobs cancel", c.jobsCancelCmd(ctx, args[1:])
+	case "delete":
+		return "jobs delete", c.jobsDeleteCmd(ctx, args[1:])
 	case "skip":
 		return "jobs skip", c.jobsSkipCmd(ctx, args[1:])
 	case "help", "-h", "-help", "--help":
@@ -121,6 +124,30 @@ func (c *cli) jobsCancelCmd(ctx context.Context, args []string) error {
 		return explainStoreError(fmt.Errorf("cancel job %s: %w", id, err), schema)
 	}
 	fmt.Fprintf(c.stdout, "job %s cancelled (was %s)\n", id, before.Status)
+	return nil
+}
+
+const jobsDeleteSynopsis = `worker jobs delete [flags] ID
+
+Deletes a job that ended (completed, failed, lost, cancelled or snoozed)
+for good, as retention would, at any age. A running or waiting job is
+refused (cancel it first), and so is a job retention keeps: one that
+halts its sequence (skip or retry it first), that a waiting job waits
+for, or that its batch has not counted yet; an attempt that an earlier
+attempt of its chain links to goes after that one.`
+
+func (c *cli) jobsDeleteCmd(ctx context.Context, args []string) error {
+	st, id, schema, err := c.jobCommand(ctx, "worker jobs delete", jobsDeleteSynopsis, args, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var gone store.Job
+	err = st.InTx(ctx, func(tx store.Tx) (err error) { gone, err = tx.DeleteJob(ctx, id); return err })
+	if err != nil {
+		return explainStoreError(err, schema)
+	}
+	fmt.Fprintf(c.stdout, "job %s deleted (was %s)\n", id, gone.Status)
 	return nil
 }
 

@@ -54,6 +54,7 @@ Usage:
   worker jobs show [flags] ID              one job in full, with all its attempts
   worker jobs retry [flags] ID             start a new attempt of a failed or lost job
   worker jobs cancel [flags] ID            cancel a scheduled, available or running job
+  worker jobs delete [flags] ID            delete a job that ended, for good
   worker jobs skip [flags] ID              release the sequence a job that failed for good halts
   worker queues list [-format table|json] [flags]
                                            each queue's state, limit and jobs by status

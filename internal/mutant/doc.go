@@ -44,6 +44,7 @@ var Names = []string{
 	BatchOneShort,
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
+	DeleteUnended,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -159,6 +160,9 @@ const (
 	// only once every member completed, so a batch with a member that
 	// failed for good or was cancelled keeps its callback waiting for ever.
 	BatchWaitsForCompletion = "batch-waits-for-completion"
+	// DeleteUnended: both stores let an operator delete a job that has
+	// not ended, so a running job's row vanishes under its worker.
+	DeleteUnended = "delete-unended"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

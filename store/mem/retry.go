@@ -155,7 +155,7 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	}
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
 	gone := map[ulid.ULID]bool{}
-	var prev []ulid.ULID
+	var order []ulid.ULID
 	// kept: rows that halt their sequence (store.Sequence), that a
 	// waiting row waits for, or whose batch has not counted them, kept
 	// until released, settled or counted.
@@ -171,18 +171,40 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 			break
 		}
 		t.s.ended.pop()
-		if t.s.jobs[e.id].Halts() || len(t.s.childrenOf[e.id]) > 0 || t.s.uncounted[e.id] {
+		if gone[e.id] {
+			continue
+		}
+		if rules.CheckDelete(*t.s.jobs[e.id], t.kept(e.id)) != nil {
 			kept = append(kept, e)
 			continue
 		}
 		gone[e.id] = true
-		if p, ok := t.s.prevOf[e.id]; ok {
+		order = append(order, e.id)
+	}
+	t.deleteJobs(order)
+	return len(gone), nil
+}
+
+// kept is what keeps row id from deletion besides its status.
+func (t *tx) kept(id ulid.ULID) rules.Kept {
+	return rules.Kept{Awaited: len(t.s.childrenOf[id]) > 0, Uncounted: t.s.uncounted[id]}
+}
+
+// deleteJobs deletes the rows of ids in their order, then applies ON
+// DELETE SET NULL: next_attempt_id of surviving rows in id order, then
+// schedules in name order; a callback takes its batch along.
+func (t *tx) deleteJobs(ids []ulid.ULID) {
+	if len(ids) == 0 {
+		return
+	}
+	var prev []ulid.ULID
+	gone := make(map[ulid.ULID]bool, len(ids))
+	for _, id := range ids {
+		gone[id] = true
+		if p, ok := t.s.prevOf[id]; ok {
 			prev = append(prev, p)
 		}
-		t.setJob(t.s.jobs[e.id], nil)
-	}
-	if len(gone) == 0 {
-		return 0, nil
+		t.setJob(t.s.jobs[id], nil)
 	}
 	slices.SortFunc(prev, ulid.ULID.Compare)
 	for _, p := range prev {
@@ -194,5 +216,23 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	}
 	t.repointSchedules(gone, ulid.ULID{})
 	t.deleteBatches(gone)
-	return len(gone), nil
+}
+
+// DeleteJob deletes one row that rules.CheckDelete allows.
+func (t *tx) DeleteJob(_ context.Context, id ulid.ULID) (store.Job, error) {
+	if err := t.check(); err != nil {
+		return store.Job{}, err
+	}
+	j, ok := t.s.jobs[id]
+	if !ok {
+		return store.Job{}, fmt.Errorf("delete job %s: %w", id, store.ErrNotFound)
+	}
+	kept := t.kept(id)
+	_, kept.Chained = t.s.prevOf[id]
+	if err := rules.CheckDelete(*j, kept); err != nil {
+		return store.Job{}, err
+	}
+	row := *j
+	t.deleteJobs([]ulid.ULID{id})
+	return row, nil
 }

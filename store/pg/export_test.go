@@ -115,6 +115,11 @@ func DeleteOldWorkersSQL(s *Store) string { return s.sql(deleteOldWorkersSQL) }
 // PromoteSQL is PromoteScheduledJobs's statement with the store's schema.
 func PromoteSQL(s *Store) string { return s.sql(promoteSQL) }
 
+// DeleteFactsSQL and DeleteJobSQL are DeleteJob's statements with the
+// store's schema.
+func DeleteFactsSQL(s *Store) string { return s.sql(deleteFactsSQL) }
+func DeleteJobSQL(s *Store) string   { return s.sql(deleteJobSQL) }
+
 // DeleteOldJobsSQL is DeleteOldJobs's statement with the store's schema.
 func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
 

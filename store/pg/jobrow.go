@@ -43,7 +43,11 @@ type jobScan struct {
 }
 
 // scan reads the current row of r into a new job.
-func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
+func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) { return sc.scanWith(r) }
+
+// scanWith reads the current row of r into a new job, and the columns
+// that follow jobColumns into extra.
+func (sc *jobScan) scanWith(r pgx.CollectableRow, extra ...any) (store.Job, error) {
 	if sc.targets == nil {
 		sc.targets = []any{&sc.id, &sc.queue, &sc.payload, &sc.metadata, &sc.status, &sc.attempt, &sc.created, &sc.scheduled,
 			&sc.started, &sc.startedBy, &sc.completed, &sc.failed, &sc.reason, &sc.cancelled, &sc.next, &sc.schedule,
@@ -54,7 +58,7 @@ func (sc *jobScan) scan(r pgx.CollectableRow) (store.Job, error) {
 	// Each job keeps its own bytes: a target left holding the last row's
 	// could be filled in place.
 	sc.payload, sc.metadata, sc.output, sc.parents = nil, nil, nil, nil
-	if err := r.Scan(sc.targets...); err != nil {
+	if err := r.Scan(append(slices.Clip(sc.targets), extra...)...); err != nil {
 		return store.Job{}, err
 	}
 	j := store.Job{Queue: sc.queue}

@@ -278,6 +278,15 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
+		// The row by id, and what keeps it by their own indexes.
+		name: "lock a job to delete", sql: pg.DeleteFactsSQL, args: "'00000000-0000-0000-0000-000000000002'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_next_attempt_idx") },
+	},
+	{
+		name: "delete a job", sql: pg.DeleteJobSQL, args: "'00000000-0000-0000-0000-000000000002'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
 		name: "check a schedule's job", sql: pg.CheckAdvanceSQL,
 		args:  "'s', '00000000-0000-0000-0000-000000000002'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },

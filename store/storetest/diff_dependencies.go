@@ -64,3 +64,16 @@ func drawCancel(rt *rapid.T, d *diff) op {
 		return store.FormatJob(j), err
 	}}
 }
+
+// drawDelete deletes a job: half the time a parent a waiting row waits
+// for, which stays, else any job, which goes only if it ended.
+func drawDelete(rt *rapid.T, d *diff) op {
+	id, ok := d.waitingParent(rt)
+	if !ok || rapid.Bool().Draw(rt, "delete any job") {
+		id = d.pickJob(rt)
+	}
+	return op{"deleteJob " + id.String(), func(ctx context.Context, tx store.Tx) (string, error) {
+		j, err := tx.DeleteJob(ctx, id)
+		return store.FormatJob(j), err
+	}}
+}

@@ -38,6 +38,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"getJob":              drawJobOp("getJob", store.Tx.GetJob),
 	"cancelJob":           drawCancel,
 	"cancelledJobs":       drawCancelledJobs,
+	"deleteJob":           drawDelete,
 	"listJobs":            drawList,
 	"deleteOldJobs":       drawDeleteOldJobs,
 	"ensureSchedules":     drawEnsure,
@@ -69,7 +70,7 @@ var stepKinds = append([]string{
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
 	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
-	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs",
+	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "deleteJob",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

@@ -37,6 +37,7 @@ var suites = []struct {
 	{"Rescue", rescueCases},
 	{"Promote", promoteCases},
 	{"Cancel", cancelCases},
+	{"Delete", deleteCases},
 	{"List", listCases},
 	{"Retention", retentionCases},
 	{"Schedules", scheduleCases},

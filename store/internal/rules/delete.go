@@ -1,0 +1,43 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/store"
+)
+
+// Kept is what, besides its status, keeps an ended row from deletion.
+// Retention keeps a row for the first two, however old; it never meets
+// the third, since it deletes the earlier attempts of a chain first.
+type Kept struct {
+	Awaited   bool // a waiting job waits for it
+	Uncounted bool // its batch has not counted its end yet
+	// Chained: an earlier attempt names it as its next. Deleting it
+	// would leave that attempt looking failed for good (its
+	// next_attempt_id NULL): counted again by its batch, or halting its
+	// sequence.
+	Chained bool
+}
+
+// CheckDelete returns why DeleteJob refuses j (wrapping
+// store.ErrConflict), nil when j may go: it ended, halts no sequence,
+// and nothing in k keeps it. The same in every store.
+func CheckDelete(j store.Job, k Kept) error {
+	var why string
+	switch {
+	case !j.Status.Terminal() && !mutant.On(mutant.DeleteUnended):
+		why = fmt.Sprintf("it is %s; cancel it first", j.Status)
+	case j.Halts():
+		why = fmt.Sprintf("it halts sequence %q; skip or retry it first", j.Sequence.Key)
+	case k.Awaited:
+		why = "a waiting job waits for it; it goes once the leader settles that job"
+	case k.Uncounted:
+		why = "its batch has not counted it yet; it may go after the leader's next pass"
+	case k.Chained:
+		why = "it retries an earlier attempt; delete that one first"
+	default:
+		return nil
+	}
+	return fmt.Errorf("delete job %s: %s: %w", j.ID, why, store.ErrConflict)
+}
