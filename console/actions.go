@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/oklog/ulid/v2"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // act runs one action on job id and returns the job to show next: the new
-// attempt for a retry, the job itself for a cancel or a skip.
+// attempt for a retry, the job itself for a cancel or a skip, the deleted
+// row for a delete.
 func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Job, error) {
 	var job store.Job
 	var err error
@@ -43,8 +45,15 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 			job, err = tx.SkipJob(ctx, id)
 			return err
 		})
+	case "delete":
+		// Deletes an ended job for good; ErrConflict, saying what to do
+		// first, for one the store keeps (store.Tx.DeleteJob).
+		err = s.opts.Store.InTx(ctx, func(tx store.Tx) error {
+			job, err = tx.DeleteJob(ctx, id)
+			return err
+		})
 	default:
-		return job, &httpError{http.StatusNotFound, fmt.Errorf("unknown action %q: want retry, cancel or skip", action)}
+		return job, &httpError{http.StatusNotFound, fmt.Errorf("unknown action %q: want retry, cancel, skip or delete", action)}
 	}
 	if err != nil {
 		return job, fmt.Errorf("%s job %s: %w", action, id, err)
@@ -125,7 +134,8 @@ func (s *Server) checkBearer(r *http.Request) error {
 	return nil
 }
 
-// formAction serves the buttons of the job page.
+// formAction serves the buttons of the job page. A delete must carry the
+// form's confirmation (confirm=yes): the job goes for good.
 func (s *Server) formAction(w http.ResponseWriter, r *http.Request) {
 	if err := s.checkForm(r); err != nil {
 		s.fail(w, r, err)
@@ -136,16 +146,25 @@ func (s *Server) formAction(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	job, err := s.act(r.Context(), r.PathValue("action"), id)
+	action := r.PathValue("action")
+	if action == "delete" && r.PostFormValue("confirm") != "yes" {
+		s.fail(w, r, &httpError{http.StatusBadRequest, fmt.Errorf("delete job %s: tick the box to confirm that it goes for good", id)})
+		return
+	}
+	job, err := s.act(r.Context(), action, id)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if action == "delete" {
+		http.Redirect(w, r, "/jobs?queue="+url.QueryEscape(job.Queue), http.StatusSeeOther)
 		return
 	}
 	http.Redirect(w, r, "/jobs/"+job.ID.String(), http.StatusSeeOther)
 }
 
-// apiAction serves POST /api/jobs/{id}/{retry,cancel} for programs holding
-// the token.
+// apiAction serves POST /api/jobs/{id}/{retry,cancel,skip,delete} for
+// programs holding the token.
 func (s *Server) apiAction(w http.ResponseWriter, r *http.Request) {
 	if err := s.checkBearer(r); err != nil {
 		s.failJSON(w, r, err)

@@ -176,3 +176,29 @@ func login(t *testing.T, base string) *http.Cookie {
 	}
 	return session
 }
+
+// The API deletes an ended job and answers with its last row; a running
+// job is refused with 409 and stays.
+func TestAPIDelete(t *testing.T) {
+	f := newFixture(t)
+	srv := f.server(t, adminToken)
+	del := func(id string) (int, string) {
+		req := newRequest(t, "POST", srv.URL+"/api/jobs/"+id+"/delete", "")
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		return do(t, req)
+	}
+	if status, body := del(f.running.String()); status != http.StatusConflict || !strings.Contains(body, "cancel it first") {
+		t.Errorf("delete of a running job: %d %s, want 409 saying to cancel it first", status, body)
+	}
+	if !f.exists(t, f.running) {
+		t.Fatal("a refused delete deleted the running job")
+	}
+	status, body := del(f.retried.String())
+	var a Attempt
+	if err := json.Unmarshal([]byte(body), &a); status != http.StatusOK || err != nil || a.ID != f.retried {
+		t.Fatalf("delete of an ended job: %d %s", status, body)
+	}
+	if f.exists(t, f.retried) {
+		t.Error("the deleted job is still there")
+	}
+}

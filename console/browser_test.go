@@ -117,6 +117,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("after retry the browser shows %s, want the new attempt /jobs/%s", url, next)
 	}
 	browser.Screenshot(t, ctx, "console-job.png", "")
+	deleteInBrowser(t, ctx, f, open, jobPath)
 	pauseAndResumeInBrowser(t, ctx, f, open)
 
 	// A console without a token refuses even a logged-in looking request.

@@ -28,9 +28,11 @@ type JobDetail struct {
 	Metadata    string    `json:"metadata"`
 	MetadataCut bool      `json:"metadata_cut,omitempty"`
 	Attempts    []Attempt `json:"attempts"`
-	// CanRetry and CanCancel say which actions apply to the job's status.
+	// CanRetry, CanCancel and CanDelete say which actions apply to the
+	// job's status (a delete may still be refused: store.Tx.DeleteJob).
 	CanRetry  bool `json:"can_retry"`
 	CanCancel bool `json:"can_cancel"`
+	CanDelete bool `json:"can_delete"`
 	// Sequence is the job's sequence, nil for none; CanSkip says the job
 	// halts it and a skip would release it (sequence.go).
 	Sequence *SequenceView `json:"sequence,omitempty"`
@@ -121,6 +123,7 @@ func (s *Server) jobDetail(ctx context.Context, id ulid.ULID) (*JobDetail, error
 				d.Metadata, d.MetadataCut = redact.Pretty(j.Metadata, maxShownJSON)
 				d.CanRetry = (j.Status == store.Failed || j.Status == store.Lost) && j.NextAttemptID.IsZero()
 				d.CanCancel = !j.Status.Terminal()
+				d.CanDelete = j.Status.Terminal()
 				d.CanSkip = j.Halts()
 				if d.Sequence, err = sequenceView(ctx, st, j); err != nil {
 					return err
