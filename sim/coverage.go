@@ -41,6 +41,8 @@ const (
 	MarkBatchAfterRescue                 // a batch's callback was released after a member was rescued from a dead worker
 	MarkBatchCancelledMember             // a batch's callback was released after a member was cancelled
 	MarkBatchRetriedMember               // a batch's callback was released after a member was retried
+	MarkDeadLettered                     // a job that failed for good moved to its queue's dead-letter queue
+	MarkRedriven                         // a dead-lettered job was redriven back to its queue
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -96,6 +98,8 @@ var markNames = [numMarks]string{
 	MarkBatchAfterRescue:     "batch callback after a rescued member",
 	MarkBatchCancelledMember: "batch callback after a cancelled member",
 	MarkBatchRetriedMember:   "batch callback after a retried member",
+	MarkDeadLettered:         "job dead-lettered",
+	MarkRedriven:             "dead-lettered job redriven",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

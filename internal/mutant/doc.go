@@ -44,6 +44,7 @@ var Names = []string{
 	BatchOneShort,
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
+	DeadLetterRetried,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -159,6 +160,10 @@ const (
 	// only once every member completed, so a batch with a member that
 	// failed for good or was cancelled keeps its callback waiting for ever.
 	BatchWaitsForCompletion = "batch-waits-for-completion"
+	// DeadLetterRetried: a worker moves a failed job to its queue's
+	// dead-letter queue before deciding its retry, so a job with attempts
+	// left is both dead-lettered and retried.
+	DeadLetterRetried = "dead-letter-retried"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.
