@@ -79,6 +79,9 @@ func TestDeadLetterCommands(t *testing.T) {
 	if out, _ := run(exitOK, cmdArgs([]string{"jobs", "redrive"}, db, "-queue", "mail.dead")...); out != "" {
 		t.Errorf("a second redrive sent back %q", out)
 	}
+	if _, stderr := run(exitOK, cmdArgs([]string{"jobs", "redrive"}, db, "-queue", "mail.deadd")...); !strings.Contains(stderr, `no job is on queue "mail.deadd" (a mistyped name?)`) {
+		t.Errorf("a redrive of a queue without jobs does not say so:\n%s", stderr)
+	}
 	out, _ = run(exitOK, cmdArgs([]string{"queues", "set-dead-letter"}, db, "mail", "none")...)
 	if !strings.Contains(out, "no dead-letter queue") {
 		t.Errorf("set-dead-letter none printed %q", out)

@@ -43,5 +43,8 @@ func (c *cli) jobsRedriveCmd(ctx context.Context, args []string) error {
 		return explainStoreError(fmt.Errorf("%w (%d jobs were redriven before)", err, len(ids)), db.schema)
 	}
 	fmt.Fprintf(c.stderr, "worker jobs redrive: %d jobs sent back from queue %s\n", len(ids), shown(queue))
+	if len(ids) == 0 {
+		c.noteNoJobOn(ctx, st, "jobs redrive", queue, "")
+	}
 	return nil
 }

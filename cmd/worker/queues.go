@@ -147,22 +147,24 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	}
 	fmt.Fprintln(c.stdout, msg)
 	if verb != "resume" {
-		c.noteUnusedQueue(ctx, st, verb, queue)
+		c.noteNoJobOn(ctx, st, "queues "+verb, queue, "; the setting holds for the jobs it gets")
 	}
 	return nil
 }
 
-// noteUnusedQueue says on standard error when no job is on queue: the
-// setting holds for the jobs it will get (setting it ahead is
-// legitimate), but a mistyped name would otherwise go unnoticed.
-func (c *cli) noteUnusedQueue(ctx context.Context, st openedStore, verb, queue string) {
+// noteNoJobOn says on standard error, after what command printed, when
+// no job is on queue: a queue setting holds for the jobs it will get
+// (setting it ahead is legitimate, as more says), and a redrive of an
+// empty queue does nothing, but a mistyped name would otherwise go
+// unnoticed.
+func (c *cli) noteNoJobOn(ctx context.Context, st openedStore, command, queue, more string) {
 	var jobs []store.Job
 	err := st.InTx(ctx, func(tx store.Tx) (err error) {
 		jobs, err = tx.ListJobs(ctx, store.JobFilter{Queue: queue, Limit: 1})
 		return err
 	})
 	if err == nil && len(jobs) == 0 {
-		fmt.Fprintf(c.stderr, "worker queues %s: no job is on queue %s (a mistyped name?); the setting holds for the jobs it gets\n", verb, shown(queue))
+		fmt.Fprintf(c.stderr, "worker %s: no job is on queue %s (a mistyped name?)%s\n", command, shown(queue), more)
 	}
 }
 
