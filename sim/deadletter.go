@@ -36,7 +36,7 @@ func (s *sim) armFirstDeadLetter() {
 
 // deadLetter has the operator set a random queue's dead-letter queue
 // (when first, or one time in two), clear it (one in six) or redrive its
-// dead-letter queue (one in three).
+// dead-letter queue's failed rows (one in six) or lost ones (one in six).
 func (s *sim) deadLetter(first bool) {
 	defer s.armGlobalFault(DeadLetters, evDeadLetter)
 	if s.phase != chaos {
@@ -51,16 +51,19 @@ func (s *sim) deadLetter(first bool) {
 		s.operator(func(tx store.Tx) error { return tx.SetQueueDeadLetter(s.ctx, q, dead) })
 	case n == 3:
 		s.operator(func(tx store.Tx) error { return tx.SetQueueDeadLetter(s.ctx, q, "") })
+	case n == 4:
+		s.redrive(r, dead, store.Failed)
 	default:
-		s.redrive(r, dead)
+		s.redrive(r, dead, store.Lost)
 	}
 }
 
-// redrive sends back up to a page of dead's failed rows. A row whose
+// redrive sends back up to a page of dead's rows in status (failed or
+// lost). A row whose
 // unique key another row took meanwhile is left, with the rest of its page:
 // the store refuses its retry, as it does an operator's.
-func (s *sim) redrive(r *clockrng.Rand, dead string) {
-	f := store.JobFilter{Status: store.Failed, Queue: dead, LastAttempt: true, Limit: deadLetterPage}
+func (s *sim) redrive(r *clockrng.Rand, dead string, status store.Status) {
+	f := store.JobFilter{Status: status, Queue: dead, LastAttempt: true, Limit: deadLetterPage}
 	newID := func(now time.Time) ulid.ULID { return clockrng.NewULID(now, r) }
 	s.operator(func(tx store.Tx) error {
 		_, _, _, err := store.RedrivePage(s.ctx, tx, f, newID)

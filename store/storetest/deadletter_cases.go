@@ -73,6 +73,21 @@ var deadLetterCases = []testCase{
 		_, err = h.deadLetter(h.newID())
 		h.wantErr(err, store.ErrNotFound, "dead letter of an unknown job")
 	}},
+	{"EachEndMovesOnlyIfFailedForGood", func(h *harness) {
+		h.setDeadLetter("q", "q.dead")
+		completed, failed, cancelled, lost := h.terminalJobs()
+		h.do(func(tx store.Tx) error { _, err := tx.RescueLostJobs(h.ctx); return err })
+		for _, id := range []ulid.ULID{completed, cancelled} {
+			_, err := h.deadLetter(id)
+			h.wantErr(err, store.ErrConflict, "dead letter of a "+string(h.job(id).Status)+" job")
+		}
+		for _, id := range []ulid.ULID{failed, lost} {
+			got, err := h.deadLetter(id)
+			if err != nil || got.Queue != "q.dead" || got.DeadFrom != "q" || got.Status != h.job(id).Status {
+				h.t.Fatalf("dead letter of a %s job: %v %s", h.job(id).Status, err, store.FormatJob(got))
+			}
+		}
+	}},
 	{"RedriveSendsTheNextAttemptBack", func(h *harness) {
 		h.setDeadLetter("q", "q.dead")
 		w := h.worker()
