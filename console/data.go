@@ -42,6 +42,7 @@ type QueueStats struct {
 	Rate              int                  `json:"rate"`                // most starts per rate period across workers; 0: none
 	RatePeriodSec     float64              `json:"rate_period_seconds"` // 0: no rate
 	RateShown         string               `json:"-"`                   // the rate as the CLI writes it: 100/1m
+	DeadLetter        string               `json:"dead_letter"`         // where its jobs that fail for good go; "": none
 	Counts            map[store.Status]int `json:"counts"`
 	OldestReadyAgeSec *float64             `json:"oldest_ready_age_seconds"` // null: nothing ready
 	Completed         int                  `json:"completed"`
@@ -118,7 +119,7 @@ func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(s
 	}
 	for _, l := range list {
 		q := queue(l.Name)
-		q.Counts, q.Limit, q.KeyLimit = l.Counts, l.Limit, l.KeyLimit
+		q.Counts, q.Limit, q.KeyLimit, q.DeadLetter = l.Counts, l.Limit, l.KeyLimit, l.DeadLetter
 		if l.Rate > 0 {
 			q.Rate, q.RatePeriodSec, q.RateShown = l.Rate, l.RatePeriod.Seconds(), format.Rate(l.Rate, l.RatePeriod)
 		}

@@ -65,6 +65,9 @@ type Attempt struct {
 	OutputCut    bool         `json:"output_cut,omitempty"`
 	Snoozes      int          `json:"snoozes,omitempty"`      // the job's snoozes before this row
 	MaxAttempts  int          `json:"max_attempts,omitempty"` // the job's own bound, 0 for none
+	// DeadFrom is the queue the row failed in when it was dead-lettered
+	// into Queue; "" for none.
+	DeadFrom string `json:"dead_from,omitempty"`
 }
 
 // attemptOf is row j with its output shown up to limit bytes.
@@ -72,7 +75,7 @@ func attemptOf(j store.Job, limit int) Attempt {
 	a := Attempt{ID: j.ID, Queue: j.Queue, Attempt: j.Attempt, Status: j.Status, CreatedAt: j.CreatedAt,
 		ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, StartedBy: j.StartedBy,
 		Reason: redact.Text(j.FailedReason), NextAttempt: j.NextAttemptID, ScheduleName: j.ScheduleName,
-		Snoozes: j.Snoozes, MaxAttempts: j.MaxAttempts}
+		Snoozes: j.Snoozes, MaxAttempts: j.MaxAttempts, DeadFrom: j.DeadFrom}
 	if j.Output != nil {
 		a.Output, a.OutputCut = redact.Pretty(j.Output, limit)
 	}

@@ -14,6 +14,7 @@ type commitScope struct {
 	leaderOf   string      // and to what
 	inserted   []ulid.ULID // job rows inserted, in the order given
 	links      []link      // next_attempt_id set on a row
+	redriven   []ulid.ULID // rows inserted as the next attempt of a dead-lettered row
 	failed     []ulid.ULID // running rows their worker failed
 	reserved   []ulid.ULID // rows that started running
 	settled    []ulid.ULID // rows that left Waiting
@@ -52,7 +53,8 @@ func (sc *commitScope) wasInserted(id ulid.ULID) bool {
 // runs, leader-only changes).
 func (c *Checker) commit(e *Event) {
 	sc := &c.scope
-	*sc = commitScope{inserted: sc.inserted[:0], links: sc.links[:0], failed: sc.failed[:0], reserved: sc.reserved[:0]}
+	*sc = commitScope{inserted: sc.inserted[:0], links: sc.links[:0], failed: sc.failed[:0], reserved: sc.reserved[:0],
+		redriven: c.redrivenIn(e, sc.redriven[:0])}
 	for _, ch := range e.Queues {
 		var b, a QueueRow
 		c.queueChange(norm(ch.Before, &b, normQueue), norm(ch.After, &a, normQueue))

@@ -137,11 +137,14 @@ func (c *Checker) checkSettled(ids []ulid.ULID) {
 }
 
 // checkReleased judges a row that left Waiting to run: every parent it
-// waited for completed, or ended otherwise if it runs anyway.
+// waited for completed, or ended otherwise if it runs anyway. A parent
+// redriven from a dead-letter queue may run again after a job that runs
+// anyway let it go: an operator's redrive, as a retry, revives the
+// parent, not its dependents' wait.
 func (c *Checker) checkReleased(r JobRow, parents []ulid.ULID) {
 	for _, p := range parents {
 		cur, known := c.current(p)
-		if !known || cur.Status == Completed || r.RunAnyway && endedBadly(cur) {
+		if !known || cur.Status == Completed || r.RunAnyway && (endedBadly(cur) || c.inRedrivenChain(p)) {
 			continue
 		}
 		c.report(DependencyOrder, fmt.Sprintf("job %s stopped waiting (now %s) while its parent %s is %s",

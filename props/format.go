@@ -48,6 +48,9 @@ func (r JobRow) String() string {
 	if !r.Batch.IsZero() || !r.CallbackOf.IsZero() {
 		fmt.Fprintf(&b, " batch=%s counted=%t callback-of=%s", r.Batch, r.BatchCounted, r.CallbackOf)
 	}
+	if r.DeadFrom != "" {
+		fmt.Fprintf(&b, " dead-from=%q", r.DeadFrom)
+	}
 	return b.String()
 }
 

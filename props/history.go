@@ -340,6 +340,9 @@ type JobRow struct {
 	Batch        ulid.ULID `json:",omitzero"`
 	BatchCounted bool      `json:",omitzero"`
 	CallbackOf   ulid.ULID `json:",omitzero"`
+	// DeadFrom is, on a dead-lettered row, the queue it failed in; its
+	// Queue is then that queue's dead-letter queue (props/deadletter.go).
+	DeadFrom string `json:",omitzero"`
 }
 
 // root reports whether the row is the first of its job's chain: attempt 0,
@@ -356,6 +359,7 @@ type QueueRow struct {
 	Rate       int           `json:",omitzero"`
 	RatePeriod time.Duration `json:",omitzero"`
 	KeyLimit   int           `json:",omitzero"` // most running at once per partition key; 0: none
+	DeadLetter string        `json:",omitzero"` // where its jobs that fail for good go; "": none
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -45,7 +46,7 @@ func (c *Checker) jobInserted(r *JobRow, sc *commitScope) {
 	if r.Output != "" {
 		c.report(RecordedOutput, fmt.Sprintf("job %s inserted with output %q", r.ID, r.Output), withJobs(*r))
 	}
-	if r.Attempt >= c.bound(*r) {
+	if r.Attempt >= c.bound(*r) && !slices.Contains(sc.redriven, r.ID) {
 		c.report(RetryBounds, fmt.Sprintf("job %s is attempt %d, beyond %s", r.ID, r.Attempt, c.boundName(*r)), withJobs(*r))
 	}
 }
@@ -65,6 +66,7 @@ func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 // jobUpdated checks a row that changed in place.
 func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 	c.checkOutput(b, a)
+	c.checkDeadLettered(b, a)
 	if b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() {
 		sc.links = append(sc.links, link{prev: a.ID, next: a.NextAttemptID})
 	} else if !b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() && a.NextAttemptID != b.NextAttemptID {

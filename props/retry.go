@@ -40,6 +40,14 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	prev.linked = true
 	bound := c.bound(p)
 	newRow := sc.wasInserted(n.ID) && next.chain.IsZero()
+	if p.DeadFrom != "" {
+		c.redriveLink(p, n, newRow)
+		c.extendChain(l, prev, next)
+		if ch := c.chains[next.chain]; ch != nil {
+			ch.redriven = true
+		}
+		return
+	}
 	switch {
 	case p.Status == Snoozed && !newRow:
 		c.report(Snoozes, fmt.Sprintf("snoozed job %s links to %s, which is not a new row", p.ID, n.ID), withJobs(p, n))
@@ -72,7 +80,7 @@ func (c *Checker) bound(r JobRow) int {
 	if r.MaxAttempts > 0 {
 		return r.MaxAttempts
 	}
-	if p := c.policy(r.Queue); p != nil && p.MaxAttempts > 0 {
+	if p := c.policy(r.home()); p != nil && p.MaxAttempts > 0 {
 		return p.MaxAttempts
 	}
 	return c.params.MaxRetries + 1
@@ -84,8 +92,8 @@ func (c *Checker) boundName(r JobRow) string {
 	if r.MaxAttempts > 0 {
 		return fmt.Sprintf("the job's own bound of %d attempts", r.MaxAttempts)
 	}
-	if p := c.policy(r.Queue); p != nil && p.MaxAttempts > 0 {
-		return fmt.Sprintf("queue %s's bound of %d attempts", r.Queue, p.MaxAttempts)
+	if p := c.policy(r.home()); p != nil && p.MaxAttempts > 0 {
+		return fmt.Sprintf("queue %s's bound of %d attempts", r.home(), p.MaxAttempts)
 	}
 	return fmt.Sprintf("MaxRetries %d", c.params.MaxRetries)
 }
@@ -164,7 +172,7 @@ func (c *Checker) extendChain(l link, prev, next *jobState) {
 		return // the chain's tail was deleted: nothing can depend on it
 	}
 	next.chain, ch.tail = prev.chain, l.next
-	if ch.schedule == "" {
+	if ch.schedule == "" || ch.redriven || prev.row.DeadFrom != "" { // redriven: an operator retried a run, any run
 		return
 	}
 	if s := c.scheds[ch.schedule]; s != nil && s.lastRun != prev.chain {

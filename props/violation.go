@@ -89,6 +89,11 @@ const (
 	// BatchesSettled: no callback still waits, at the end of a leader
 	// pass, for a batch whose members all ended (props/batch.go).
 	BatchesSettled
+	// DeadLetters: a job is in one place: a row moves to its queue's
+	// dead-letter queue only once it failed for good, keeping the queue it
+	// came from, and a redrive's next attempt goes back there, chained
+	// (props/deadletter.go).
+	DeadLetters
 	numProperties // not a property: how many there are
 )
 
@@ -125,6 +130,7 @@ var propertyNames = [numProperties]string{
 	DependenciesSettled: "dependencies settled",
 	BatchOrder:          "batch callback order",
 	BatchesSettled:      "batches settled",
+	DeadLetters:         "dead letters",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

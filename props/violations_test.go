@@ -51,6 +51,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, sequenceViolationCases...)
 	cases = append(cases, dependencyCases...)
 	cases = append(cases, batchCases...)
+	cases = append(cases, deadLetterCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -80,7 +80,7 @@ func sameJob(a, b *store.Job) bool {
 		a.NextAttemptID == b.NextAttemptID && a.ScheduleName == b.ScheduleName && a.Priority == b.Priority &&
 		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.Sequence == b.Sequence &&
 		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway &&
-		a.Batch == b.Batch && a.BatchCounted == b.BatchCounted && a.CallbackOf == b.CallbackOf
+		a.Batch == b.Batch && a.BatchCounted == b.BatchCounted && a.CallbackOf == b.CallbackOf && a.DeadFrom == b.DeadFrom
 }
 
 func sameWorker(a, b *store.Worker) bool {

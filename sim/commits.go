@@ -106,7 +106,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey,
 		Sequence: props.JobSequence{Key: j.Sequence.Key, Pos: j.Sequence.Pos, Continues: j.Sequence.Continues, Skipped: j.Sequence.Skipped},
 		Parents:  joinIDs(j.Parents), RunAnyway: j.RunAnyway,
-		Batch: j.Batch, BatchCounted: j.BatchCounted, CallbackOf: j.CallbackOf,
+		Batch: j.Batch, BatchCounted: j.BatchCounted, CallbackOf: j.CallbackOf, DeadFrom: j.DeadFrom,
 	}
 	return dst
 }
@@ -117,6 +117,7 @@ func (s *sim) jobMarks(ch props.JobChange) {
 	s.rateMark(b, a)
 	s.dependencyMarks(ch)
 	s.batchMarks(ch)
+	s.deadLetterMarks(ch)
 	if b == nil || a == nil || b.Status != props.Running {
 		return
 	}

@@ -42,6 +42,8 @@ const (
 	MarkBatchCancelledMember             // a batch's callback was released after a member was cancelled
 	MarkBatchRetriedMember               // a batch's callback was released after a member was retried
 	MarkDeleteRefusedRunning             // an operator's delete of a job whose handler ran was refused
+	MarkDeadLettered                     // a job that failed for good moved to its queue's dead-letter queue
+	MarkRedriven                         // a dead-lettered job was redriven back to its queue
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -98,6 +100,8 @@ var markNames = [numMarks]string{
 	MarkBatchCancelledMember: "batch callback after a cancelled member",
 	MarkBatchRetriedMember:   "batch callback after a retried member",
 	MarkDeleteRefusedRunning: "delete of a running job refused",
+	MarkDeadLettered:         "job dead-lettered",
+	MarkRedriven:             "dead-lettered job redriven",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

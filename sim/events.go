@@ -38,13 +38,14 @@ const (
 	evKeyLimit                         // fault timer: an operator sets or removes a queue's per-key limit
 	evSequenceRelease                  // fault timer: an operator releases a halted sequence
 	evDelete                           // fault timer: an operator deletes a job
+	evDeadLetter                       // fault timer: an operator sets or clears a dead-letter queue, or redrives one
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evDelete, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evDelete, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -94,6 +95,8 @@ func (s *sim) dispatch(e *event) {
 		s.releaseSequence()
 	case evKeyLimit:
 		s.keyLimit(e.gen == firstKeyLimit)
+	case evDeadLetter:
+		s.deadLetter(e.gen == firstDeadLetter)
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

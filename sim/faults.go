@@ -46,6 +46,7 @@ const (
 	Dependencies                    // enqueued jobs wait for parent jobs; rate: share of jobs given parents
 	Batches                         // enqueued jobs form batches with a callback; rate: share of enqueues made a batch
 	Deletes                         // an operator deletes a job; rate: per minute
+	DeadLetters                     // an operator sets or clears queues' dead-letter queues and redrives them; rate: per minute
 	numFaultKinds
 )
 
@@ -54,7 +55,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes",
+	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

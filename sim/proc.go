@@ -113,6 +113,7 @@ func (s *sim) start() {
 	s.armGlobalFault(QueueControl, evQueueControl)
 	s.armGlobalFault(QueueRate, evQueueRate)
 	s.armFirstKeyLimit()
+	s.armFirstDeadLetter()
 	s.armGlobalFault(Sequences, evSequenceRelease)
 	if s.interleaving() {
 		s.il.trips.drawLeaderStop(s)

@@ -26,7 +26,7 @@ func queueRow(q *store.Queue) *props.QueueRow {
 		return nil
 	}
 	return &props.QueueRow{Name: q.Name, PausedAt: q.PausedAt, Limit: q.Limit, Rate: q.Rate, RatePeriod: q.RatePeriod,
-		KeyLimit: q.KeyLimit}
+		KeyLimit: q.KeyLimit, DeadLetter: q.DeadLetter}
 }
 
 func sameQueue(a, b *store.Queue) bool {
@@ -34,7 +34,7 @@ func sameQueue(a, b *store.Queue) bool {
 		return n
 	}
 	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit && a.Rate == b.Rate && a.RatePeriod == b.RatePeriod &&
-		a.KeyLimit == b.KeyLimit
+		a.KeyLimit == b.KeyLimit && a.DeadLetter == b.DeadLetter
 }
 
 func rowName(before, after *store.Queue) string {

@@ -217,6 +217,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	Dependencies:   {0.4, 0.2, 0.6},
 	Batches:        {0.4, 0.3, 0.8},
 	Deletes:        {0.3, 1, 10},
+	DeadLetters:    {0.4, 3, 12},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

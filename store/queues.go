@@ -24,6 +24,9 @@ type Queue struct {
 	// zero RatePeriod).
 	Rate       int
 	RatePeriod time.Duration
+	// DeadLetter is the queue the queue's jobs move to when they fail for
+	// good (Jobs.DeadLetterJob); "": none, they stay failed in place.
+	DeadLetter string
 }
 
 // QueueStats is one line of ListQueues: a queue's controls and how many of
@@ -64,6 +67,11 @@ type Queues interface {
 	// holds more than n starts. A new rate keeps the n latest starts of
 	// the old one's slots: lowering it cannot admit a burst.
 	SetQueueRate(ctx context.Context, name string, n int, period time.Duration) error
+	// SetQueueDeadLetter makes dead the dead-letter queue of name: the
+	// jobs of name that fail for good from then on move there
+	// (Jobs.DeadLetterJob); "" clears it. ErrInvalid for an invalid name
+	// and for a queue dead-lettering to itself.
+	SetQueueDeadLetter(ctx context.Context, name, dead string) error
 	// ListQueues returns every queue that has a row or a job, in name
 	// order, with its row counts by status.
 	ListQueues(ctx context.Context) ([]QueueStats, error)
@@ -125,7 +133,12 @@ func room(q *Queue) int {
 	return math.MaxInt
 }
 
-// Controlled reports whether q needs a row: it is paused or limited.
+// Controlled reports whether q controls reservations: it is paused or
+// limited.
 func (q Queue) Controlled() bool {
 	return !q.PausedAt.IsZero() || q.Limit > 0 || q.Rate > 0 || q.KeyLimit > 0
 }
+
+// NeedsRow reports whether q needs a row: it is controlled or has a
+// dead-letter queue.
+func (q Queue) NeedsRow() bool { return q.Controlled() || q.DeadLetter != "" }

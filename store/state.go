@@ -62,7 +62,7 @@ func readState(ctx context.Context, tx Tx) (State, error) {
 		return s, err
 	}
 	for _, q := range stats {
-		if q.Controlled() {
+		if q.NeedsRow() {
 			s.Queues = append(s.Queues, q.Queue)
 		}
 	}
@@ -135,7 +135,7 @@ func sameJob(a, b Job) bool {
 		a.UniqueKey == b.UniqueKey && a.UniqueStates == b.UniqueStates && a.Priority == b.Priority &&
 		a.MaxAttempts == b.MaxAttempts && a.Snoozes == b.Snoozes && a.PartitionKey == b.PartitionKey && a.Sequence == b.Sequence &&
 		slices.Equal(a.Parents, b.Parents) && a.RunAnyway == b.RunAnyway &&
-		a.Batch == b.Batch && a.BatchCounted == b.BatchCounted && a.CallbackOf == b.CallbackOf
+		a.Batch == b.Batch && a.BatchCounted == b.BatchCounted && a.CallbackOf == b.CallbackOf && a.DeadFrom == b.DeadFrom
 }
 
 // String formats the state one row per line, so that two states compare as
@@ -185,6 +185,9 @@ func FormatJob(j Job) string {
 	}
 	if j.Batch != (ulid.ULID{}) || j.CallbackOf != (ulid.ULID{}) { // the same, before batches
 		s += fmt.Sprintf(" batch=%s counted=%t callback-of=%s", format.ID(j.Batch), j.BatchCounted, format.ID(j.CallbackOf))
+	}
+	if j.DeadFrom != "" { // the same, before dead letters
+		s += fmt.Sprintf(" dead-from=%q", j.DeadFrom)
 	}
 	return s
 }

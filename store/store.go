@@ -125,11 +125,22 @@ type Jobs interface {
 	// scheduled at now + delay (available at once when delay <= 0). It links
 	// the old row's next_attempt_id to it and, if the schedule points at
 	// the old row, moves the schedule's pointer to the new one, and makes
-	// the jobs waiting for the old row wait for the new one. It returns
+	// the jobs waiting for the old row wait for the new one. A
+	// dead-lettered row's next attempt goes back to the queue it was
+	// dead-lettered from (Job.DeadFrom): a redrive. It returns
 	// the new row. ErrConflict if the job is not failed or lost, or already
 	// has a next attempt, or if another row holds its unique key;
 	// ErrNotFound if it does not exist.
 	ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (Job, error)
+	// DeadLetterJob moves a job that failed for good to its queue's
+	// dead-letter queue (Queue.DeadLetter), if its queue has one: the row
+	// keeps its status, its Queue becomes the dead-letter queue and its
+	// DeadFrom the queue it failed in, so that the job is in one place
+	// only. It returns the row, unchanged when its queue has no
+	// dead-letter queue or it was dead-lettered already. ErrConflict if
+	// the row is not failed or lost or has a next attempt; ErrNotFound if
+	// it does not exist. A redrive is a ScheduleRetry of the row.
+	DeadLetterJob(ctx context.Context, id ulid.ULID) (Job, error)
 	// SnoozeJob ends the run of a job still running under worker with a
 	// snooze: the row becomes snoozed (completed_at = now) and a new row
 	// newID takes its place, as ScheduleRetry's would but with the same

@@ -105,6 +105,11 @@ type Job struct {
 	// CallbackOf is the batch whose callback the row's job is (the id of
 	// the callback's first row); zero: none. Retries and snoozes keep it.
 	CallbackOf ulid.ULID
+	// DeadFrom is the queue a dead-lettered row failed for good in
+	// (DeadLetterJob), "" for none: the row then lives in its queue's
+	// dead-letter queue (Queue), and a redrive (ScheduleRetry) sends its
+	// next attempt back to DeadFrom.
+	DeadFrom string
 }
 
 // Job priorities: Reserve takes the smallest number first, then the

@@ -52,6 +52,7 @@ type handler struct {
 	queue      string
 	timeout    time.Duration
 	deprecated bool
+	deadLetter string                                         // set by DeadLetter: written on the queue's row at registration
 	policy     RetryPolicy                                    // set by WithQueueMaxAttempts, WithRetryDelay and WithRetryBackoff
 	optErr     error                                          // an option's refusal, reported at registration
 	run        func(ctx context.Context, job store.Job) error // with its middleware, once registered
@@ -162,6 +163,9 @@ func (w *Worker) addHandler(h *handler) error {
 	}
 	if h.optErr != nil {
 		return fmt.Errorf("worker: handler for queue %q: %w", h.queue, h.optErr)
+	}
+	if err := checkDeadLetter(h.queue, h.deadLetter); err != nil {
+		return fmt.Errorf("worker: handler for queue %q: %w", h.queue, err)
 	}
 	h.span = h.spanName()
 	if !h.deprecated {

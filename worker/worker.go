@@ -140,5 +140,6 @@ func (w *Worker) coreConfig() Config {
 		cfg.Queues = slices.Sorted(maps.Keys(w.handlers))
 	}
 	cfg.Policies = policies(cfg.Policies, w.handlers)
+	cfg.DeadLetters = deadLetters(cfg.DeadLetters, w.handlers)
 	return cfg
 }

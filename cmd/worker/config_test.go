@@ -139,7 +139,7 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"run"}, map[string]string{"DATABASE_URL": "postgres://h/d", "TICKWORK_QUEUES": "noop,noop"}, `queue "noop" is listed twice`},
 		{[]string{"run", "-lease-ttl", "1s", "-dead-threshold", "1s", "-heartbeat-interval", "2s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "-dead-threshold 1s must be longer than -heartbeat-interval 2s"},
 		{[]string{"run", "-retry-delay", "0s", "-drain-timeout", "-1s"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `-retry-delay "0s": out of range: want 1ms to 24h`},
-		{[]string{"jobs"}, nil, "jobs list, jobs show, jobs retry, jobs cancel, jobs delete or jobs skip"},
+		{[]string{"jobs"}, nil, "jobs list, jobs show, jobs retry, jobs cancel, jobs delete, jobs skip or jobs redrive"},
 		{[]string{"jobs", "remove"}, nil, `unknown jobs command "remove"`},
 		{[]string{"jobs", "retry"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, "one job id"},
 		{[]string{"jobs", "cancel", "not-an-id"}, map[string]string{"DATABASE_URL": "postgres://h/d"}, `"not-an-id" is not a job id`},

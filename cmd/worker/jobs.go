@@ -21,13 +21,14 @@ const jobsUsage = `Usage:
   worker jobs cancel [flags] ID
   worker jobs delete [flags] ID
   worker jobs skip [flags] ID
+  worker jobs redrive -queue DEAD [flags]
 
 A job ID is the 26-character ULID the commands print, or the same id in the
 UUID form the database shows. Run 'worker jobs <command> -help' for the
 flags.
 `
 
-const jobsCommands = "jobs list, jobs show, jobs retry, jobs cancel, jobs delete or jobs skip"
+const jobsCommands = "jobs list, jobs show, jobs retry, jobs cancel, jobs delete, jobs skip or jobs redrive"
 
 // jobsCmd dispatches the jobs subcommands and returns the full command name
 // for messages.
@@ -49,6 +50,8 @@ func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 		return "jobs delete", c.jobsDeleteCmd(ctx, args[1:])
 	case "skip":
 		return "jobs skip", c.jobsSkipCmd(ctx, args[1:])
+	case "redrive":
+		return "jobs redrive", c.jobsRedriveCmd(ctx, args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, jobsUsage)
 		return "jobs", nil

@@ -20,14 +20,7 @@ func TestJobsSkipReleasesASequence(t *testing.T) {
 	ctx := context.Background()
 	st := pgtest.OpenWith(t, pg.Options{})
 	db := dbArgs(t, st.Schema())
-	run := func(want int, args ...string) (string, string) {
-		t.Helper()
-		code, stdout, stderr := runCLI(t, nil, args...)
-		if code != want {
-			t.Fatalf("worker %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), code, want, stderr)
-		}
-		return stdout, stderr
-	}
+	run := func(want int, args ...string) (string, string) { t.Helper(); return runWant(t, want, args...) }
 	head, next, w := ulid.Make(), ulid.Make(), ulid.Make()
 	err := st.InTx(ctx, func(tx store.Tx) error {
 		if _, err := tx.InsertJobs(ctx, []store.NewJob{{ID: head, Queue: "ship", Payload: json.RawMessage(`{}`), SequenceKey: "order-7"},

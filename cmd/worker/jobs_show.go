@@ -140,6 +140,9 @@ func printJob(w io.Writer, job store.Job, chain []store.Job, waits, batch string
 	field("failed", preciseTime(job.FailedAt))
 	field("cancelled", preciseTime(job.CancelledAt))
 	field("next attempt", formatID(job.NextAttemptID))
+	if job.DeadFrom != "" {
+		field("dead-lettered from", cell(job.DeadFrom))
+	}
 	if job.PartitionKey != "" {
 		field("partition key", cell(job.PartitionKey))
 	}
@@ -291,6 +294,7 @@ type jobJSON struct {
 	Batch         ulid.ULID       `json:"batch,omitzero"`
 	BatchCounted  bool            `json:"batch_counted,omitempty"`
 	CallbackOf    ulid.ULID       `json:"callback_of,omitzero"`
+	DeadFrom      string          `json:"dead_from,omitempty"`
 }
 
 // shownJob is j as the JSON outputs print it, its secrets hidden: in the

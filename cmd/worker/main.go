@@ -56,12 +56,15 @@ Usage:
   worker jobs cancel [flags] ID            cancel a scheduled, available or running job
   worker jobs delete [flags] ID            delete a job that ended, for good
   worker jobs skip [flags] ID              release the sequence a job that failed for good halts
+  worker jobs redrive -queue DEAD [flags]  send the jobs dead-lettered into DEAD back to their queues
   worker queues list [-format table|json] [flags]
                                            each queue's state, limit and jobs by status
   worker queues pause|resume [flags] Q     stop or restart reserving jobs of queue Q
   worker queues set-limit [flags] Q N|none at most N jobs of Q running across all workers
   worker queues set-rate [flags] Q N/PERIOD|none
                                            at most N jobs of Q starting per PERIOD across all workers
+  worker queues set-dead-letter [flags] Q DEAD|none
+                                           move the jobs of Q that fail for good to queue DEAD
   worker version                           print the version and build information
   worker console [-addr A] [-admin-token T] [flags]
                                            serve the web console (read-only without a token)

@@ -20,6 +20,7 @@ const queuesUsage = `Usage:
   worker queues resume [flags] QUEUE
   worker queues set-limit [flags] QUEUE N|none [-per-key]
   worker queues set-rate [flags] QUEUE N/PERIOD|none
+  worker queues set-dead-letter [flags] QUEUE DEAD|none
 
 A paused queue still takes new jobs, and its running jobs finish, but no
 worker reserves a job of it until it is resumed. A limit bounds how many of
@@ -29,11 +30,14 @@ it; with -per-key, the limit bounds its jobs with the same partition key
 workers start the jobs of other keys past those of a key at its limit. A
 rate bounds how many of its jobs start in any window of PERIOD of
 database time across every worker process, e.g. 100/1m, 5/s, 1000/1h30m
-(a Go duration, or a unit alone for one of it); none removes it. All are
-kept in the database. Run 'worker queues <command> -help' for the flags.
+(a Go duration, or a unit alone for one of it); none removes it. A
+dead-letter queue DEAD receives the queue's jobs that fail for good, kept
+failed with the queue they came from ('worker jobs redrive -queue DEAD'
+sends them back); none clears it, and a queue cannot dead-letter to
+itself. All are kept in the database. Run 'worker queues <command> -help' for the flags.
 `
 
-const queuesCommands = "queues list, queues pause, queues resume, queues set-limit or queues set-rate"
+const queuesCommands = "queues list, queues pause, queues resume, queues set-limit, queues set-rate or queues set-dead-letter"
 
 // queuesCmd dispatches the queues subcommands and returns the full command
 // name for messages.
@@ -53,6 +57,8 @@ func (c *cli) queuesCmd(ctx context.Context, args []string) (string, error) {
 		return "queues set-limit", c.queueControlCmd(ctx, "set-limit", args[1:])
 	case "set-rate":
 		return "queues set-rate", c.queueControlCmd(ctx, "set-rate", args[1:])
+	case "set-dead-letter":
+		return "queues set-dead-letter", c.queueControlCmd(ctx, "set-dead-letter", args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, queuesUsage)
 		return "queues", nil
@@ -70,6 +76,8 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		synopsis, want = synopsis+" N|none", 2
 	case "set-rate":
 		synopsis, want = synopsis+" N/PERIOD|none", 2
+	case "set-dead-letter":
+		synopsis, want = synopsis+" DEAD|none", 2
 	}
 	fs, db := c.dbFlagSet("worker queues "+verb, synopsis)
 	var perKey bool
@@ -87,12 +95,14 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	if err := names.Check("queue", queue); err != nil {
 		return usagef("%v", err)
 	}
-	limit, period := 0, time.Duration(0)
+	limit, period, dead := 0, time.Duration(0), ""
 	switch verb {
 	case "set-limit":
 		limit, err = parseLimit(rest[1])
 	case "set-rate":
 		limit, period, err = parseRate(rest[1])
+	case "set-dead-letter":
+		dead, err = parseDeadLetter(queue, rest[1])
 	}
 	if err != nil {
 		return err
@@ -109,6 +119,11 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		err = client.PauseQueue(ctx, queue)
 	case "resume":
 		err, msg = client.ResumeQueue(ctx, queue), fmt.Sprintf("queue %s resumed", shown(queue))
+	case "set-dead-letter":
+		err, msg = client.SetQueueDeadLetter(ctx, queue, dead), fmt.Sprintf("queue %s dead-letters to %s", shown(queue), shown(dead))
+		if dead == "" {
+			msg = fmt.Sprintf("queue %s has no dead-letter queue", shown(queue))
+		}
 	case "set-rate":
 		err, msg = client.SetQueueRate(ctx, queue, limit, period), fmt.Sprintf("queue %s limited to %s starts", shown(queue), formatRate(limit, period))
 		if limit == 0 {
@@ -132,22 +147,24 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	}
 	fmt.Fprintln(c.stdout, msg)
 	if verb != "resume" {
-		c.noteUnusedQueue(ctx, st, verb, queue)
+		c.noteNoJobOn(ctx, st, "queues "+verb, queue, "; the setting holds for the jobs it gets")
 	}
 	return nil
 }
 
-// noteUnusedQueue says on standard error when no job is on queue: the
-// setting holds for the jobs it will get (setting it ahead is
-// legitimate), but a mistyped name would otherwise go unnoticed.
-func (c *cli) noteUnusedQueue(ctx context.Context, st openedStore, verb, queue string) {
+// noteNoJobOn says on standard error, after what command printed, when
+// no job is on queue: a queue setting holds for the jobs it will get
+// (setting it ahead is legitimate, as more says), and a redrive of an
+// empty queue does nothing, but a mistyped name would otherwise go
+// unnoticed.
+func (c *cli) noteNoJobOn(ctx context.Context, st openedStore, command, queue, more string) {
 	var jobs []store.Job
 	err := st.InTx(ctx, func(tx store.Tx) (err error) {
 		jobs, err = tx.ListJobs(ctx, store.JobFilter{Queue: queue, Limit: 1})
 		return err
 	})
 	if err == nil && len(jobs) == 0 {
-		fmt.Fprintf(c.stderr, "worker queues %s: no job is on queue %s (a mistyped name?); the setting holds for the jobs it gets\n", verb, shown(queue))
+		fmt.Fprintf(c.stderr, "worker %s: no job is on queue %s (a mistyped name?)%s\n", command, shown(queue), more)
 	}
 }
 
@@ -163,10 +180,26 @@ func parseLimit(s string) (int, error) {
 	return n, nil
 }
 
+// parseDeadLetter reads set-dead-letter's DEAD: a queue other than queue,
+// or none for no dead-letter queue ("").
+func parseDeadLetter(queue, s string) (string, error) {
+	if s == "none" {
+		return "", nil
+	}
+	if err := names.Check("dead-letter queue", s); err != nil {
+		return "", usagef("%v", err)
+	}
+	if s == queue {
+		return "", usagef("dead-letter queue %s: a queue cannot dead-letter to itself; want another queue, or none", shown(s))
+	}
+	return s, nil
+}
+
 const queuesListSynopsis = `worker queues list [-format table|json] [flags]
 
-Prints every queue that has jobs, is paused, limited or rate-limited: its
-state, its limit, its per-key limit, its rate and how many of its jobs are in each status,
+Prints every queue that has jobs, is paused, limited, rate-limited or
+dead-letters: its state, its limit, its per-key limit, its rate, its
+dead-letter queue and how many of its jobs are in each status,
 read in one query.`
 
 func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
@@ -199,13 +232,13 @@ var listedStatuses = store.Statuses()
 
 func printQueues(w io.Writer, queues []store.QueueStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tPER-KEY\tRATE")
+	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tPER-KEY\tRATE\tDEAD-LETTER")
 	for _, s := range listedStatuses {
 		fmt.Fprintf(tw, "\t%s", s)
 	}
 	fmt.Fprintln(tw)
 	for _, q := range queues {
-		state, limit, perKey, rate := "active", "-", "-", "-"
+		state, limit, perKey, rate, dead := "active", "-", "-", "-", "-"
 		if !q.PausedAt.IsZero() {
 			state = "paused since " + formatTime(q.PausedAt)
 		}
@@ -218,7 +251,10 @@ func printQueues(w io.Writer, queues []store.QueueStats) error {
 		if q.Rate > 0 {
 			rate = formatRate(q.Rate, q.RatePeriod)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, perKey, rate)
+		if q.DeadLetter != "" {
+			dead = truncate(cell(q.DeadLetter), 40)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, perKey, rate, dead)
 		for _, s := range listedStatuses {
 			fmt.Fprintf(tw, "\t%d", q.Counts[s])
 		}
@@ -237,6 +273,7 @@ type queueJSON struct {
 	// Rate is the most starts in any window of RatePeriodSeconds.
 	Rate              int                  `json:"rate,omitempty"`
 	RatePeriodSeconds float64              `json:"rate_period_seconds,omitempty"`
+	DeadLetter        string               `json:"dead_letter,omitempty"`
 	Counts            map[store.Status]int `json:"counts"`
 }
 
@@ -244,7 +281,7 @@ func queuesJSON(queues []store.QueueStats) []queueJSON {
 	out := make([]queueJSON, len(queues))
 	for i, q := range queues {
 		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, KeyLimit: q.KeyLimit, Rate: q.Rate,
-			RatePeriodSeconds: q.RatePeriod.Seconds(), Counts: q.Counts}
+			RatePeriodSeconds: q.RatePeriod.Seconds(), DeadLetter: q.DeadLetter, Counts: q.Counts}
 		if out[i].Paused {
 			out[i].PausedAt = formatTime(q.PausedAt)
 		}

@@ -62,6 +62,7 @@ var values = map[string][]value{
 	"Backoff.Max":         {{set: time.Hour}},
 	"Backoff.Jitter":      {{set: 0.2}},
 	"Policies":            {{set: map[string]engine.RetryPolicy{"q": {MaxAttempts: 3}}}},
+	"DeadLetters":         {{set: map[string]string{"q": "q.dead"}}},
 	"Schedules":           {{set: []engine.ScheduleSpec{{Name: "s", Cron: "0 * * * * *", Queue: "q", Payload: json.RawMessage(`{}`)}}}},
 }
 

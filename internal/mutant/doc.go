@@ -45,6 +45,7 @@ var Names = []string{
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
 	DeleteUnended,
+	DeadLetterRetried,
 	RatePerWorker,
 	CancelFencesOnly,
 	VacuumIgnoresInterval,
@@ -163,6 +164,10 @@ const (
 	// DeleteUnended: both stores let an operator delete a job that has
 	// not ended, so a running job's row vanishes under its worker.
 	DeleteUnended = "delete-unended"
+	// DeadLetterRetried: a worker moves a failed job to its queue's
+	// dead-letter queue before deciding its retry, so a job with attempts
+	// left is both dead-lettered and retried.
+	DeadLetterRetried = "dead-letter-retried"
 	// RatePerWorker: the in-memory store gives each worker its own rate
 	// slots of a queue, so a queue's rate bounds each worker's starts
 	// instead of every worker's together.

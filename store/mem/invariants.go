@@ -37,7 +37,7 @@ func (t *tx) checkCommit() {
 		}
 	}
 	for _, c := range t.queues {
-		if q := c.After; q != nil && !q.Controlled() {
+		if q := c.After; q != nil && !q.NeedsRow() {
 			broken = append(broken, fmt.Sprintf("queue row %+v controls nothing: it should have been deleted", *q))
 		}
 	}

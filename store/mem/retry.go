@@ -64,7 +64,7 @@ func (t *tx) SnoozeJob(_ context.Context, worker, id, newID ulid.ULID, delay tim
 func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, attempt, snoozes int) store.Job {
 	next := &store.Job{
 		ID:           newID,
-		Queue:        old.Queue,
+		Queue:        rules.RetryQueue(*old),
 		Payload:      old.Payload,
 		Metadata:     old.Metadata,
 		Status:       store.Scheduled,

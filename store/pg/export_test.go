@@ -174,3 +174,6 @@ func MakeBatchesSQL(s *Store) string      { return s.sql(makeBatchesSQL) }
 
 // Classify is the store's classify: the sentinel it wraps err with.
 func Classify(s *Store, err error) error { return s.classify(err) }
+
+// DeadLetterSQL is DeadLetterJob's statement, for the plan tests.
+func DeadLetterSQL(s *Store) string { return s.sql(deadLetterSQL) }

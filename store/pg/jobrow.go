@@ -18,7 +18,7 @@ const jobColumns = `id, queue, payload, metadata, status, attempt, created_at, s
 	started_at, started_by, completed_at, failed_at, failed_reason, cancelled_at, next_attempt_id, schedule_name,
 	unique_key, unique_states, output, priority, max_attempts, snoozes, partition_key,
 	sequence_key, sequence_pos, sequence_continues, sequence_skipped, parents, run_anyway,
-	batch, batch_counted, callback_of`
+	batch, batch_counted, callback_of, dead_from`
 
 // jobScan holds the scan targets of one row of jobColumns. A reservation
 // reads a hundred rows or more per job pass, and targets declared one by
@@ -33,6 +33,7 @@ type jobScan struct {
 	priority                                                  int16
 	created, scheduled, started, completed, failed, cancelled pgtype.Timestamptz
 	reason, schedule, uniqueKey, partitionKey, sequenceKey    pgtype.Text
+	deadFrom                                                  pgtype.Text
 	sequencePos                                               pgtype.Int8
 	sequenceContinues, sequenceSkipped                        bool
 	uniqueStates                                              pgtype.Int2
@@ -53,7 +54,7 @@ func (sc *jobScan) scanWith(r pgx.CollectableRow, extra ...any) (store.Job, erro
 			&sc.started, &sc.startedBy, &sc.completed, &sc.failed, &sc.reason, &sc.cancelled, &sc.next, &sc.schedule,
 			&sc.uniqueKey, &sc.uniqueStates, &sc.output, &sc.priority, &sc.maxAttempts, &sc.snoozes, &sc.partitionKey,
 			&sc.sequenceKey, &sc.sequencePos, &sc.sequenceContinues, &sc.sequenceSkipped, &sc.parents, &sc.runAnyway,
-			&sc.batch, &sc.batchCounted, &sc.callbackOf}
+			&sc.batch, &sc.batchCounted, &sc.callbackOf, &sc.deadFrom}
 	}
 	// Each job keeps its own bytes: a target left holding the last row's
 	// could be filled in place.
@@ -94,6 +95,7 @@ func (sc *jobScan) scanWith(r pgx.CollectableRow, extra ...any) (store.Job, erro
 	}
 	j.RunAnyway = sc.runAnyway.Bool
 	j.Batch, j.BatchCounted, j.CallbackOf = toULID(sc.batch), sc.batchCounted.Bool, toULID(sc.callbackOf)
+	j.DeadFrom = sc.deadFrom.String
 	return j, nil
 }
 

@@ -79,13 +79,14 @@ var lockRetriedSQL = `
 
 // insertNextSQL inserts the row $3 that follows job $2 with status $4 at
 // now ($1) + delay ($5), $6 attempts and $7 snoozes more, links the old
-// row to it and moves the schedule that pointed at the old row.
+// row to it and moves the schedule that pointed at the old row. A
+// dead-lettered row's next attempt goes back to the queue it came from.
 const insertNextSQL = `
 	WITH ins AS (
 		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
 		                           unique_key, unique_states, priority, max_attempts, snoozes, partition_key,
 		                           sequence_key, sequence_pos, sequence_continues, awaited, batch, callback_of)
-		SELECT $3, queue, payload, metadata, $4, attempt + $6,
+		SELECT $3, coalesce(dead_from, queue), payload, metadata, $4, attempt + $6,
 		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name,
 		       unique_key, unique_states, priority, max_attempts, snoozes + $7, partition_key,
 		       sequence_key, sequence_pos, sequence_continues, awaited,

@@ -134,6 +134,18 @@ func (d *diff) pickRow(rt *rapid.T, s store.Status) *store.Job {
 	return &j
 }
 
+// pickFailedOrLost returns a failed row, else a lost one, else (or when
+// pickRow does not aim) any job id, an unknown one included.
+func (d *diff) pickFailedOrLost(rt *rapid.T) ulid.ULID {
+	id := d.pickJob(rt)
+	if j := d.pickRow(rt, store.Failed); j != nil {
+		id = j.ID
+	} else if j := d.pickRow(rt, store.Lost); j != nil {
+		id = j.ID
+	}
+	return id
+}
+
 func fmtJobs(jobs []store.Job) string {
 	lines := make([]string, len(jobs))
 	for i, j := range jobs {

@@ -55,6 +55,9 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"recordVacuum":        drawRecordVacuum,
 	"lastVacuum":          drawLastVacuum,
 	"settleWaitingJobs":   drawSettle,
+	"setQueueDeadLetter":  drawSetQueueDeadLetter,
+	"deadLetterJob":       drawDeadLetterJob,
+	"redrive":             drawRedrive,
 }
 
 // opNameList is opDrawers' keys in order, for drawing one by name.
@@ -71,6 +74,7 @@ var stepKinds = append([]string{
 	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
 	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
 	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "deleteJob",
+	"setQueueDeadLetter", "failJob", "deadLetterJob", "deadLetterJob", "redrive",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {
@@ -216,12 +220,7 @@ func drawFail(rt *rapid.T, d *diff) op {
 }
 
 func drawRetry(rt *rapid.T, d *diff) op {
-	id := d.pickJob(rt)
-	if j := d.pickRow(rt, store.Failed); j != nil {
-		id = j.ID
-	} else if j := d.pickRow(rt, store.Lost); j != nil {
-		id = j.ID
-	}
+	id := d.pickFailedOrLost(rt)
 	newID := d.newJobID(rt)
 	delay := duration(rt, "delay", -time.Second, 2*time.Minute)
 	return op{fmt.Sprintf("scheduleRetry %s %s %v", id, newID, delay), func(ctx context.Context, tx store.Tx) (string, error) {

@@ -84,7 +84,7 @@ func drawListQueues(*rapid.T, *diff) op {
 func fmtQueueStats(stats []store.QueueStats) string {
 	var b strings.Builder
 	for _, q := range stats {
-		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod)
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s dead-letter=%q", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod, q.DeadLetter)
 		for _, s := range store.Statuses() {
 			if n := q.Counts[s]; n > 0 {
 				fmt.Fprintf(&b, " %s=%d", s, n)

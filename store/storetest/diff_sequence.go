@@ -32,12 +32,7 @@ func drawSequence(rt *rapid.T, j *store.NewJob) {
 // drawSkipJob skips a failed or lost row when there is one, else any job
 // (an unknown id included).
 func drawSkipJob(rt *rapid.T, d *diff) op {
-	id := d.pickJob(rt)
-	if j := d.pickRow(rt, store.Failed); j != nil {
-		id = j.ID
-	} else if j := d.pickRow(rt, store.Lost); j != nil {
-		id = j.ID
-	}
+	id := d.pickFailedOrLost(rt)
 	return op{"skipJob " + id.String(), func(ctx context.Context, tx store.Tx) (string, error) {
 		j, err := tx.SkipJob(ctx, id)
 		return store.FormatJob(j), err

@@ -32,6 +32,7 @@ var suites = []struct {
 	{"JobPass", jobPassCases},
 	{"Output", outputCases},
 	{"Retry", retryCases},
+	{"DeadLetters", deadLetterCases},
 	{"Snooze", snoozeCases},
 	{"MaxAttempts", maxAttemptsCases},
 	{"Rescue", rescueCases},

@@ -110,6 +110,10 @@ type Config struct {
 	// Schedules are the recurring jobs the leader enqueues (none when
 	// empty).
 	Schedules []ScheduleSpec
+	// DeadLetters are the dead-letter queues the worker writes on their
+	// queues' rows when it registers, by queue; worker.Run adds those of
+	// the handlers (worker.DeadLetter).
+	DeadLetters map[string]string
 }
 
 // ScheduleSpec is one recurring job: Cron has six fields, seconds first, and
@@ -183,6 +187,7 @@ func (c Config) Validate() error {
 	errs = append(errs, validateNames("queue", c.Queues)...)
 	errs = append(errs, validateSchedules(c.Schedules)...)
 	errs = append(errs, validatePolicies(c.Policies)...)
+	errs = append(errs, validateDeadLetters(c.DeadLetters)...)
 	return errors.Join(errs...)
 }
 

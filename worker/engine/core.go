@@ -144,6 +144,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 	}
 	c.txBody, c.leaseBody = c.runTxBody, c.takeLease
 	c.cfg.Queues, c.cfg.Policies = slices.Clone(cfg.Queues), maps.Clone(cfg.Policies)
+	c.cfg.DeadLetters = maps.Clone(cfg.DeadLetters)
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range c.schedules {

@@ -149,12 +149,21 @@ func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, w
 	if mutant.On(mutant.FailRetried) {
 		d = Retry
 	}
+	if mutant.On(mutant.DeadLetterRetried) {
+		if _, err := tx.DeadLetterJob(ctx, job.ID); err != nil {
+			return fmt.Errorf("dead-letter job %s: %w", job.ID, err)
+		}
+	}
 	if d != Retry || exhausted {
 		reason := "the handler decided to fail"
 		if d == Retry {
 			reason = why
 		}
 		c.note(Event{Kind: EventRetryAbandoned, Worker: worker, StoreTime: now, Job: job, Decision: d, Reason: reason})
+		// Failed for good: to its queue's dead-letter queue, if it has one.
+		if _, err := tx.DeadLetterJob(ctx, job.ID); err != nil {
+			return fmt.Errorf("dead-letter job %s: %w", job.ID, err)
+		}
 		return nil
 	}
 	delay := c.retryDelay(job, cause)

@@ -97,3 +97,21 @@ func (r Result) cause() error {
 	}
 	return errors.New(r.Reason)
 }
+
+// validateDeadLetters checks each queue's dead-letter queue: both valid
+// names, and not the queue itself.
+func validateDeadLetters(dead map[string]string) []error {
+	var errs []error
+	for _, q := range slices.Sorted(maps.Keys(dead)) {
+		if err := names.Check("queue", q); err != nil {
+			errs = append(errs, fmt.Errorf("worker config: dead letters: %w", err))
+		}
+		if err := names.Check("dead-letter queue", dead[q]); err != nil {
+			errs = append(errs, fmt.Errorf("worker config: dead letters of queue %q: %w", q, err))
+		}
+		if dead[q] == q {
+			errs = append(errs, fmt.Errorf("worker config: queue %q cannot dead-letter to itself", q))
+		}
+	}
+	return errs
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -106,6 +107,11 @@ func (c *Core) register(ctx context.Context) error {
 		}
 		if err := tx.EnsureSchedules(ctx, scheduleNames(c.schedules)); err != nil {
 			return err
+		}
+		for _, q := range slices.Sorted(maps.Keys(c.cfg.DeadLetters)) {
+			if err := tx.SetQueueDeadLetter(ctx, q, c.cfg.DeadLetters[q]); err != nil {
+				return err
+			}
 		}
 		c.note(Event{Kind: EventRegistered, Worker: id, StoreTime: now})
 		return nil

@@ -64,6 +64,15 @@ func Full(b store.Batch) bool {
 	return b.Ended() >= b.Members
 }
 
+// RetryQueue is the queue of the row that retries or snoozes old: the
+// queue old was dead-lettered from if it was (a redrive), else its own.
+func RetryQueue(old store.Job) string {
+	if old.DeadFrom != "" {
+		return old.DeadFrom
+	}
+	return old.Queue
+}
+
 // RetryBatch is the batch of the row that retries or snoozes old: old's,
 // unless old's end was already counted (an operator's retry of a member
 // that failed for good), which leaves the batch: a member counts once.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/tickwork/tickwork/store"
@@ -17,7 +18,7 @@ func EditQueue(before *store.Queue, name string, edit func(*store.Queue)) (after
 	}
 	edit(after)
 	switch {
-	case !after.Controlled():
+	case !after.NeedsRow():
 		return nil, before != nil
 	case before != nil && *before == *after:
 		return before, false
@@ -54,4 +55,22 @@ func RateEdit(n int, period time.Duration) func(*store.Queue) {
 			q.RatePeriod = 0
 		}
 	}
+}
+
+// DeadLetterEdit: see PauseEdit.
+func DeadLetterEdit(dead string) func(*store.Queue) {
+	return func(q *store.Queue) { q.DeadLetter = dead }
+}
+
+// CheckDeadLetter returns an error wrapping store.ErrConflict unless j
+// failed for good (failed or lost, with no next attempt): only such a row
+// may move to a dead-letter queue.
+func CheckDeadLetter(j store.Job) error {
+	switch {
+	case j.Status != store.Failed && j.Status != store.Lost:
+		return fmt.Errorf("dead-letter job %s: it is %s, not failed or lost: %w", j.ID, j.Status, store.ErrConflict)
+	case !j.NextAttemptID.IsZero():
+		return fmt.Errorf("dead-letter job %s: it has a next attempt %s: %w", j.ID, j.NextAttemptID, store.ErrConflict)
+	}
+	return nil
 }

@@ -29,6 +29,25 @@ func validateLimit(what, name string, limit int) error {
 	return nil
 }
 
+// ValidateDeadLetter returns an error wrapping store.ErrInvalid unless name
+// and dead ("" for none) are valid queue names and differ, the same in
+// every store.
+func ValidateDeadLetter(name, dead string) error {
+	if err := names.Check("queue", name); err != nil {
+		return fmt.Errorf("set the dead-letter queue of a queue: %w", err)
+	}
+	if dead == "" {
+		return nil
+	}
+	if err := names.Check("dead-letter queue", dead); err != nil {
+		return fmt.Errorf("set the dead-letter queue of queue %s: %w", names.Quote(name), err)
+	}
+	if dead == name {
+		return fmt.Errorf("queue %s cannot dead-letter to itself: %w", names.Quote(name), store.ErrInvalid)
+	}
+	return nil
+}
+
 // ValidateQueueRate returns an error wrapping store.ErrInvalid unless name is a
 // valid queue name, n lies between 0 and store.MaxQueueRate and, for n > 0,
 // period between store.MinRatePeriod and store.MaxRatePeriod, the same in every store.
