@@ -89,6 +89,10 @@ const (
 	// BatchesSettled: no callback still waits, at the end of a leader
 	// pass, for a batch whose members all ended (props/batch.go).
 	BatchesSettled
+	// QueuePauseAll: no reservation commits, from any queue, after a
+	// PauseAll committed and before the ResumeAll that lifts it
+	// (props/queues.go).
+	QueuePauseAll
 	numProperties // not a property: how many there are
 )
 
@@ -125,6 +129,7 @@ var propertyNames = [numProperties]string{
 	DependenciesSettled: "dependencies settled",
 	BatchOrder:          "batch callback order",
 	BatchesSettled:      "batches settled",
+	QueuePauseAll:       "pause all queues",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -21,7 +21,7 @@ import (
 //     after it (MaxConcurrent open executions, counting the jobs it
 //     started), or it reserved MaxFetch jobs;
 //   - no such job left: another worker took it, it was cancelled, or the
-//     queue was paused or reached its limit;
+//     queue was paused (every queue, by PauseAll) or reached its limit;
 //   - a queue with a rate: the store's rate slots keep starts across a
 //     change of the rate, stricter than property 14's window, so the
 //     history does not say whether a start was allowed;
@@ -112,12 +112,15 @@ func (p *procState) forgetOwed() {
 }
 
 // reservable returns the smallest id of a job of queue that a pass at
-// store time at could reserve: available and ready in a queue neither
-// paused, at its limit nor rate-limited, and of a key under its limit.
+// store time at could reserve, none while every queue is paused:
+// available and ready in a queue neither paused, at its limit nor rate-limited, and of a key under its limit.
 // A pass that leaves such a job of a queue with a per-key limit broke
 // per-key fairness (keys.go) rather than 21 or 22: it stopped at a key at
 // its limit instead of skipping over it.
 func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
+	if c.pausedAll() {
+		return ulid.ULID{}, false
+	}
 	if q, ok := c.queues.rows[queue]; ok {
 		if !q.PausedAt.IsZero() || q.Rate > 0 || q.Limit > 0 && c.queues.running[queue] >= q.Limit {
 			return ulid.ULID{}, false

@@ -37,13 +37,14 @@ const (
 	evLeaderStop                       // interleaving: the lease holder is asked to stop
 	evKeyLimit                         // fault timer: an operator sets or removes a queue's per-key limit
 	evSequenceRelease                  // fault timer: an operator releases a halted sequence
+	evPauseAll                         // fault timer: an operator pauses or resumes every queue
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evPauseAll, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -91,6 +92,8 @@ func (s *sim) dispatch(e *event) {
 		s.releaseSequence()
 	case evKeyLimit:
 		s.keyLimit(e.gen == firstKeyLimit)
+	case evPauseAll:
+		s.pauseAll()
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))

@@ -45,6 +45,7 @@ const (
 	Sequences                       // jobs join sequences and an operator releases halted ones; rate: per minute
 	Dependencies                    // enqueued jobs wait for parent jobs; rate: share of jobs given parents
 	Batches                         // enqueued jobs form batches with a callback; rate: share of enqueues made a batch
+	PauseAll                        // an operator pauses or resumes every queue at once; rate: per minute
 	numFaultKinds
 )
 
@@ -53,7 +54,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences", "dependencies", "batches",
+	"read-only", "key-limits", "sequences", "dependencies", "batches", "pause-all",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -113,6 +113,7 @@ func (s *sim) start() {
 	s.armGlobalFault(QueueRate, evQueueRate)
 	s.armFirstKeyLimit()
 	s.armGlobalFault(Sequences, evSequenceRelease)
+	s.armGlobalFault(PauseAll, evPauseAll)
 	if s.interleaving() {
 		s.il.trips.drawLeaderStop(s)
 	}

@@ -33,6 +33,7 @@ var Names = []string{
 	OutputDropped,
 	PriorityInverted,
 	PauseIgnored,
+	PauseAllIgnored,
 	LimitPerWorker,
 	KeyLimitUncounted,
 	KeyLimitStops,
@@ -129,6 +130,9 @@ const (
 	PriorityInverted = "priority-inverted"
 	// PauseIgnored: the in-memory store reserves from paused queues.
 	PauseIgnored = "pause-ignored"
+	// PauseAllIgnored: the in-memory store reserves while every queue is
+	// paused (PauseAll).
+	PauseAllIgnored = "pause-all-ignored"
 	// LimitPerWorker: the in-memory store counts a queue's limit against
 	// the reserving worker's running jobs instead of every worker's.
 	LimitPerWorker = "limit-per-worker"

@@ -44,7 +44,7 @@ const pickJobsScan = `
 			WHERE status = 'available' AND sequence_key IS NULL
 			  AND (queue, priority, scheduled_at, id) > (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND ` + workerLive + `
+			  AND ` + reservable + `
 			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, r.room)
 			FOR UPDATE SKIP LOCKED) AS c`
 
@@ -68,6 +68,14 @@ const markReserved = `
 	UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
 	WHERE ctid = ANY (ARRAY(SELECT row_tid FROM picked))
 	RETURNING ` + jobColumns
+
+// reservable is the condition every reservation's scans of the jobs put on
+// a row beyond its own columns: worker $2 is live and no PauseAll is in
+// effect (the store.AllQueues row, read by primary key after
+// lockQueuesSQL took its lock). Neither refers to the row, so PostgreSQL
+// tests them once per statement (an InitPlan each), and a store that is not
+// paused pays one index probe that finds nothing.
+const reservable = workerLive + ` AND NOT EXISTS (SELECT FROM {schema}.queues WHERE name = '')`
 
 // noteControlled tells the store that one of its queues may have a limit
 // or a rate now, so that its next reservation sends reserveSQL.

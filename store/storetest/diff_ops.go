@@ -45,6 +45,9 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"now":                 drawNow,
 	"pauseQueue":          drawPauseQueue,
 	"resumeQueue":         drawResumeQueue,
+	"pauseAll":            drawPauseAll,
+	"resumeAll":           drawResumeAll,
+	"pausedAll":           drawPausedAll,
 	"setQueueLimit":       drawSetQueueLimit,
 	"setQueueRate":        drawSetQueueRate,
 	"setQueueKeyLimit":    drawSetQueueKeyLimit,
@@ -69,7 +72,7 @@ var stepKinds = append([]string{
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
 	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
-	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs",
+	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "resumeAll",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

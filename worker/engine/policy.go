@@ -165,12 +165,13 @@ func (p *Policy) step(in Input, out []Action) []Action {
 
 // wants reports whether a notification gives the next tick something to
 // do: a stepdown (the lease is free), or a job on a queue this worker
-// handles while it has a free slot.
+// handles (any, for store.AllQueues: a resume of all) while it has a free
+// slot.
 func (p *Policy) wants(n store.Notification) bool {
 	if n.Channel == store.ChannelStepdown {
 		return true
 	}
-	return !p.core.full() && slices.Contains(p.core.cfg.Queues, n.Queue)
+	return !p.core.full() && (n.Queue == store.AllQueues || slices.Contains(p.core.cfg.Queues, n.Queue))
 }
 
 func (p *Policy) call(c Call) Action {
