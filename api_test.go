@@ -147,6 +147,6 @@ var publicAPI = map[string][]string{
 		"RetryPolicy", "RunAnyway", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
 
 		"WithMaxAttempts", "WithOnDuplicate", "WithQueue", "WithQueueMaxAttempts", "WithRetryBackoff", "WithRetryDelay", "WithScheduledAt", "WithUniqueByPayload", "WithUniqueKey", "WithUniquePeriod", "WithUniqueWhile", "WithMetadata", "WithMiddleware", "WithPriority", "WithTimeout",
-		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run",
+		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run", "Worker.AddQueue", "Worker.RemoveQueue", "ErrNotRunning",
 	},
 }

@@ -38,6 +38,8 @@ const (
 	evKeyLimit                         // fault timer: an operator sets or removes a queue's per-key limit
 	evSequenceRelease                  // fault timer: an operator releases a halted sequence
 	evPauseAll                         // fault timer: an operator pauses or resumes every queue
+	evQueueChurn                       // fault timer: the process removes a queue or adds one back
+	evQueuesRestored                   // quiescence: the process adds back every queue it removed
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
@@ -54,7 +56,7 @@ func procEvent(k eventKind) bool {
 // incarnation that scheduled them (fault timers outlive crashes).
 func incarnationBound(k eventKind) bool {
 	switch k {
-	case evCrash, evStall, evJump, evShutdown, evStart:
+	case evCrash, evStall, evJump, evShutdown, evStart, evQueueChurn:
 		return false
 	}
 	return procEvent(k)
@@ -142,6 +144,10 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 		s.vacuumDone(p)
 	case evAbandon:
 		s.step(p, engine.Input{Kind: engine.InAbandon})
+	case evQueueChurn:
+		s.queueChurn(p)
+	case evQueuesRestored:
+		s.restoreQueues(p)
 	}
 }
 

@@ -46,6 +46,7 @@ const (
 	Dependencies                    // enqueued jobs wait for parent jobs; rate: share of jobs given parents
 	Batches                         // enqueued jobs form batches with a callback; rate: share of enqueues made a batch
 	PauseAll                        // an operator pauses or resumes every queue at once; rate: per minute
+	QueueChurn                      // a running worker removes one of its queues (drained as at shutdown) or adds it back; rate: per worker per minute
 	numFaultKinds
 )
 
@@ -54,7 +55,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences", "dependencies", "batches", "pause-all",
+	"read-only", "key-limits", "sequences", "dependencies", "batches", "pause-all", "queue-churn",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -217,6 +217,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	Dependencies:   {0.4, 0.2, 0.6},
 	Batches:        {0.4, 0.3, 0.8},
 	PauseAll:       {0.4, 2, 8},
+	QueueChurn:     {0.4, 1, 6},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind
