@@ -74,6 +74,7 @@ var Names = []string{
 	PGKeyCountUnlocked,
 	PGSequenceSkipsLocked,
 	PGHintsKept,
+	PGPauseAllPlainIgnored,
 	PGRenewOverwrites,
 	PGExpireUnchecked,
 	PGResignUnchecked,
@@ -268,6 +269,9 @@ const (
 	// queue (store/pg/hints.go) is never forgotten nor ignored, so a job
 	// made available below it waits until the hint passes it.
 	PGHintsKept = "pg-hints-kept"
+	// PGPauseAllPlainIgnored: store/pg's plain reservation, for queues
+	// without controls, does not read the pause of all queues.
+	PGPauseAllPlainIgnored = "pg-pause-all-plain-ignored"
 	// PGRenewOverwrites: a renewal writes the lease its SELECT found its
 	// own, holder and expiry, without re-checking the holder in the
 	// UPDATE: a take-over committed between the two is overwritten.
