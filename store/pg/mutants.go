@@ -85,7 +85,9 @@ var plantedEdits = []plantedEdit{
 	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqKeyedReserve }, headBefore, headBeforeSkipsLocked},
 	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqPlainReserve }, headBefore, headBeforeSkipsLocked},
 	// pg-pause-all-plain-ignored: the plain reservation's condition on the
-	// pause-all row (reservable) never holds back.
+	// pause-all row (reservable) never holds back. One transaction shows
+	// it: the serial simulation on PostgreSQL plants and catches it
+	// (mutant.PGSerial).
 	{mutant.PGPauseAllPlainIgnored, func(s *statements) *string { return &s.plainReserve }, pausedAllRow, pausedAllRowIgnored},
 	{mutant.PGPauseAllPlainIgnored, func(s *statements) *string { return &s.seqPlainReserve }, pausedAllRow, pausedAllRowIgnored},
 	// pg-split-lease: the lease that the SELECT before found free is
