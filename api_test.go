@@ -125,7 +125,7 @@ var publicAPI = map[string][]string{
 		"MaxSequenceKeyBytes", "Sequence", "Sequence.String", "SequenceWait",
 		"MaxUniqueKeyBytes", "MinPriority,MaxPriority", "MinRatePeriod,MaxRatePeriod",
 		"MinTime,MaxTime", "NewJob", "NewJob.CoveredStatuses", "Notification", "Queue",
-		"Queue.Controlled", "Queue.NeedsRow", "RedrivePage", "QueueChange", "QueueChange.Name", "QueueChange.Wakes", "QueueStats",
+		"Queue.Controlled", "Queue.NeedsRow", "RedrivePage", "AllQueues", "QueueChange", "QueueChange.Name", "QueueChange.Wakes", "QueueStats",
 		"Queues", "RunJobPass", "Schedule", "ScheduleChange", "ScheduleChange.Name",
 		"Scheduled,Available,Running,Completed,Failed,Lost,Cancelled,Snoozed,Waiting", "Schedules",
 		"Snapshot", "State", "State.Equal", "State.JobsIn", "State.String", "Status",
@@ -136,6 +136,7 @@ var publicAPI = map[string][]string{
 	},
 	"worker": {
 		"After", "AfterInBatch", "CallbackOptions", "EnqueueBatch", "Client", "Client.Cancel", "Client.DeleteJob", "Client.ListQueues", "Client.OnEnqueue",
+		"Client.PauseAll", "Client.ResumeAll", "Client.PausedAll",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
 		"Client.Redrive", "Client.SetQueueDeadLetter", "DeadLetter",
 		"Client.SetQueueRate", "Client.SkipJob", "SequenceContinuesOnFailure", "SequenceKey", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue", "PartitionKey", "PartitionKeyFrom",
@@ -147,6 +148,6 @@ var publicAPI = map[string][]string{
 		"RetryPolicy", "RunAnyway", "ScheduleSpec", "Snooze", "SnoozeOf", "Snoozed", "Succeed,Retry,Fail",
 
 		"WithMaxAttempts", "WithOnDuplicate", "WithQueue", "WithQueueMaxAttempts", "WithRetryBackoff", "WithRetryDelay", "WithScheduledAt", "WithUniqueByPayload", "WithUniqueKey", "WithUniquePeriod", "WithUniqueWhile", "WithMetadata", "WithMiddleware", "WithPriority", "WithTimeout",
-		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run",
+		"Worker", "Worker.HandleDeprecated", "Worker.HandledQueues", "Worker.Run", "Worker.AddQueue", "Worker.RemoveQueue", "ErrNotRunning",
 	},
 }

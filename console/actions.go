@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -62,8 +63,9 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 	return job, nil
 }
 
-// actQueue pauses or resumes queue. Both are idempotent in the store, so
-// a second click changes nothing and is not an error.
+// actQueue pauses or resumes queue, or every queue at once (pause-all,
+// resume-all: queue is not read). All are idempotent in the store, so a
+// second click changes nothing and is not an error.
 func (s *Server) actQueue(ctx context.Context, action, queue string) error {
 	var edit func(tx store.Tx) error
 	switch action {
@@ -71,14 +73,30 @@ func (s *Server) actQueue(ctx context.Context, action, queue string) error {
 		edit = func(tx store.Tx) error { return tx.PauseQueue(ctx, queue) }
 	case "resume":
 		edit = func(tx store.Tx) error { return tx.ResumeQueue(ctx, queue) }
+	case "pause-all":
+		edit = func(tx store.Tx) error { return tx.PauseAll(ctx) }
+	case "resume-all":
+		edit = func(tx store.Tx) error { return tx.ResumeAll(ctx) }
 	default:
-		return &httpError{http.StatusNotFound, fmt.Errorf("unknown queue action %q: want pause or resume", action)}
+		return &httpError{http.StatusNotFound, fmt.Errorf("unknown queue action %q: want pause, resume, pause-all or resume-all", action)}
+	}
+	what := action + " queue " + names.Quote(queue)
+	if allAction(action) {
+		what, queue = action, ""
 	}
 	if err := s.opts.Store.InTx(ctx, edit); err != nil {
-		return fmt.Errorf("%s queue %s: %w", action, names.Quote(queue), err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	s.opts.Logger.Info("console action", "action", action, "queue", queue)
 	return nil
+}
+
+// allAction reports whether a queue action is of every queue at once.
+func allAction(action string) bool { return action == "pause-all" || action == "resume-all" }
+
+// PausedAll is the answer of POST /api/queues/{pause-all,resume-all}.
+type PausedAll struct {
+	PausedAllAt *time.Time `json:"paused_all_at"` // null: not paused all
 }
 
 // formQueueAction serves the pause and resume buttons of the overview; the
@@ -97,7 +115,7 @@ func (s *Server) formQueueAction(w http.ResponseWriter, r *http.Request) {
 
 // apiQueueAction serves POST /api/queues/{pause,resume} (form field queue)
 // for programs holding the token; it answers with the queue's line of the
-// overview.
+// overview (for pause-all and resume-all, with PausedAll).
 func (s *Server) apiQueueAction(w http.ResponseWriter, r *http.Request) {
 	if err := s.checkBearer(r); err != nil {
 		s.failJSON(w, r, err)
@@ -111,6 +129,10 @@ func (s *Server) apiQueueAction(w http.ResponseWriter, r *http.Request) {
 	o, err := s.overview(r.Context())
 	if err != nil {
 		s.failJSON(w, r, err)
+		return
+	}
+	if allAction(r.PathValue("action")) {
+		writeJSON(w, http.StatusOK, PausedAll{PausedAllAt: o.PausedAllAt})
 		return
 	}
 	for _, q := range o.Queues {

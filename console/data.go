@@ -29,6 +29,10 @@ type Overview struct {
 	Failed        int            `json:"failed"`     // failed or lost, in the window
 	FailureRate   float64        `json:"failure_rate"`
 	Statuses      []store.Status `json:"-"` // the column order of the page
+	// PausedAllAt is when an operator paused every queue at once
+	// (pause-all); null: not paused so.
+	PausedAllAt     *time.Time `json:"paused_all_at"`
+	PausedAllForSec *float64   `json:"paused_all_for_seconds"` // null: not paused all
 }
 
 // QueueStats is one queue: its controls, its rows by status, how long its
@@ -93,6 +97,9 @@ func (s *Server) overview(ctx context.Context) (*Overview, error) {
 		if err := queueControls(ctx, st, o.Now, queue); err != nil {
 			return err
 		}
+		if o.PausedAllAt, o.PausedAllForSec, err = pausedAll(ctx, st, o.Now); err != nil {
+			return err
+		}
 		if err := s.oldestReady(ctx, db, o.Now, queue); err != nil {
 			return err
 		}
@@ -129,6 +136,17 @@ func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(s
 		}
 	}
 	return nil
+}
+
+// pausedAll reads when every queue was paused at once, and for how long
+// (nil, nil: not paused so).
+func pausedAll(ctx context.Context, st store.Tx, now time.Time) (*time.Time, *float64, error) {
+	at, err := st.PausedAll(ctx)
+	if err != nil || at.IsZero() {
+		return nil, nil, err
+	}
+	sec := max(now.Sub(at).Seconds(), 0)
+	return &at, &sec, nil
 }
 
 // oldestReady finds, per queue, the available job that has waited longest

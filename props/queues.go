@@ -15,6 +15,12 @@ import (
 //     may have been locked by another transaction).
 //   - Queue pause: no reservation from a paused queue commits after the
 //     pause.
+//   - Pause all: no reservation from any queue commits after a PauseAll
+//     (the queues row named store.AllQueues, "") committed and before its
+//     ResumeAll. A reservation that began before the pause committed
+//     commits first in every store (store/pg orders them by the advisory
+//     lock of that row), so a commit after the pause is one that began
+//     after it.
 //   - Queue limit: no reservation leaves more jobs of a queue running than
 //     its limit.
 //   - Queue rate (rate.go): no reservation leaves more starts of a queue in
@@ -97,6 +103,10 @@ func (c *Checker) checkReservations(e *Event, sc *commitScope) {
 			c.report(QueuePause, fmt.Sprintf("job %s of queue %s reserved at %s, after the pause of the queue at %s committed",
 				id, r.Queue, formatTime(e.Time), formatTime(q.PausedAt)), withJobs(r))
 		}
+		if c.pausedAll() {
+			c.report(QueuePauseAll, fmt.Sprintf("job %s of queue %s reserved at %s, after the pause of all queues at %s committed",
+				id, r.Queue, formatTime(e.Time), formatTime(c.queues.rows[""].PausedAt)), withJobs(r))
+		}
 		if n := c.queues.running[r.Queue]; controlled && q.Limit > 0 && n > q.Limit {
 			c.report(QueueLimit, fmt.Sprintf("job %s of queue %s reserved with %d of the queue's jobs running, over its limit %d",
 				id, r.Queue, n, q.Limit), withJobs(r))
@@ -127,6 +137,13 @@ func (c *Checker) checkPriority(e *Event, r JobRow) {
 			return
 		}
 	}
+}
+
+// pausedAll reports whether the pause of all queues (the queues row named
+// "", store.AllQueues) is in effect.
+func (c *Checker) pausedAll() bool {
+	q, ok := c.queues.rows[""]
+	return ok && !q.PausedAt.IsZero()
 }
 
 func normQueue(r *QueueRow) { r.PausedAt = normTime(r.PausedAt) }

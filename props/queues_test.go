@@ -38,6 +38,12 @@ var queueCases = []violationCase{
 		b.after(time.Second)
 		return atNext(b, func() { b.commit(w1, b.reserve(1, w1)) })
 	}},
+	{"reserved while every queue is paused", QueuePauseAll, "after the pause of all queues", func(b *builder) int {
+		setup(b)
+		b.commit(none, b.enqueue(1), b.queueRow("", &QueueRow{PausedAt: b.now}))
+		b.after(time.Second)
+		return atNext(b, func() { b.commit(w1, b.reserve(1, w1)) })
+	}},
 	{"limit taken past by a second worker", QueueLimit, "over its limit 1", func(b *builder) int {
 		setup(b)
 		b.commit(none, b.enqueue(1), b.enqueue(2), b.queueRow("q", &QueueRow{Name: "q", Limit: 1}))
@@ -74,6 +80,12 @@ func TestQueueControlsAllowWhatTheyShould(t *testing.T) {
 			setup(b)
 			b.commit(none, b.enqueue(1), b.queueRow("q", &QueueRow{Name: "q", PausedAt: b.now}))
 			b.commit(none, b.queueRow("q", nil))
+			b.commit(w1, b.reserve(1, w1))
+		},
+		"reserved after resume-all, the queue's own pause apart": func(b *builder) {
+			setup(b)
+			b.commit(none, b.enqueue(1), b.queueRow("", &QueueRow{PausedAt: b.now}), b.queueRow("r", &QueueRow{Name: "r", PausedAt: b.now}))
+			b.commit(none, b.queueRow("", nil))
 			b.commit(w1, b.reserve(1, w1))
 		},
 		"rate reached once the period passed": func(b *builder) {

@@ -94,6 +94,10 @@ const (
 	// came from, and a redrive's next attempt goes back there, chained
 	// (props/deadletter.go).
 	DeadLetters
+	// QueuePauseAll: no reservation commits, from any queue, after a
+	// PauseAll committed and before the ResumeAll that lifts it
+	// (props/queues.go).
+	QueuePauseAll
 	numProperties // not a property: how many there are
 )
 
@@ -131,6 +135,7 @@ var propertyNames = [numProperties]string{
 	BatchOrder:          "batch callback order",
 	BatchesSettled:      "batches settled",
 	DeadLetters:         "dead letters",
+	QueuePauseAll:       "pause all queues",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -21,7 +21,7 @@ import (
 //     after it (MaxConcurrent open executions, counting the jobs it
 //     started), or it reserved MaxFetch jobs;
 //   - no such job left: another worker took it, it was cancelled, or the
-//     queue was paused or reached its limit;
+//     queue was paused (every queue, by PauseAll) or reached its limit;
 //   - a queue with a rate: the store's rate slots keep starts across a
 //     change of the rate, stricter than property 14's window, so the
 //     history does not say whether a start was allowed;
@@ -40,7 +40,10 @@ import (
 //
 // Property 21's counterpart: every other job pass, with the same
 // exceptions, leaves no job of Params.Queues it could have reserved, so
-// the poll tick that comes in time also takes the job it came for.
+// the poll tick that comes in time also takes the job it came for. Both
+// judge only the queues the pass asked for (PassQueues; all when it asked
+// for none): a running worker may have removed a queue
+// (worker.RemoveQueue), whose jobs are then not its to take.
 
 // passOwed is what a process's next job pass owes its wake-ups.
 type passOwed struct {
@@ -73,7 +76,7 @@ func (c *Checker) jobPass(e *Event) {
 		return
 	}
 	for _, q := range p.owed.queues {
-		if id, ok := c.reservable(q, e.Time); ok {
+		if id, ok := c.reservable(q, e.Time); ok && askedFor(e, q) {
 			c.report(c.keyedOr(q, WakeUp), fmt.Sprintf("process %s was notified at %s of jobs available in queue %s with %d of %d places taken; "+
 				"its job pass at %s asked for %d jobs of queues %v and reserved %d, leaving %d places free and job %s of queue %s available and ready",
 				p.name, formatTime(p.owed.at), q, p.owed.taken, c.params.MaxConcurrent, formatTime(e.Time), e.Limit, e.PassQueues,
@@ -82,13 +85,20 @@ func (c *Checker) jobPass(e *Event) {
 		}
 	}
 	for _, q := range c.params.Queues {
-		if id, ok := c.reservable(q, e.Time); ok {
+		if id, ok := c.reservable(q, e.Time); ok && askedFor(e, q) {
 			c.report(c.keyedOr(q, PollInterval), fmt.Sprintf("process %s's job pass at %s asked for %d jobs of queues %v and reserved %d, "+
 				"leaving %d of %d places free and job %s of queue %s available and ready",
 				p.name, formatTime(e.Time), e.Limit, e.PassQueues, e.Reserved, free, c.params.MaxConcurrent, id, q), withJobs(c.jobs[id].row))
 			return
 		}
 	}
+}
+
+// askedFor reports whether job pass e is judged on queue q: one of the
+// queues it asked for, or any queue when it asked for none (a pass that
+// asks for nothing with a free place is the bug the judgement is for).
+func askedFor(e *Event, q string) bool {
+	return len(e.PassQueues) == 0 || slices.Contains(e.PassQueues, q)
 }
 
 // waitedWithoutPass ends what p owed when its tick is over: a tick that
@@ -112,12 +122,15 @@ func (p *procState) forgetOwed() {
 }
 
 // reservable returns the smallest id of a job of queue that a pass at
-// store time at could reserve: available and ready in a queue neither
-// paused, at its limit nor rate-limited, and of a key under its limit.
+// store time at could reserve, none while every queue is paused:
+// available and ready in a queue neither paused, at its limit nor rate-limited, and of a key under its limit.
 // A pass that leaves such a job of a queue with a per-key limit broke
 // per-key fairness (keys.go) rather than 21 or 22: it stopped at a key at
 // its limit instead of skipping over it.
 func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
+	if c.pausedAll() {
+		return ulid.ULID{}, false
+	}
 	if q, ok := c.queues.rows[queue]; ok {
 		if !q.PausedAt.IsZero() || q.Rate > 0 || q.Limit > 0 && c.queues.running[queue] >= q.Limit {
 			return ulid.ULID{}, false

@@ -39,13 +39,16 @@ const (
 	evSequenceRelease                  // fault timer: an operator releases a halted sequence
 	evDelete                           // fault timer: an operator deletes a job
 	evDeadLetter                       // fault timer: an operator sets or clears a dead-letter queue, or redrives one
+	evPauseAll                         // fault timer: an operator pauses or resumes every queue
+	evQueueChurn                       // fault timer: the process removes a queue or adds one back
+	evQueuesRestored                   // quiescence: the process adds back every queue it removed
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evDelete, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evDelete, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evPauseAll, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -55,7 +58,7 @@ func procEvent(k eventKind) bool {
 // incarnation that scheduled them (fault timers outlive crashes).
 func incarnationBound(k eventKind) bool {
 	switch k {
-	case evCrash, evStall, evJump, evShutdown, evStart:
+	case evCrash, evStall, evJump, evShutdown, evStart, evQueueChurn:
 		return false
 	}
 	return procEvent(k)
@@ -97,6 +100,8 @@ func (s *sim) dispatch(e *event) {
 		s.keyLimit(e.gen == firstKeyLimit)
 	case evDeadLetter:
 		s.deadLetter(e.gen == firstDeadLetter)
+	case evPauseAll:
+		s.pauseAll()
 	case evOutage:
 		s.count(Outage)
 		s.tr.printf(s.now, "db", "outage for %v", time.Duration(e.gen))
@@ -145,6 +150,10 @@ func (s *sim) dispatchProc(p *proc, e *event) {
 		s.vacuumDone(p)
 	case evAbandon:
 		s.step(p, engine.Input{Kind: engine.InAbandon})
+	case evQueueChurn:
+		s.queueChurn(p)
+	case evQueuesRestored:
+		s.restoreQueues(p)
 	}
 }
 

@@ -47,6 +47,8 @@ const (
 	Batches                         // enqueued jobs form batches with a callback; rate: share of enqueues made a batch
 	Deletes                         // an operator deletes a job; rate: per minute
 	DeadLetters                     // an operator sets or clears queues' dead-letter queues and redrives them; rate: per minute
+	PauseAll                        // an operator pauses or resumes every queue at once; rate: per minute
+	QueueChurn                      // a running worker removes one of its queues (drained as at shutdown) or adds it back; rate: per worker per minute
 	numFaultKinds
 )
 
@@ -55,7 +57,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters",
+	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters", "pause-all", "queue-churn",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

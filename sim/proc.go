@@ -70,6 +70,9 @@ type proc struct {
 	cancelled   bool               // the runner cancelled its job context: handlers start cancelled
 	history     history.Translator // this incarnation's events, as the checker reads them
 	vacuumErr   error              // what the vacuum in progress returns at evVacuumDone
+	// removedQueues are the queues this incarnation's runner was told to
+	// remove and not told to add back, in name order (queuechurn.go).
+	removedQueues []string
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
@@ -102,7 +105,7 @@ func (s *sim) start() {
 		s.procs = append(s.procs, p)
 		s.tr.printf(0, p.name, "machine clock %s drift %+dppm", stamp(p.clock.read(0)), p.clock.ppm)
 		s.after(s.procRand(p, Crash).DurationBetween(0, s.sc.PollInterval.D()), &event{kind: evStart, w: i, inc: p.inc})
-		for _, k := range []FaultKind{Crash, Stall, ClockJump, Shutdown} {
+		for _, k := range []FaultKind{Crash, Stall, ClockJump, Shutdown, QueueChurn} {
 			s.armProcFault(p, k)
 		}
 	}
@@ -115,6 +118,7 @@ func (s *sim) start() {
 	s.armFirstKeyLimit()
 	s.armFirstDeadLetter()
 	s.armGlobalFault(Sequences, evSequenceRelease)
+	s.armGlobalFault(PauseAll, evPauseAll)
 	if s.interleaving() {
 		s.il.trips.drawLeaderStop(s)
 	}
@@ -122,7 +126,7 @@ func (s *sim) start() {
 }
 
 // procFaultEvent maps a per-process fault kind to its timer's event.
-var procFaultEvent = map[FaultKind]eventKind{Crash: evCrash, Stall: evStall, ClockJump: evJump, Shutdown: evShutdown}
+var procFaultEvent = map[FaultKind]eventKind{Crash: evCrash, Stall: evStall, ClockJump: evJump, Shutdown: evShutdown, QueueChurn: evQueueChurn}
 
 // armProcFault schedules p's next fault of kind k: rate per minute, spaced
 // uniformly around the mean so that no transcendental function (whose last
@@ -178,7 +182,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		s.stop(nil, fmt.Errorf("seed %d: %s: new core: %w", s.sc.Seed, p.name, err))
 		return
 	}
-	p.core, p.policy = core, engine.NewPolicy(core)
+	p.core, p.policy, p.removedQueues = core, engine.NewPolicy(core), nil
 	p.draining, p.shutdownDue, p.stopAsked, p.cancelled, p.silent = false, false, false, false, false
 	p.stopCtx, p.stopCancel = context.WithCancel(s.ctx)
 	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}

@@ -46,8 +46,29 @@ func (s *sim) queueControl() {
 	})
 }
 
+// pauseAll has an operator pause every queue at once, or resume them:
+// the store's one pause-all row, which queues that get jobs later obey
+// too. Each queue's own pause stays as queueControl left it.
+func (s *sim) pauseAll() {
+	defer s.armGlobalFault(PauseAll, evPauseAll)
+	if s.phase != chaos {
+		return
+	}
+	pause := s.clientRand(PauseAll).Chance(0.5)
+	s.count(PauseAll)
+	s.operator(func(tx store.Tx) error {
+		if pause {
+			return tx.PauseAll(s.ctx)
+		}
+		return tx.ResumeAll(s.ctx)
+	})
+}
+
 // resumeQueues resumes every queue, at the end of chaos.
 func (s *sim) resumeQueues() {
+	if s.sc.On(PauseAll) {
+		s.operator(func(tx store.Tx) error { return tx.ResumeAll(s.ctx) })
+	}
 	if !s.sc.On(QueueControl) {
 		return
 	}

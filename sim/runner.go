@@ -51,6 +51,8 @@ func (s *sim) carry(p *proc, acts []engine.Action) {
 			s.startVacuum(p, a)
 		case engine.ActExit:
 			s.exit(p, a.Err)
+		case engine.ActQueueDrained:
+			s.tr.printf(s.now, p.name, "queue %s drained", a.Queue)
 		}
 	}
 }

@@ -218,6 +218,8 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	Batches:        {0.4, 0.3, 0.8},
 	Deletes:        {0.3, 1, 10},
 	DeadLetters:    {0.4, 3, 12},
+	PauseAll:       {0.4, 2, 8},
+	QueueChurn:     {0.4, 1, 6},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

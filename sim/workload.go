@@ -160,6 +160,9 @@ func (s *sim) quiesce() {
 		if p.core == nil {
 			s.at(s.now, &event{kind: evStart, w: p.idx, inc: p.inc})
 		}
+		if len(p.removedQueues) > 0 {
+			s.at(s.now, &event{kind: evQueuesRestored, w: p.idx, inc: p.inc})
+		}
 	}
 	s.resumeQueues()
 	s.removeRates()

@@ -73,9 +73,24 @@ type Queues interface {
 	// and for a queue dead-lettering to itself.
 	SetQueueDeadLetter(ctx context.Context, name, dead string) error
 	// ListQueues returns every queue that has a row or a job, in name
-	// order, with its row counts by status.
+	// order, with its row counts by status; not the AllQueues row.
 	ListQueues(ctx context.Context) ([]QueueStats, error)
+	// PauseAll stops every Reserve that begins after it commits from
+	// taking jobs of any queue, those created later too, until ResumeAll;
+	// running jobs and enqueues go on. It is one row, named AllQueues,
+	// whatever the number of queues. Pausing all again keeps the first
+	// time; a queue's own pause is kept apart and outlives ResumeAll.
+	PauseAll(ctx context.Context) error
+	// ResumeAll lifts PauseAll; a no-op when not paused.
+	ResumeAll(ctx context.Context) error
+	// PausedAll returns when PauseAll took effect (zero: not paused).
+	PausedAll(ctx context.Context) (time.Time, error)
 }
+
+// AllQueues names the queues row that PauseAll writes: no queue has the
+// empty name (names.Check refuses it), and a notification of it tells
+// every worker that jobs of any of its queues may be available.
+const AllQueues = ""
 
 // MaxQueueLimit is the largest limit SetQueueLimit and SetQueueKeyLimit
 // accept.

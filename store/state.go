@@ -20,7 +20,7 @@ type State struct {
 	Workers   []Worker
 	Lease     *Lease // nil: no lease
 	Schedules []Schedule
-	Queues    []Queue // the queues rows, in name order
+	Queues    []Queue // the queues rows, in name order (AllQueues first)
 	Vacuum    *Vacuum // the vacuums row; nil: no vacuum recorded
 	Batches   []Batch // the batches rows of the callbacks among Jobs, in id order
 }
@@ -60,6 +60,12 @@ func readState(ctx context.Context, tx Tx) (State, error) {
 	stats, err := tx.ListQueues(ctx)
 	if err != nil {
 		return s, err
+	}
+	switch at, err := tx.PausedAll(ctx); {
+	case err != nil:
+		return s, err
+	case !at.IsZero():
+		s.Queues = append(s.Queues, Queue{Name: AllQueues, PausedAt: at})
 	}
 	for _, q := range stats {
 		if q.NeedsRow() {

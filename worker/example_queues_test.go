@@ -57,6 +57,33 @@ func ExampleClient_PauseQueue() {
 	// true 3
 }
 
+// PauseAll stops every worker from starting jobs of any queue, queues that
+// get their first job later too, until ResumeAll; enqueues go on. It is
+// kept apart from each queue's own pause.
+func ExampleClient_PauseAll() {
+	ctx := context.Background()
+	st := mem.New(func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) })
+	client := worker.NewClient(st, nil)
+	_ = client.PauseQueue(ctx, "audit")
+	_ = client.PauseAll(ctx)
+	_, _ = worker.Enqueue(ctx, client, Welcome{User: "linus"}) // a queue with no job before the pause
+	at, _ := client.PausedAll(ctx)
+	fmt.Println("all paused since", at.Format(time.RFC3339))
+	_ = st.InTx(ctx, func(tx store.Tx) error {
+		jobs, err := tx.Reserve(ctx, mustWorker(ctx, tx), []string{"welcome"}, 10)
+		fmt.Println("reserved while paused:", len(jobs))
+		return err
+	})
+	_ = client.ResumeAll(ctx)
+	at, _ = client.PausedAll(ctx)
+	queues, _ := client.ListQueues(ctx)
+	fmt.Println(at.IsZero(), queues[0].Name, "still paused:", !queues[0].PausedAt.IsZero())
+	// Output:
+	// all paused since 2030-01-01T00:00:00Z
+	// reserved while paused: 0
+	// true audit still paused: true
+}
+
 // A rate bounds how many of a queue's jobs start in any window of its
 // period, across every worker: here 2 a minute, so the third waits.
 func ExampleClient_SetQueueRate() {

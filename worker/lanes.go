@@ -75,7 +75,7 @@ func (w *Worker) runLanes(ctx context.Context, cfg Config, handlers map[string]*
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.runLane(ctx, lane, handlers, rand, observe); err != nil {
+			if err := w.runLane(ctx, lane, handlers, rand, observe, w.lanesCtl[i]); err != nil {
 				errs[i] = fmt.Errorf("lane %d: %w", i+1, err)
 			}
 		}()

@@ -16,6 +16,35 @@ func (c *Client) PauseQueue(ctx context.Context, queue string) error {
 	return c.queueControl(ctx, "pause queue", queue, func(tx store.Tx) error { return tx.PauseQueue(ctx, queue) })
 }
 
+// PauseAll stops every worker from reserving jobs of any queue, queues
+// that get their first job later included, once the pause commits, until
+// ResumeAll: one flag in the store, not a row per queue. Jobs already
+// running finish, and enqueueing goes on. A queue's own pause is kept
+// apart: ResumeAll does not lift it.
+func (c *Client) PauseAll(ctx context.Context) error {
+	return c.allControl(ctx, "pause all queues", func(tx store.Tx) error { return tx.PauseAll(ctx) })
+}
+
+// ResumeAll lifts PauseAll and wakes the workers; a no-op when not paused.
+func (c *Client) ResumeAll(ctx context.Context) error {
+	return c.allControl(ctx, "resume all queues", func(tx store.Tx) error { return tx.ResumeAll(ctx) })
+}
+
+// PausedAll returns when PauseAll took effect, in store time (zero: every
+// queue may run, as its own controls say).
+func (c *Client) PausedAll(ctx context.Context) (time.Time, error) {
+	var at time.Time
+	err := c.allControl(ctx, "read pause of all queues", func(tx store.Tx) (err error) { at, err = tx.PausedAll(ctx); return err })
+	return at, err
+}
+
+func (c *Client) allControl(ctx context.Context, what string, fn func(store.Tx) error) error {
+	if err := c.st.InTx(ctx, fn); err != nil {
+		return fmt.Errorf("worker: %s: %w", what, err)
+	}
+	return nil
+}
+
 // ResumeQueue lets workers reserve jobs of queue again.
 func (c *Client) ResumeQueue(ctx context.Context, queue string) error {
 	return c.queueControl(ctx, "resume queue", queue, func(tx store.Tx) error { return tx.ResumeQueue(ctx, queue) })

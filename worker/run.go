@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -36,22 +37,31 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer w.ended()
 	if w.lanes == 1 {
-		return w.runLane(ctx, cfg, handlers, w.rand, w.observe)
+		return w.runLane(ctx, cfg, handlers, w.rand, w.observe, w.lanesCtl[0])
 	}
 	return w.runLanes(ctx, cfg, handlers)
 }
 
+// ended records that Run returned: AddQueue and RemoveQueue refuse.
+func (w *Worker) ended() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runEnded = true
+}
+
 // runLane runs one core with cfg until ctx is done and it has shut down,
 // as Run describes.
-func (w *Worker) runLane(ctx context.Context, cfg Config, handlers map[string]*handler, rand *clockrng.Rand, observe engine.ObserverFunc) error {
+func (w *Worker) runLane(ctx context.Context, cfg Config, handlers map[string]*handler, rand *clockrng.Rand, observe engine.ObserverFunc, ctl *laneCtl) error {
 	core, err := engine.NewCore(w.st, cfg, rand, observe)
 	if err != nil {
+		close(ctl.exited)
 		return err
 	}
 	l := &loop{w: w, policy: engine.NewPolicy(core), handlers: handlers, done: make(chan engine.Result, cfg.MaxConcurrent),
 		ctxs: engine.NewContexts(ctx), stop: ctx.Done(), abandon: w.abandon,
-		vacuumDone: make(chan error, 1), exec: newExecutors()}
+		vacuumDone: make(chan error, 1), exec: newExecutors(), ctl: ctl, draining: map[string][]chan struct{}{}}
 	defer l.ctxs.Carry(engine.Action{Kind: engine.ActExit})
 	// The subscription outlives ctx until the policy exits, so that a
 	// cancel during the drain still reaches its handler at once.
@@ -66,6 +76,8 @@ func (w *Worker) runLane(ctx context.Context, cfg Config, handlers map[string]*h
 	for !l.policy.Exited() {
 		l.next(ctx)
 	}
+	close(l.ctl.exited) // no more requests are taken: senders skip this lane
+	l.drainedAll()
 	stopListen()
 	if notes != nil {
 		for range notes { // the store closes it once the subscription ended
@@ -96,6 +108,11 @@ func (w *Worker) start() (Config, map[string]*handler, error) {
 			return Config{}, nil, fmt.Errorf("worker: queue %q is configured but has no handler", q)
 		}
 	}
+	w.queues = slices.Compact(slices.Sorted(slices.Values(cfg.Queues)))
+	w.lanesCtl = make([]*laneCtl, w.lanes)
+	for i := range w.lanesCtl {
+		w.lanesCtl[i] = newLaneCtl()
+	}
 	return cfg, maps.Clone(w.handlers), nil
 }
 
@@ -117,6 +134,10 @@ type loop struct {
 	exitErr     error
 	vacuuming   bool       // a vacuum goroutine has not sent yet
 	vacuumDone  chan error // it sends its result once
+	ctl         *laneCtl   // AddQueue's and RemoveQueue's requests
+	// draining holds, per removed queue, the RemoveQueue calls waiting
+	// for its drain (closed at engine.ActQueueDrained, or at exit).
+	draining map[string][]chan struct{}
 }
 
 // next waits for one input and steps the policy with it.
@@ -146,6 +167,11 @@ func (l *loop) next(ctx context.Context) {
 	case err := <-l.vacuumDone:
 		l.vacuuming = false
 		in = engine.Input{Kind: engine.InVacuumEnded, Err: err}
+	case r := <-l.ctl.reqs:
+		if r.drained != nil {
+			l.draining[r.in.Queue] = append(l.draining[r.in.Queue], r.drained)
+		}
+		in = r.in
 	case n, ok := <-l.notes:
 		if !ok {
 			l.notes = nil
@@ -157,6 +183,17 @@ func (l *loop) next(ctx context.Context) {
 		l.timers[in.Timer] = nil
 	}
 	l.carry(ctx, l.policy.Step(in))
+}
+
+// drainedAll releases the RemoveQueue calls still waiting once the lane
+// stopped: its shutdown drained every queue.
+func (l *loop) drainedAll() {
+	for q, ds := range l.draining {
+		for _, d := range ds {
+			close(d)
+		}
+		delete(l.draining, q)
+	}
 }
 
 // timerC is the channel of an armed timer, nil (never ready) otherwise.
@@ -189,6 +226,11 @@ func (l *loop) carry(ctx context.Context, acts []engine.Action) {
 			l.timers[a.Timer] = l.w.clock.Timer(a.After)
 		case engine.ActVacuum:
 			l.startVacuum(ctx, a.Timeout)
+		case engine.ActQueueDrained:
+			for _, d := range l.draining[a.Queue] {
+				close(d)
+			}
+			delete(l.draining, a.Queue)
 		case engine.ActCancelRunning:
 			l.ctxs.Carry(a)
 			l.policy.ReportCancelled()

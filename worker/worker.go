@@ -80,6 +80,12 @@ type Worker struct {
 	mu       sync.Mutex
 	handlers map[string]*handler
 	started  bool
+	// queues, lanesCtl and runEnded are Run's, for AddQueue and
+	// RemoveQueue: the queues its lanes reserve from, in name order, how
+	// to reach each lane's loop (nil before Run), and whether Run returned.
+	queues   []string
+	lanesCtl []*laneCtl
+	runEnded bool
 }
 
 // New returns a worker on st. It fills opts.Config in with the defaults

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -89,7 +90,7 @@ func TestJobsListOnADamagedSchemaIsASentence(t *testing.T) {
 // so that it reads apart from one with spaces.
 func TestQueuesListQuotesControlCharacters(t *testing.T) {
 	var b strings.Builder
-	if err := printQueues(&b, []store.QueueStats{{Queue: store.Queue{Name: "a\nb\tc"}}, {Queue: store.Queue{Name: "a b c"}}}); err != nil {
+	if err := printQueues(&b, []store.QueueStats{{Queue: store.Queue{Name: "a\nb\tc"}}, {Queue: store.Queue{Name: "a b c"}}}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")

@@ -60,6 +60,8 @@ Usage:
   worker queues list [-format table|json] [flags]
                                            each queue's state, limit and jobs by status
   worker queues pause|resume [flags] Q     stop or restart reserving jobs of queue Q
+  worker queues pause-all|resume-all [flags]
+                                           the same for every queue at once, queues created later too
   worker queues set-limit [flags] Q N|none at most N jobs of Q running across all workers
   worker queues set-rate [flags] Q N/PERIOD|none
                                            at most N jobs of Q starting per PERIOD across all workers

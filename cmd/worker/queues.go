@@ -18,12 +18,16 @@ const queuesUsage = `Usage:
   worker queues list [-format table|json] [flags]
   worker queues pause [flags] QUEUE
   worker queues resume [flags] QUEUE
+  worker queues pause-all [flags]
+  worker queues resume-all [flags]
   worker queues set-limit [flags] QUEUE N|none [-per-key]
   worker queues set-rate [flags] QUEUE N/PERIOD|none
   worker queues set-dead-letter [flags] QUEUE DEAD|none
 
 A paused queue still takes new jobs, and its running jobs finish, but no
-worker reserves a job of it until it is resumed. A limit bounds how many of
+worker reserves a job of it until it is resumed. pause-all does the same
+for every queue at once, queues that get jobs later included, until
+resume-all; it is one setting, kept apart from each queue's own pause. A limit bounds how many of
 a queue's jobs run at once across every worker process; 0 or none removes
 it; with -per-key, the limit bounds its jobs with the same partition key
 (worker.PartitionKey) instead, together with the queue's limit, and
@@ -37,7 +41,7 @@ sends them back); none clears it, and a queue cannot dead-letter to
 itself. All are kept in the database. Run 'worker queues <command> -help' for the flags.
 `
 
-const queuesCommands = "queues list, queues pause, queues resume, queues set-limit, queues set-rate or queues set-dead-letter"
+const queuesCommands = "queues list, queues pause, queues resume, queues pause-all, queues resume-all, queues set-limit, queues set-rate or queues set-dead-letter"
 
 // queuesCmd dispatches the queues subcommands and returns the full command
 // name for messages.
@@ -53,6 +57,8 @@ func (c *cli) queuesCmd(ctx context.Context, args []string) (string, error) {
 		return "queues pause", c.queueControlCmd(ctx, "pause", args[1:])
 	case "resume":
 		return "queues resume", c.queueControlCmd(ctx, "resume", args[1:])
+	case "pause-all", "resume-all":
+		return "queues " + args[0], c.queueAllCmd(ctx, args[0], args[1:])
 	case "set-limit":
 		return "queues set-limit", c.queueControlCmd(ctx, "set-limit", args[1:])
 	case "set-rate":
@@ -107,12 +113,11 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	if err != nil {
 		return err
 	}
-	st, err := c.openWriterStore(ctx, db, c.defaultLogger())
+	st, client, err := c.openQueueClient(ctx, db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	client := worker.NewClient(st, nil)
 	msg := fmt.Sprintf("queue %s paused", shown(queue))
 	switch verb {
 	case "pause":
@@ -150,6 +155,38 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		c.noteNoJobOn(ctx, st, "queues "+verb, queue, "; the setting holds for the jobs it gets")
 	}
 	return nil
+}
+
+// queueAllCmd runs pause-all or resume-all.
+func (c *cli) queueAllCmd(ctx context.Context, verb string, args []string) error {
+	fs, db := c.dbFlagSet("worker queues "+verb, "worker queues "+verb+" [flags]")
+	if err := c.parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	st, client, err := c.openQueueClient(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	err, msg := client.PauseAll(ctx), "every queue paused"
+	if verb == "resume-all" {
+		err, msg = client.ResumeAll(ctx), "every queue resumed (queues paused on their own stay paused)"
+	}
+	if err != nil {
+		return explainStoreError(err, db.schema)
+	}
+	fmt.Fprintln(c.stdout, msg)
+	return nil
+}
+
+// openQueueClient opens the store the queue controls write, and a client
+// on it; the caller closes the store.
+func (c *cli) openQueueClient(ctx context.Context, db *dbFlags) (openedStore, *worker.Client, error) {
+	st, err := c.openWriterStore(ctx, db, c.defaultLogger())
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, worker.NewClient(st, nil), nil
 }
 
 // noteNoJobOn says on standard error, after what command printed, when
@@ -200,7 +237,9 @@ const queuesListSynopsis = `worker queues list [-format table|json] [flags]
 Prints every queue that has jobs, is paused, limited, rate-limited or
 dead-letters: its state, its limit, its per-key limit, its rate, its
 dead-letter queue and how many of its jobs are in each status,
-read in one query.`
+read in one query. While every queue is paused (pause-all), a first line
+says so, and each queue's state is "paused (all)" unless paused on its
+own; in JSON, each queue has "paused_all": true.`
 
 func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
 	fs, db := c.dbFlagSet("worker queues list", queuesListSynopsis)
@@ -217,20 +256,28 @@ func (c *cli) queuesListCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	queues, err := worker.NewClient(st, nil).ListQueues(ctx)
+	client := worker.NewClient(st, nil)
+	queues, err := client.ListQueues(ctx)
+	var pausedAll time.Time
+	if err == nil {
+		pausedAll, err = client.PausedAll(ctx)
+	}
 	if err != nil {
 		return explainStoreError(err, db.schema)
 	}
 	if format == "json" {
-		return writeJSON(c.stdout, queuesJSON(queues))
+		return writeJSON(c.stdout, queuesJSON(queues, pausedAll))
 	}
-	return printQueues(c.stdout, queues)
+	if !pausedAll.IsZero() {
+		fmt.Fprintf(c.stdout, "ALL QUEUES PAUSED since %s (worker queues resume-all lifts it)\n", formatTime(pausedAll))
+	}
+	return printQueues(c.stdout, queues, pausedAll)
 }
 
 // listedStatuses are the status columns of queues list, in life-cycle order.
 var listedStatuses = store.Statuses()
 
-func printQueues(w io.Writer, queues []store.QueueStats) error {
+func printQueues(w io.Writer, queues []store.QueueStats, pausedAll time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tPER-KEY\tRATE\tDEAD-LETTER")
 	for _, s := range listedStatuses {
@@ -239,8 +286,11 @@ func printQueues(w io.Writer, queues []store.QueueStats) error {
 	fmt.Fprintln(tw)
 	for _, q := range queues {
 		state, limit, perKey, rate, dead := "active", "-", "-", "-", "-"
-		if !q.PausedAt.IsZero() {
+		switch {
+		case !q.PausedAt.IsZero():
 			state = "paused since " + formatTime(q.PausedAt)
+		case !pausedAll.IsZero():
+			state = "paused (all)"
 		}
 		if q.Limit > 0 {
 			limit = strconv.Itoa(q.Limit)
@@ -265,11 +315,13 @@ func printQueues(w io.Writer, queues []store.QueueStats) error {
 
 // queueJSON is one queue as queues list -format json prints it.
 type queueJSON struct {
-	Name     string `json:"name"`
-	Paused   bool   `json:"paused"`
-	PausedAt string `json:"paused_at,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
-	KeyLimit int    `json:"per_key_limit,omitempty"`
+	Name   string `json:"name"`
+	Paused bool   `json:"paused"`
+	// PausedAll: every queue is paused (pause-all), this one too.
+	PausedAll bool   `json:"paused_all,omitempty"`
+	PausedAt  string `json:"paused_at,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+	KeyLimit  int    `json:"per_key_limit,omitempty"`
 	// Rate is the most starts in any window of RatePeriodSeconds.
 	Rate              int                  `json:"rate,omitempty"`
 	RatePeriodSeconds float64              `json:"rate_period_seconds,omitempty"`
@@ -277,10 +329,10 @@ type queueJSON struct {
 	Counts            map[store.Status]int `json:"counts"`
 }
 
-func queuesJSON(queues []store.QueueStats) []queueJSON {
+func queuesJSON(queues []store.QueueStats, pausedAll time.Time) []queueJSON {
 	out := make([]queueJSON, len(queues))
 	for i, q := range queues {
-		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), Limit: q.Limit, KeyLimit: q.KeyLimit, Rate: q.Rate,
+		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), PausedAll: !pausedAll.IsZero(), Limit: q.Limit, KeyLimit: q.KeyLimit, Rate: q.Rate,
 			RatePeriodSeconds: q.RatePeriod.Seconds(), DeadLetter: q.DeadLetter, Counts: q.Counts}
 		if out[i].Paused {
 			out[i].PausedAt = formatTime(q.PausedAt)

@@ -64,6 +64,22 @@ func TestQueuesCommands(t *testing.T) {
 		t.Errorf("queues list -format json:\n%s", out)
 	}
 	run(exitOK, cmdArgs([]string{"queues", "resume"}, db, "mail")...)
+	if out := run(exitOK, cmdArgs([]string{"queues", "pause-all"}, db)...); out != "every queue paused\n" {
+		t.Errorf("queues pause-all printed %q", out)
+	}
+	out = run(exitOK, cmdArgs([]string{"queues", "list"}, db)...)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "ALL QUEUES PAUSED since ") ||
+		!strings.Contains(lines[2], "paused (all)") {
+		t.Errorf("queues list after pause-all:\n%s", out)
+	}
+	out = run(exitOK, cmdArgs([]string{"queues", "list"}, db, "-format", "json")...)
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed) != 1 || listed[0].Paused || !listed[0].PausedAll {
+		t.Errorf("queues list -format json after pause-all:\n%s", out)
+	}
+	run(exitOK, cmdArgs([]string{"queues", "resume-all"}, db)...)
+	if out := run(exitOK, cmdArgs([]string{"queues", "list"}, db)...); strings.Contains(out, "ALL QUEUES PAUSED") || strings.Contains(out, "paused") {
+		t.Errorf("queues list after resume-all:\n%s", out)
+	}
 	run(exitOK, cmdArgs([]string{"queues", "set-limit"}, db, "mail", "none")...)
 	run(exitOK, cmdArgs([]string{"queues", "set-rate"}, db, "mail", "none")...)
 	var rows []store.QueueStats
@@ -71,7 +87,7 @@ func TestQueuesCommands(t *testing.T) {
 	if err != nil || len(rows) != 1 || rows[0].Controlled() {
 		t.Fatalf("after resume and set-limit none: %+v, %v", rows, err)
 	}
-	for _, bad := range [][]string{{"set-limit", "mail", "-1"}, {"set-limit", "mail"}, {"set-rate", "mail", "5"}, {"set-rate", "mail", "5/0s"}, {"pause", ""}, {"frobnicate"}} {
+	for _, bad := range [][]string{{"set-limit", "mail", "-1"}, {"set-limit", "mail"}, {"set-rate", "mail", "5"}, {"set-rate", "mail", "5/0s"}, {"pause", ""}, {"pause-all", "mail"}, {"resume-all", "mail"}, {"frobnicate"}} {
 		if out := run(exitUsage, cmdArgs([]string{"queues", bad[0]}, db, bad[1:]...)...); len(out) == 0 || len(out) > 2000 {
 			t.Errorf("queues %q: message of %d bytes:\n%s", bad, len(out), out)
 		}

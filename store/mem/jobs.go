@@ -216,10 +216,14 @@ type openQueue struct {
 	heap *entryHeap // its available jobs (nil: none yet)
 }
 
-// openQueues returns the queues among queues that are not paused and have
+// openQueues returns none while every queue is paused (PauseAll), else
+// the queues among queues that are not paused and have
 // room under their limit and their rate at now, each once, in name order.
 func (s *Store) openQueues(worker ulid.ULID, queues []string, now time.Time) []openQueue {
 	open := s.openBuf[:0]
+	if !s.pausedAll().IsZero() && !mutant.On(mutant.PauseAllIgnored) {
+		return open
+	}
 	for _, name := range sortedNames(queues) {
 		q := s.queues[name]
 		if q == nil {

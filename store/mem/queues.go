@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
@@ -19,6 +20,37 @@ func (t *tx) ResumeQueue(_ context.Context, name string) error {
 	return t.editQueue("resume", name, rules.ResumeEdit)
 }
 
+func (t *tx) PauseAll(context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	t.writeEdit(store.AllQueues, rules.PauseEdit(t.now))
+	return nil
+}
+
+func (t *tx) ResumeAll(context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	t.writeEdit(store.AllQueues, rules.ResumeEdit)
+	return nil
+}
+
+func (t *tx) PausedAll(context.Context) (time.Time, error) {
+	if err := t.check(); err != nil {
+		return time.Time{}, err
+	}
+	return t.s.pausedAll(), nil
+}
+
+// pausedAll is when PauseAll took effect (zero: not paused).
+func (s *Store) pausedAll() time.Time {
+	if q := s.queues[store.AllQueues]; q != nil {
+		return q.PausedAt
+	}
+	return time.Time{}
+}
+
 // editQueue writes the queue's row as rules.EditQueue decides.
 func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {
@@ -27,10 +59,17 @@ func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if err := names.Check("queue", name); err != nil {
 		return fmt.Errorf("%s queue: %w", what, err)
 	}
+	t.writeEdit(name, edit)
+	return nil
+}
+
+// writeEdit writes row name as rules.EditQueue decides, recording the
+// change and notifying when it wakes the queue (AllQueues: every queue).
+func (t *tx) writeEdit(name string, edit func(*store.Queue)) {
 	before := t.s.queues[name]
 	after, changed := rules.EditQueue(before, name, edit)
 	if !changed {
-		return nil
+		return
 	}
 	ch := store.QueueChange{Before: before, After: after}
 	t.queues = append(t.queues, ch)
@@ -38,7 +77,6 @@ func (t *tx) editQueue(what, name string, edit func(*store.Queue)) error {
 	if ch.Wakes() {
 		t.notifyQueues([]string{name})
 	}
-	return nil
 }
 
 // writeQueue stores the queue's row (nil: deletes it).
@@ -65,7 +103,9 @@ func (t *tx) ListQueues(context.Context) ([]store.QueueStats, error) {
 		return qs
 	}
 	for name, q := range t.s.queues {
-		stats(name).Queue = *q
+		if name != store.AllQueues {
+			stats(name).Queue = *q
+		}
 	}
 	for _, j := range t.s.jobs {
 		stats(j.Queue).Counts[j.Status]++

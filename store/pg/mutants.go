@@ -84,6 +84,12 @@ var plantedEdits = []plantedEdit{
 	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqReserve }, headBefore, headBeforeSkipsLocked},
 	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqKeyedReserve }, headBefore, headBeforeSkipsLocked},
 	{mutant.PGSequenceSkipsLocked, func(s *statements) *string { return &s.seqPlainReserve }, headBefore, headBeforeSkipsLocked},
+	// pg-pause-all-plain-ignored: the plain reservation's condition on the
+	// pause-all row (reservable) never holds back. One transaction shows
+	// it: the serial simulation on PostgreSQL plants and catches it
+	// (mutant.PGSerial).
+	{mutant.PGPauseAllPlainIgnored, func(s *statements) *string { return &s.plainReserve }, pausedAllRow, pausedAllRowIgnored},
+	{mutant.PGPauseAllPlainIgnored, func(s *statements) *string { return &s.seqPlainReserve }, pausedAllRow, pausedAllRowIgnored},
 	// pg-split-lease: the lease that the SELECT before found free is
 	// written without a re-check, overwriting one another transaction took
 	// meanwhile.
@@ -125,6 +131,9 @@ const (
 	jobsSkipLocked = "FOR UPDATE SKIP LOCKED) AS c" // a reservation's scan of the jobs (pickJobs)
 	jobsLocked     = "FOR UPDATE) AS c"
 	completeCheck  = "status >= 'running' AND status <= 'running' AND " + startedByIs3
+	// pausedAllRow is the end of reservable's condition on the pause-all row.
+	pausedAllRow        = ".queues WHERE name = '')"
+	pausedAllRowIgnored = ".queues WHERE name = '' AND false)"
 )
 
 // plant checks that every edit finds its text, panicking otherwise, and

@@ -51,8 +51,40 @@ func (t *tx) SetQueueRate(ctx context.Context, name string, n int, period time.D
 	return nil
 }
 
-// editQueue locks the queue, reads its row and writes it as
-// rules.EditQueue decides, notifying when the change wakes the queue.
+// PauseAll writes the AllQueues row under its advisory lock, which every
+// reservation holds shared (lockQueuesSQL): as for a queue's pause, a
+// reservation in flight commits first, and one that begins later reads it.
+func (t *tx) PauseAll(ctx context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	now, err := t.Now(ctx)
+	if err != nil {
+		return err
+	}
+	return t.writeEdit(ctx, "pause all", store.AllQueues, rules.PauseEdit(now))
+}
+
+func (t *tx) ResumeAll(ctx context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	return t.writeEdit(ctx, "resume all", store.AllQueues, rules.ResumeEdit)
+}
+
+func (t *tx) PausedAll(ctx context.Context) (time.Time, error) {
+	if err := t.check(); err != nil {
+		return time.Time{}, err
+	}
+	var at pgtype.Timestamptz
+	err := t.db.QueryRow(ctx, t.s.sql(`SELECT paused_at FROM {schema}.queues WHERE name = $1`), store.AllQueues).Scan(&at)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, t.fail(err, "read paused all")
+	}
+	return toTime(at), nil
+}
+
+// editQueue checks the name, then writes the queue's row (writeEdit).
 func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.Queue)) error {
 	if err := t.check(); err != nil {
 		return err
@@ -60,6 +92,13 @@ func (t *tx) editQueue(ctx context.Context, what, name string, edit func(*store.
 	if err := names.Check("queue", name); err != nil {
 		return fmt.Errorf("%s queue: %w", what, err)
 	}
+	return t.writeEdit(ctx, what, name, edit)
+}
+
+// writeEdit locks queue name, reads its row and writes it as
+// rules.EditQueue decides, notifying when the change wakes the queue (a
+// notification of AllQueues wakes every worker).
+func (t *tx) writeEdit(ctx context.Context, what, name string, edit func(*store.Queue)) error {
 	before, err := t.readQueue(ctx, name)
 	if err != nil {
 		return t.fail(err, "%s queue %q", what, name)
@@ -142,11 +181,12 @@ func (t *tx) ListQueues(ctx context.Context) ([]store.QueueStats, error) {
 }
 
 // listQueuesSQL returns one row per queue and status it has rows in, and
-// one with a NULL status for a queue that has a queues row and no job.
+// one with a NULL status for a queue that has a queues row and no job;
+// not the AllQueues row.
 const listQueuesSQL = `
 	WITH counts AS (SELECT queue, status, count(*) AS n FROM {schema}.jobs GROUP BY queue, status)
 	SELECT coalesce(q.name, c.queue), ` + queueColumns + `, c.status, coalesce(c.n, 0)
-	FROM {schema}.queues AS q FULL JOIN counts AS c ON c.queue = q.name
+	FROM (SELECT * FROM {schema}.queues WHERE name <> '') AS q FULL JOIN counts AS c ON c.queue = q.name
 	ORDER BY 1, 8`
 
 // queueColumns are a queues row q's controls as queueRow scans them (a

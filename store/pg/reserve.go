@@ -105,7 +105,7 @@ func (s *Store) queueReserveRows(b *pgx.Batch, now pgtype.Timestamptz, worker ul
 }
 
 // lockQueuesSQL takes the advisory lock of each queue of $2 (see
-// queues.go) shared: reservations do not wait for each other, and a change
+// queues.go), and that of store.AllQueues, shared: reservations do not wait for each other, and a change
 // of a queue's controls, which takes it exclusive, waits for those in
 // flight and holds up those that come after it. It also says whether any
 // queue (of any reservation's: the answer serves them all) has a limit or
@@ -118,7 +118,7 @@ var lockQueuesSQL = `
 			WHERE ctl.max_running IS NOT NULL OR ctl.rate_starts IS NOT NULL OR ctl.key_limit IS NOT NULL),
 		EXISTS (SELECT FROM {schema}.queues AS ctl WHERE ctl.key_limit IS NOT NULL),
 		EXISTS (SELECT FROM {schema}.jobs WHERE ` + openInSequenceRow + `)
-	FROM (SELECT queue FROM unnest($2::text[]) AS queue ORDER BY hashtext(queue), queue) AS q`
+	FROM (SELECT queue FROM unnest(array_append($2::text[], '')) AS queue ORDER BY hashtext(queue), queue) AS q`
 
 // readReserved reads the answers of queueReserveRows's statements (full
 // and restore: what it was given; epoch: what it returned) and the

@@ -89,7 +89,7 @@ var keyedReserveSQL = `
 			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
 			WHERE status = 'available' AND queue = keys.queue AND partition_key = keys.partition_key
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND ` + workerLive + `
+			  AND ` + reservable + `
 			ORDER BY queue, partition_key, priority, scheduled_at, id
 			LIMIT least($4, rooms.room, greatest(rooms.key_limit - coalesce(kr.running, 0), 0))
 			FOR UPDATE SKIP LOCKED) AS c` + keylessCandidates + `),
@@ -116,7 +116,7 @@ const keylessCandidates = `
 			SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs
 			WHERE status = 'available' AND queue = rooms.queue AND partition_key IS NULL AND sequence_key IS NULL
 			  AND scheduled_at <= coalesce($1::timestamptz, now())
-			  AND ` + workerLive + `
+			  AND ` + reservable + `
 			ORDER BY queue, priority, scheduled_at, id LIMIT least($4, rooms.room)
 			FOR UPDATE SKIP LOCKED) AS c
 		WHERE rooms.key_limit IS NOT NULL AND rooms.room > 0`

@@ -63,10 +63,11 @@ const pickJobsScan = `
 const availableScan = `SELECT id, priority, scheduled_at, ctid AS row_tid FROM {schema}.jobs`
 
 // fromHint is pickJobsScan's condition on queue q.queue's rows: after
-// its hint (hints.go), due, and for a live worker.
+// its hint (hints.go), due, and for a live worker while not every queue
+// is paused (reservable).
 const fromHint = `(queue, priority, scheduled_at, id) > (q.queue, q.from_priority, q.from_at, q.from_id) AND queue <= q.queue
 				  AND scheduled_at <= coalesce($1::timestamptz, now())
-				  AND ` + workerLive
+				  AND ` + reservable
 
 // markReserved ends both reservations: the picked rows become running
 // under worker $2 and are returned. It finds them by the tuple ids
@@ -88,6 +89,14 @@ const markReserved = `
 	UPDATE {schema}.jobs SET status = 'running', started_at = coalesce($1::timestamptz, now()), started_by = $2
 	WHERE ctid = ANY (ARRAY(SELECT row_tid FROM picked))
 	RETURNING ` + jobColumns
+
+// reservable is the condition every reservation's scans of the jobs put on
+// a row beyond its own columns: worker $2 is live and no PauseAll is in
+// effect (the store.AllQueues row, read by primary key after
+// lockQueuesSQL took its lock). Neither refers to the row, so PostgreSQL
+// tests them once per statement (an InitPlan each), and a store that is not
+// paused pays one index probe that finds nothing.
+const reservable = workerLive + ` AND NOT EXISTS (SELECT FROM {schema}.queues WHERE name = '')`
 
 // noteControlled tells the store that one of its queues may have a limit
 // or a rate now, so that its next reservation sends reserveSQL.

@@ -88,7 +88,7 @@ func sequenceHeads(queue, room string) string {
 				  AND sequence_key = seq_keys.sequence_key
 				ORDER BY queue, sequence_key, sequence_pos LIMIT 1
 				FOR UPDATE SKIP LOCKED) AS f
-			WHERE f.scheduled_at <= coalesce($1::timestamptz, now()) AND ` + workerLive + `
+			WHERE f.scheduled_at <= coalesce($1::timestamptz, now()) AND ` + reservable + `
 			  AND NOT EXISTS (SELECT FROM {schema}.jobs AS o
 				WHERE o.sequence_key = f.sequence_key AND ` + openInSequence("o.") + ` AND ` + headBefore + ` OFFSET 0)
 			  AND NOT EXISTS (SELECT FROM {schema}.jobs AS o

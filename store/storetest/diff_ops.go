@@ -46,6 +46,9 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"now":                 drawNow,
 	"pauseQueue":          drawPauseQueue,
 	"resumeQueue":         drawResumeQueue,
+	"pauseAll":            drawPauseAll,
+	"resumeAll":           drawResumeAll,
+	"pausedAll":           drawPausedAll,
 	"setQueueLimit":       drawSetQueueLimit,
 	"setQueueRate":        drawSetQueueRate,
 	"setQueueKeyLimit":    drawSetQueueKeyLimit,
@@ -73,7 +76,7 @@ var stepKinds = append([]string{
 	"jobPass", "jobPass", "pauseQueue", "resumeQueue", "setQueueLimit", "snoozeJob",
 	"reserve", "jobPass", "setQueueRate", "setQueueKeyLimit", "setQueueKeyLimit",
 	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
-	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "deleteJob",
+	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "deleteJob", "resumeAll",
 	"setQueueDeadLetter", "failJob", "deadLetterJob", "deadLetterJob", "redrive",
 }, opNameList...)
 

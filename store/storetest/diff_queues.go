@@ -13,7 +13,7 @@ import (
 )
 
 // The differential's draws of the queue controls: pause,
-// resume, limit, rate and the listing.
+// resume, limit, rate, pause-all and the listing.
 
 // drawPriority is usually the default, sometimes any valid priority and
 // rarely one out of range.
@@ -40,6 +40,21 @@ func drawResumeQueue(rt *rapid.T, _ *diff) op {
 	q := drawQueueName(rt)
 	return op{fmt.Sprintf("resumeQueue %q", q), func(ctx context.Context, tx store.Tx) (string, error) {
 		return "", tx.ResumeQueue(ctx, q)
+	}}
+}
+
+func drawPauseAll(*rapid.T, *diff) op {
+	return op{"pauseAll", func(ctx context.Context, tx store.Tx) (string, error) { return "", tx.PauseAll(ctx) }}
+}
+
+func drawResumeAll(*rapid.T, *diff) op {
+	return op{"resumeAll", func(ctx context.Context, tx store.Tx) (string, error) { return "", tx.ResumeAll(ctx) }}
+}
+
+func drawPausedAll(*rapid.T, *diff) op {
+	return op{"pausedAll", func(ctx context.Context, tx store.Tx) (string, error) {
+		at, err := tx.PausedAll(ctx)
+		return format.Time(at), err
 	}}
 }
 

@@ -23,6 +23,7 @@ var suites = []struct {
 	{"Priority", priorityCases},
 	{"Backlog", backlogCases},
 	{"Queues", queueCases},
+	{"PauseAll", pauseAllCases},
 	{"KeyLimits", keyLimitCases},
 	{"Sequences", sequenceCases},
 	{"Dependencies", dependencyCases},

@@ -61,6 +61,9 @@ type Core struct {
 	// benchmark.
 	executing map[ulid.ULID]*store.Job
 	pending   []pendingResult // finished jobs whose result is not yet recorded
+	// removed holds the queues taken out of cfg.Queues whose drain the
+	// policy has not reported yet (queues.go).
+	removed map[string]bool
 	// stopped holds the executing jobs whose handlers' contexts the driver
 	// cancelled because their rows were cancelled; contextsDone says it
 	// cancelled every job's context (the drain deadline). The cancel check
@@ -141,9 +144,10 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		noNext:    map[string]bool{},
 		executing: map[ulid.ULID]*store.Job{},
 		stopped:   map[ulid.ULID]bool{},
+		removed:   map[string]bool{},
 	}
 	c.txBody, c.leaseBody = c.runTxBody, c.takeLease
-	c.cfg.Queues, c.cfg.Policies = slices.Clone(cfg.Queues), maps.Clone(cfg.Policies)
+	c.cfg.Queues, c.cfg.Policies = slices.Compact(slices.Sorted(slices.Values(cfg.Queues))), maps.Clone(cfg.Policies)
 	c.cfg.DeadLetters = maps.Clone(cfg.DeadLetters)
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })

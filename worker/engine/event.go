@@ -172,6 +172,13 @@ const (
 	// EventJobSettled: the leader settled Job (as it now is), which waited
 	// for parents: released (available or scheduled) or cancelled.
 	EventJobSettled
+	// EventQueueAdded, EventQueueRemoved: the running worker reserves from
+	// queue Reason from now on, or no more (queues.go).
+	EventQueueAdded
+	EventQueueRemoved
+	// EventQueueDrained: queue Reason, removed, has no job running nor
+	// result unrecorded.
+	EventQueueDrained
 )
 
 var eventNames = map[EventKind]string{
@@ -193,6 +200,7 @@ var eventNames = map[EventKind]string{
 	EventScheduleNoNextTime: "schedule-no-next-time",
 	EventTickStarted:        "tick-started", EventWaiting: "waiting", EventNotified: "notified",
 	EventJobPass: "job-pass", EventJobSettled: "job-settled",
+	EventQueueAdded: "queue-added", EventQueueRemoved: "queue-removed", EventQueueDrained: "queue-drained",
 }
 
 // String returns the kind's name, e.g. "lease-acquired".

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -114,7 +113,7 @@ func (p *Policy) Step(in Input) []Action {
 		return nil
 	}
 	clear(p.acts) // drop the last step's jobs
-	p.acts = p.step(in, p.acts[:0])
+	p.acts = p.queueDrains(p.step(in, p.acts[:0]))
 	p.checkInvariants(in, p.acts)
 	p.core.checkStepInvariants("runner step")
 	return p.acts
@@ -136,7 +135,7 @@ func (p *Policy) step(in Input, out []Action) []Action {
 		if in.Note.Channel == store.ChannelCancel {
 			return p.cancelJobs([]ulid.ULID{in.Note.Job}, CancelByNotification, out)
 		}
-		if p.phase == serving && in.Note.Channel == store.ChannelAvailable {
+		if p.phase == serving && in.Note.Channel == store.ChannelAvailable && (in.Note.Queue == store.AllQueues || p.core.handles(in.Note.Queue)) {
 			p.core.emit(Event{Kind: EventNotified, Worker: p.core.id, Reason: in.Note.Queue})
 			if mutant.On(mutant.WakeIgnored) {
 				return out
@@ -159,18 +158,21 @@ func (p *Policy) step(in Input, out []Action) []Action {
 	case InVacuumEnded:
 		p.vacuumEnded(in.Err)
 		return out
+	case InQueueAdded, InQueueRemoved:
+		return p.queueChange(in, out)
 	}
 	panic(fmt.Sprintf("worker: runner policy stepped with unknown input %d", in.Kind))
 }
 
 // wants reports whether a notification gives the next tick something to
 // do: a stepdown (the lease is free), or a job on a queue this worker
-// handles while it has a free slot.
+// handles (any, for store.AllQueues: a resume of all) while it has a free
+// slot.
 func (p *Policy) wants(n store.Notification) bool {
 	if n.Channel == store.ChannelStepdown {
 		return true
 	}
-	return !p.core.full() && slices.Contains(p.core.cfg.Queues, n.Queue)
+	return !p.core.full() && (n.Queue == store.AllQueues || p.core.handles(n.Queue))
 }
 
 func (p *Policy) call(c Call) Action {

@@ -26,6 +26,10 @@ const (
 	// InAbandon: a second request to stop gave the drain up (StopAbandon);
 	// the drain deadline is now.
 	InAbandon
+	// InQueueAdded and InQueueRemoved: the worker reserves from Queue from
+	// now on, or no more (queues.go).
+	InQueueAdded
+	InQueueRemoved
 )
 
 // Timer names one of the runner's timers. Arming one replaces the armed
@@ -63,6 +67,7 @@ type Input struct {
 	Start  []store.Job        // InCallReturned of CallTick: jobs to start
 	Cancel []ulid.ULID        // InCallReturned of CallTick: executing jobs found cancelled
 	Err    error              // InCallReturned, InVacuumEnded
+	Queue  string             // InQueueAdded, InQueueRemoved
 }
 
 // ActionKind says what the driver must do.
@@ -80,6 +85,9 @@ const (
 	// hold up the next store calls), given up after Timeout, then Step
 	// with InVacuumEnded. At most one is out at a time.
 	ActVacuum
+	// ActQueueDrained: Queue, removed, has no job running nor result
+	// unrecorded in this core (queues.go).
+	ActQueueDrained
 )
 
 // Action is one thing for the driver to do. Kind says which fields are set.
@@ -107,4 +115,5 @@ type Action struct {
 	// CancelByJobPass).
 	JobIDs []ulid.ULID
 	Reason string
+	Queue  string // ActQueueDrained
 }

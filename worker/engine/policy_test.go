@@ -57,6 +57,8 @@ func describe(acts []Action) string {
 			out = append(out, fmt.Sprintf("exit %v", a.Err))
 		case ActCall:
 			out = append(out, fmt.Sprintf("call %d", a.Call))
+		case ActQueueDrained:
+			out = append(out, "drained "+a.Queue)
 		}
 	}
 	return strings.Join(out, ", ")
