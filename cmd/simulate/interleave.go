@@ -66,7 +66,7 @@ func (r *ilRunner) runOnce(sc sim.Scenario, opt sim.Options) sim.Result {
 	var gates *pgGates
 	opt.Backend = func(now func() time.Time) (sim.Backend, error) {
 		r.now.Store(&now)
-		return sim.DiffBackend(r.observer), nil
+		return sim.DiffBackend(unvacuumed{r.observer}), nil
 	}
 	opt.Interleave = func(now func() time.Time, actors []string) (sim.Interleaver, error) {
 		var err error
@@ -81,6 +81,20 @@ func (r *ilRunner) runOnce(sc sim.Scenario, opt sim.Options) sim.Result {
 	}
 	return res
 }
+
+// unvacuumed is the runner's ungated store as the simulator's backend,
+// but for its VacuumJobs, which runs no VACUUM. The simulator calls the
+// backend's vacuum at once and waits for it, and a VACUUM on an ungated
+// connection waits for the buffer pins of the gated transactions the
+// controller holds parked, which only the simulator, waiting, would let
+// go: the run hung (found by make mutants-pg with pg-duties-unserialized,
+// whose second leader's duties stay open beside the vacuum). What the
+// simulator checks of the vacuum duty (the claim, its timing, the record)
+// stays; store/pg's VACUUM itself runs in the serial runs and
+// store/pg's tests.
+type unvacuumed struct{ *pg.Store }
+
+func (unvacuumed) VacuumJobs(context.Context) error { return nil }
 
 func (r *ilRunner) close() {
 	if err := r.observer.DropSchema(context.Background()); err != nil {
