@@ -71,11 +71,7 @@ func (s *sim) cancelOne() {
 	if s.phase != chaos || len(s.inserted) == 0 {
 		return
 	}
-	r := s.clientRand(Cancel)
-	id := s.inserted[r.IntN(len(s.inserted))]
-	if running := s.executing(); len(running) > 0 && r.Chance(0.5) {
-		id = running[r.IntN(len(running))]
-	}
+	id, _ := s.operatorTarget(s.clientRand(Cancel))
 	var cancelled bool
 	err := s.storeTx(func(tx store.Tx) error {
 		j, err := tx.GetJob(s.ctx, id)
@@ -108,12 +104,7 @@ func (s *sim) deleteOne() {
 	if s.phase != chaos || len(s.inserted) == 0 {
 		return
 	}
-	r := s.clientRand(Deletes)
-	id := s.inserted[r.IntN(len(s.inserted))]
-	running := s.executing()
-	if len(running) > 0 && r.Chance(0.5) {
-		id = running[r.IntN(len(running))]
-	}
+	id, running := s.operatorTarget(s.clientRand(Deletes))
 	var deleted bool
 	err := s.storeTx(func(tx store.Tx) error {
 		_, err := tx.DeleteJob(s.ctx, id)
@@ -133,6 +124,17 @@ func (s *sim) deleteOne() {
 	if deleted {
 		s.count(Deletes)
 	}
+}
+
+// operatorTarget draws the job an operator's cancel or delete aims at
+// from r: half the time, while handlers run, one of theirs (returned
+// too), else any job inserted.
+func (s *sim) operatorTarget(r *clockrng.Rand) (id ulid.ULID, running []ulid.ULID) {
+	id = s.inserted[r.IntN(len(s.inserted))]
+	if running = s.executing(); len(running) > 0 && r.Chance(0.5) {
+		id = running[r.IntN(len(running))]
+	}
+	return id, running
 }
 
 // executing returns the jobs whose handlers run, process by process.
