@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test check race build unit lint bench bench-compare simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net chaos-net-ci
+.PHONY: test check race build unit lint bench bench-compare simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg mutants-pg-search chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net chaos-net-ci
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
@@ -109,24 +109,31 @@ simulate-pg:
 	$(GO) run ./cmd/simulate -store pg -interleave -seeds 2000 -parallel 4
 
 # mutants: plant each known bug in turn and show the simulator catches it,
-# printing seeds-to-first-failure per bug (store/pg's, which need concurrent
-# transactions, with -store pg -interleave, up to 600 seeds: a bug is run
-# only until its first catch, and pg-renew-overwrites, whose race needs a
-# renewal paused between its read and its write while another process
-# takes the lease, is caught in about 1 seed of 300, first at seed 486;
-# those of its pool, with the serial -store pg); then draw a caught seed with
+# printing seeds-to-first-failure per bug; then draw a caught seed with
 # -html and check the picture in Chromium (UPDATE_DOCS=1 refreshes
-# docs/seed-picture.png).
+# docs/seed-picture.png). The in-memory run searches from seed 1 for every
+# bug. store/pg's bugs (those of its SQL need concurrent transactions:
+# -store pg -interleave; those of its pool the serial -store pg) cost
+# seconds a seed and some need dozens of seeds, so mutants-pg replays the
+# seed testdata/mutant_seeds.txt records for each and searches only when
+# that seed no longer catches its bug, printing the line to record;
+# mutants-pg-search searches for every one from seed 1, with kill rates.
 mutants: mutants-mem mutants-pg
 
 mutants-mem:
 	$(GO) run -tags mutants ./cmd/simulate -mutants -seeds 10000
 
+MUTANTS_PG_FLAGS = -duration 10s -mutants -seeds 600 -parallel 8
+
 mutants-pg:
-	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave -mutants -seeds 600 -duration 10s -parallel 8
-	$(GO) run -tags mutants ./cmd/simulate -store pg -mutants -seeds 20 -duration 10s -parallel 10
-	$(GO) test -tags mutants -count=1 -run TestPictureOfAFailingSeed ./cmd/simulate/
+	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave $(MUTANTS_PG_FLAGS) -mutant-seeds testdata/mutant_seeds.txt
+	$(GO) run -tags mutants ./cmd/simulate -store pg $(MUTANTS_PG_FLAGS) -mutant-seeds testdata/mutant_seeds.txt
+	$(GO) test -tags mutants -count=1 -run 'TestPictureOfAFailingSeed|TestRecordedMutantSeeds' ./cmd/simulate/
 	$(GO) test -tags mutants -count=1 -run TestReservationWithoutSkipLockedIsCaught ./store/pg/interleave/
+
+mutants-pg-search:
+	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave $(MUTANTS_PG_FLAGS)
+	$(GO) run -tags mutants ./cmd/simulate -store pg $(MUTANTS_PG_FLAGS)
 
 # chaos: worker processes against PostgreSQL in real time, killed, stopped
 # past the dead threshold and cut off with pg_terminate_backend; the history

@@ -46,6 +46,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.checkDeterminism, "check-determinism", false, "run every seed twice and compare trace hashes")
 	fs.StringVar(&cfg.mutant, "mutant", "", "plant this bug (binary built with -tags mutants)")
 	fs.BoolVar(&cfg.mutants, "mutants", false, "plant each bug in turn; report the seeds until it is caught")
+	fs.StringVar(&cfg.mutantSeeds, "mutant-seeds", "", "with -mutants: a file of \"bug seed\" lines; each bug's seed runs first, and the seeds are searched only when it no longer catches the bug")
 	fs.StringVar(&cfg.html, "html", "", "with -seed or -scenario: write a picture of the run to this HTML file")
 	fs.StringVar(&cfg.scenario, "scenario", "", "replay this scenario JSON (from -print-scenario or a failure report) instead of drawing one from a seed")
 	fs.StringVar(&cfg.store, "store", "mem", "store to simulate: mem, or pg (each seed of -seeds also runs on mem; the traces must be identical)")
@@ -115,6 +116,9 @@ func (cfg config) check(set map[string]bool) error {
 		if r.bad {
 			errs = append(errs, fmt.Errorf("%s is out of range: want %s", r.flag, r.want))
 		}
+	}
+	if cfg.mutantSeeds != "" && !cfg.mutants {
+		errs = append(errs, errors.New("-mutant-seeds gives each planted bug of -mutants a seed to try first: add -mutants"))
 	}
 	if cfg.interleave && cfg.store != "pg" {
 		errs = append(errs, errors.New("-interleave overlaps transactions on PostgreSQL: add -store pg"))

@@ -45,6 +45,7 @@ type config struct {
 	checkDeterminism bool
 	mutant           string
 	mutants          bool
+	mutantSeeds      string // with -mutants: a seed per bug to try before searching
 	scenario         string
 	store            string // mem, or pg: run on both and compare traces
 	interleave       bool   // with -store pg: each process on its own gated store, transactions overlapping

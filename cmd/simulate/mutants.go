@@ -70,10 +70,31 @@ func runMutants(cfg config, w io.Writer) int {
 	if cfg.interleave {
 		sample = interleavedSampleSeeds
 	}
+	recorded := mutantSeeds{}
+	if cfg.mutantSeeds != "" {
+		var err error
+		if recorded, err = readMutantSeeds(cfg.mutantSeeds); err != nil {
+			fmt.Fprintln(w, "simulate:", err)
+			return 2
+		}
+	}
+	var stale []string
 	for _, name := range mutantsFor(cfg) {
 		if err := mutant.Select(name); err != nil {
 			fmt.Fprintln(w, "simulate:", err)
 			return 2
+		}
+		if seed, ok := recorded[name]; ok {
+			o, err := catchAt(cfg, seed)
+			if err != nil {
+				fmt.Fprintln(w, "simulate:", err)
+				return 2
+			}
+			if o != nil {
+				fmt.Fprintf(w, "%-*s %10d %8d %12s  %s\n", nameWidth, name, o.seed, 1, "recorded", brokenBy(o))
+				continue
+			}
+			fmt.Fprintf(w, "simulate: %s's recorded seed %d no longer catches it; searching from seed %d\n", name, seed, from)
 		}
 		o, kills, err := catch(cfg, from, to, sample)
 		if err != nil {
@@ -85,16 +106,40 @@ func runMutants(cfg config, w io.Writer) int {
 			status = 1
 			continue
 		}
-		what := "nondeterministic trace"
-		if r := o.result; r.Violation != nil {
-			what = r.Violation.Property.String()
-		} else if r.Err != nil {
-			what = "run error: " + firstWords(r.Err.Error(), 90)
+		if cfg.mutantSeeds != "" {
+			stale = append(stale, fmt.Sprintf("%s %d", name, o.seed))
 		}
 		rate := fmt.Sprintf("%d/%d", kills.failed, kills.seeds)
-		fmt.Fprintf(w, "%-*s %10d %8d %12s  %s\n", nameWidth, name, o.seed, o.seed-from+1, rate, what)
+		fmt.Fprintf(w, "%-*s %10d %8d %12s  %s\n", nameWidth, name, o.seed, o.seed-from+1, rate, brokenBy(o))
 	}
+	printStale(w, cfg.mutantSeeds, stale)
 	return status
+}
+
+// brokenBy says how a caught seed failed, for the table's last column.
+func brokenBy(o *outcome) string {
+	if r := o.result; r.Violation != nil {
+		return r.Violation.Property.String()
+	} else if r.Err != nil {
+		return "run error: " + firstWords(r.Err.Error(), 90)
+	}
+	return "nondeterministic trace"
+}
+
+// catchAt runs seed alone on one runner: its outcome if it catches the
+// selected bug, else nil.
+func catchAt(cfg config, seed uint64) (*outcome, error) {
+	cfg.parallel = 1
+	runners, err := newRunners(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer closeRunners(runners)
+	all, _ := runSeedsOn(cfg, runners, seed, seed, seed)
+	if o, ok := all.lowestFailure(); ok {
+		return &o, nil
+	}
+	return nil, nil
 }
 
 // catch runs the first sample seeds of from..to, all of them, for the kill

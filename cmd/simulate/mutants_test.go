@@ -3,6 +3,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,5 +42,49 @@ func TestFailingSeedIsReportedWithItsTrace(t *testing.T) {
 	}
 	if !strings.Contains(out, "trace lines:") || !strings.Contains(out, " tick local ") {
 		t.Fatalf("the failing seed's report has no trace lines:\n%s", out)
+	}
+}
+
+// TestRecordedMutantSeeds records seed 1 for every bug: those it catches
+// are replayed alone and reported as recorded; the others are searched for
+// as without the file and listed with the line to record.
+func TestRecordedMutantSeeds(t *testing.T) {
+	var file strings.Builder
+	file.WriteString("# every bug at seed 1\n\n")
+	for _, name := range mutant.Names {
+		fmt.Fprintf(&file, "%s 1\n", name)
+	}
+	path := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(path, []byte(file.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, out, _ := runArgs(t, "-mutants", "-seeds", "1000", "-parallel", "2", "-mutant-seeds", path)
+	if status != 0 {
+		t.Fatalf("status %d:\n%s", status, out)
+	}
+	recorded, searched := 0, 0
+	for _, name := range mutant.Names {
+		if mutant.PG(name) || mutant.PGSerial(name) {
+			continue // planted only in the runs on PostgreSQL
+		}
+		row := regexp.MustCompile(`(?m)^` + name + ` +(\d+) +(\d+) +(\S+) `).FindStringSubmatch(out)
+		if row == nil {
+			t.Errorf("bug %s: no row in:\n%s", name, out)
+			continue
+		}
+		if row[1] == "1" {
+			recorded++
+			if row[2] != "1" || row[3] != "recorded" {
+				t.Errorf("bug %s caught by its recorded seed: row %q, want 1 seed run, recorded", name, row[0])
+			}
+			continue
+		}
+		searched++
+		if stale := "\n  " + name + " " + row[1] + "\n"; !strings.Contains(out, stale) {
+			t.Errorf("bug %s caught at seed %s by the search: no line %q to record in:\n%s", name, row[1], stale, out)
+		}
+	}
+	if recorded == 0 || searched == 0 {
+		t.Errorf("%d bugs caught by the recorded seed, %d by a search: want some of each", recorded, searched)
 	}
 }
