@@ -45,7 +45,8 @@ type config struct {
 	checkDeterminism bool
 	mutant           string
 	mutants          bool
-	mutantSeeds      string // with -mutants: a seed per bug to try before searching
+	mutantSeeds      string   // with -mutants: a seed per bug to try before searching
+	onlyMutants      []string // tests: -mutants plants only these (nil: all)
 	scenario         string
 	store            string // mem, or pg: run on both and compare traces
 	interleave       bool   // with -store pg: each process on its own gated store, transactions overlapping

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tickwork/tickwork/internal/mutant"
@@ -20,7 +21,7 @@ const (
 func mutantsFor(cfg config) []string {
 	var names []string
 	for _, name := range mutant.Names {
-		if plantedIn(cfg, name) {
+		if plantedIn(cfg, name) && (cfg.onlyMutants == nil || slices.Contains(cfg.onlyMutants, name)) {
 			names = append(names, name)
 		}
 	}
