@@ -8,10 +8,10 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/jobid"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/worker"
 )
 
 const jobsUsage = `Usage:
@@ -72,28 +72,9 @@ func (c *cli) jobsRetryCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	rnd := clockrng.NewRandFromOS()
-	var next store.Job
-	err = st.InTx(ctx, func(tx store.Tx) error {
-		job, err := tx.GetJob(ctx, id)
-		if err != nil {
-			return err
-		}
-		if job.Status != store.Failed && job.Status != store.Lost {
-			return fmt.Errorf("job %s is %s; only failed or lost jobs can be retried", id, job.Status)
-		}
-		if job.NextAttemptID != (ulid.ULID{}) {
-			return fmt.Errorf("job %s was already retried as job %s", id, job.NextAttemptID)
-		}
-		now, err := tx.Now(ctx)
-		if err != nil {
-			return err
-		}
-		next, err = tx.ScheduleRetry(ctx, id, clockrng.NewULID(now, rnd), 0)
-		return err
-	})
+	next, err := worker.NewClient(st, nil).Retry(ctx, id)
 	if err != nil {
-		return explainStoreError(fmt.Errorf("retry job %s: %w", id, err), schema)
+		return explainStoreError(err, schema)
 	}
 	fmt.Fprintln(c.stdout, next.ID)
 	return nil
