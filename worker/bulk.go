@@ -57,7 +57,8 @@ type BulkRequest struct {
 	// DryRun counts the jobs the filter selects and changes nothing.
 	DryRun bool
 	// BatchSize is how many jobs one transaction reads, 0 for
-	// DefaultBulkBatch; at most MaxBulkBatch.
+	// DefaultBulkBatch; at most MaxBulkBatch. Each row is read whole,
+	// payload included: a smaller batch suits large payloads.
 	BatchSize int
 }
 
