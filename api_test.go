@@ -135,7 +135,8 @@ var publicAPI = map[string][]string{
 		"WorkerChange.ID", "Workers",
 	},
 	"worker": {
-		"After", "AfterInBatch", "CallbackOptions", "EnqueueBatch", "Client", "Client.Cancel", "Client.DeleteJob", "Client.ListQueues", "Client.OnEnqueue",
+		"After", "AfterInBatch", "BulkAction", "BulkFilter", "BulkRequest", "BulkResult", "BulkRetry,BulkCancel,BulkDelete",
+		"DefaultBulkBatch,MaxBulkBatch", "MaxBulkRefusals", "CallbackOptions", "EnqueueBatch", "Client", "Client.Bulk", "Client.Cancel", "Client.DeleteJob", "Client.Retry", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseAll", "Client.ResumeAll", "Client.PausedAll",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
 		"Client.Redrive", "Client.SetQueueDeadLetter", "DeadLetter",

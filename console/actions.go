@@ -9,9 +9,9 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
 )
 
 // act runs one action on job id and returns the job to show next: the new
@@ -22,18 +22,9 @@ func (s *Server) act(ctx context.Context, action string, id ulid.ULID) (store.Jo
 	var err error
 	switch action {
 	case "retry":
-		// An operator's retry: a new attempt available at once, whatever
-		// the retry count. The store refuses (ErrConflict) a job that is
+		// An operator's retry, the CLI's: ErrConflict for a job that is
 		// not failed or lost or was already retried.
-		rnd := clockrng.NewRandFromOS()
-		err = s.opts.Store.InTx(ctx, func(tx store.Tx) error {
-			now, err := tx.Now(ctx)
-			if err != nil {
-				return err
-			}
-			job, err = tx.ScheduleRetry(ctx, id, clockrng.NewULID(now, rnd), 0)
-			return err
-		})
+		job, err = worker.NewClient(s.opts.Store, nil).Retry(ctx, id)
 	case "cancel":
 		err = s.opts.Store.InTx(ctx, func(tx store.Tx) error {
 			job, err = tx.CancelJob(ctx, id)

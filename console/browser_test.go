@@ -119,6 +119,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	browser.Screenshot(t, ctx, "console-job.png", "")
 	deleteInBrowser(t, ctx, f, open, jobPath)
 	pauseAndResumeInBrowser(t, ctx, f, open)
+	bulkInBrowser(t, ctx, f, open)
 
 	// A console without a token refuses even a logged-in looking request.
 	ro := f.server(t, "")

@@ -53,7 +53,7 @@ var funcs = template.FuncMap{
 // "content".
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"overview", "workers", "jobs", "job", "login", "error"} {
+	for _, name := range []string{"overview", "workers", "jobs", "job", "bulk", "login", "error"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out

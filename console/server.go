@@ -161,6 +161,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("POST /jobs/{id}/{action}", s.formAction)
+	mux.HandleFunc("POST /jobs/bulk", s.formBulk)
+	mux.HandleFunc("POST /api/jobs/bulk", s.apiBulk)
 	mux.HandleFunc("POST /api/jobs/{id}/{action}", s.apiAction)
 	mux.HandleFunc("POST /queues/{action}", s.formQueueAction)
 	mux.HandleFunc("POST /api/queues/{action}", s.apiQueueAction)

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -210,13 +211,23 @@ type JobFilter struct {
 	// NextAttempt keeps only the row whose next attempt is this id: the
 	// attempt before it.
 	NextAttempt ulid.ULID
+	// OlderThan keeps only rows created more than this long before the
+	// store's now (the database's clock, not the caller's); 0 keeps all,
+	// a negative age is invalid.
+	OlderThan time.Duration
+	// Text keeps only rows whose payload's JSON text, byte for byte as
+	// enqueued, contains it: case-sensitive, so that both stores agree
+	// whatever the collation. "" keeps all.
+	Text string
 }
 
-// Match reports whether j passes f's Status, Queue, LastAttempt and
-// NextAttempt (not its order, After or Limit).
-func (f JobFilter) Match(j Job) bool {
+// Match reports whether j passes f's Status, Queue, LastAttempt,
+// NextAttempt, OlderThan (judged at the store's time now) and Text (not
+// its order, After or Limit).
+func (f JobFilter) Match(j Job, now time.Time) bool {
 	return (f.Status == "" || j.Status == f.Status) && (f.Queue == "" || j.Queue == f.Queue) &&
-		(!f.LastAttempt || j.NextAttemptID == ulid.ULID{}) && (f.NextAttempt == ulid.ULID{} || j.NextAttemptID == f.NextAttempt)
+		(!f.LastAttempt || j.NextAttemptID == ulid.ULID{}) && (f.NextAttempt == ulid.ULID{} || j.NextAttemptID == f.NextAttempt) &&
+		(f.OlderThan == 0 || j.CreatedAt.Before(now.Add(-f.OlderThan))) && strings.Contains(string(j.Payload), f.Text)
 }
 
 // DefaultListLimit is the page size of ListJobs when the filter sets none.

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"time"
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
@@ -79,11 +77,6 @@ func (c *Client) Redrive(ctx context.Context, dead string) ([]ulid.ULID, error) 
 	if err := names.Check("queue", dead); err != nil {
 		return nil, fmt.Errorf("worker: redrive: %w", err)
 	}
-	newID := func(now time.Time) ulid.ULID {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return clockrng.NewULID(now, c.rnd)
-	}
 	var out []ulid.ULID
 	for _, status := range []store.Status{store.Failed, store.Lost} {
 		f := store.JobFilter{Status: status, Queue: dead, LastAttempt: true, Limit: redrivePage}
@@ -91,7 +84,7 @@ func (c *Client) Redrive(ctx context.Context, dead string) ([]ulid.ULID, error) 
 			var next []store.Job
 			page := f
 			err := c.st.InTx(ctx, func(tx store.Tx) (err error) {
-				next, page, more, err = store.RedrivePage(ctx, tx, f, newID)
+				next, page, more, err = store.RedrivePage(ctx, tx, f, c.newID)
 				return err
 			})
 			if err != nil {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/jobid"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
+	"github.com/tickwork/tickwork/worker"
 )
 
 const jobsUsage = `Usage:
@@ -20,8 +20,16 @@ const jobsUsage = `Usage:
   worker jobs retry [flags] ID
   worker jobs cancel [flags] ID
   worker jobs delete [flags] ID
+  worker jobs retry|cancel|delete [-queue Q] [-status S] [-older-than AGE] [-text T] [-all]
+                                  [-dry-run] [-batch-size N] [flags]
   worker jobs skip [flags] ID
   worker jobs redrive -queue DEAD [flags]
+
+Given filter flags instead of an ID, retry, cancel and delete act on every
+job that matches them all, in batches of short transactions; -dry-run
+prints the count first and changes nothing, and -all is required to act
+on every job. A job the action does not fit (a running job is never
+deleted under its worker) is counted as refused, with the reason.
 
 A job ID is the 26-character ULID the commands print, or the same id in the
 UUID form the database shows. Run 'worker jobs <command> -help' for the
@@ -60,6 +68,7 @@ func (c *cli) jobsCmd(ctx context.Context, args []string) (string, error) {
 }
 
 const jobsRetrySynopsis = `worker jobs retry [flags] ID
+       worker jobs retry -queue Q|-status S|-older-than AGE|-text T|-all [-dry-run] [flags]
 
 Starts a new attempt of a failed or lost job, available at once, whatever
 its retry count, and prints the new attempt's id. A job of a sequence
@@ -67,39 +76,25 @@ its retry count, and prints the new attempt's id. A job of a sequence
 sequence, which a failed job halts.`
 
 func (c *cli) jobsRetryCmd(ctx context.Context, args []string) error {
-	st, id, schema, err := c.jobCommand(ctx, "worker jobs retry", jobsRetrySynopsis, args, nil)
+	var bulk bulkFlags
+	st, id, schema, err := c.jobTarget(ctx, "worker jobs retry", jobsRetrySynopsis, args, nil, &bulk)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	rnd := clockrng.NewRandFromOS()
-	var next store.Job
-	err = st.InTx(ctx, func(tx store.Tx) error {
-		job, err := tx.GetJob(ctx, id)
-		if err != nil {
-			return err
-		}
-		if job.Status != store.Failed && job.Status != store.Lost {
-			return fmt.Errorf("job %s is %s; only failed or lost jobs can be retried", id, job.Status)
-		}
-		if job.NextAttemptID != (ulid.ULID{}) {
-			return fmt.Errorf("job %s was already retried as job %s", id, job.NextAttemptID)
-		}
-		now, err := tx.Now(ctx)
-		if err != nil {
-			return err
-		}
-		next, err = tx.ScheduleRetry(ctx, id, clockrng.NewULID(now, rnd), 0)
-		return err
-	})
+	if bulk.given() {
+		return c.jobsBulk(ctx, st, worker.BulkRetry, &bulk, schema)
+	}
+	next, err := worker.NewClient(st, nil).Retry(ctx, id)
 	if err != nil {
-		return explainStoreError(fmt.Errorf("retry job %s: %w", id, err), schema)
+		return explainStoreError(err, schema)
 	}
 	fmt.Fprintln(c.stdout, next.ID)
 	return nil
 }
 
 const jobsCancelSynopsis = `worker jobs cancel [flags] ID
+       worker jobs cancel -queue Q|-status S|-older-than AGE|-text T|-all [-dry-run] [flags]
 
 Cancels a scheduled, available or running job. The worker running a
 running job cancels its handler's context (at once on the store's
@@ -107,11 +102,15 @@ notification, within about 1.2 poll intervals without one), ignores its
 result and does not retry it.`
 
 func (c *cli) jobsCancelCmd(ctx context.Context, args []string) error {
-	st, id, schema, err := c.jobCommand(ctx, "worker jobs cancel", jobsCancelSynopsis, args, nil)
+	var bulk bulkFlags
+	st, id, schema, err := c.jobTarget(ctx, "worker jobs cancel", jobsCancelSynopsis, args, nil, &bulk)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if bulk.given() {
+		return c.jobsBulk(ctx, st, worker.BulkCancel, &bulk, schema)
+	}
 	var before store.Job
 	err = st.InTx(ctx, func(tx store.Tx) error {
 		if before, err = tx.GetJob(ctx, id); err != nil {
@@ -131,6 +130,7 @@ func (c *cli) jobsCancelCmd(ctx context.Context, args []string) error {
 }
 
 const jobsDeleteSynopsis = `worker jobs delete [flags] ID
+       worker jobs delete -queue Q|-status S|-older-than AGE|-text T|-all [-dry-run] [flags]
 
 Deletes a job that ended (completed, failed, lost, cancelled or snoozed)
 for good, as retention would, at any age. A running or waiting job is
@@ -140,11 +140,15 @@ for, or that its batch has not counted yet; an attempt that an earlier
 attempt of its chain links to goes after that one.`
 
 func (c *cli) jobsDeleteCmd(ctx context.Context, args []string) error {
-	st, id, schema, err := c.jobCommand(ctx, "worker jobs delete", jobsDeleteSynopsis, args, nil)
+	var bulk bulkFlags
+	st, id, schema, err := c.jobTarget(ctx, "worker jobs delete", jobsDeleteSynopsis, args, nil, &bulk)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if bulk.given() {
+		return c.jobsBulk(ctx, st, worker.BulkDelete, &bulk, schema)
+	}
 	var gone store.Job
 	err = st.InTx(ctx, func(tx store.Tx) (err error) { gone, err = tx.DeleteJob(ctx, id); return err })
 	if err != nil {
@@ -158,20 +162,39 @@ func (c *cli) jobsDeleteCmd(ctx context.Context, args []string) error {
 // cancel (register adds a command's own flags; it may be nil) and opens
 // the store.
 func (c *cli) jobCommand(ctx context.Context, name, synopsis string, args []string, register func(*flag.FlagSet)) (openedStore, ulid.ULID, string, error) {
+	return c.jobTarget(ctx, name, synopsis, args, register, nil)
+}
+
+// jobTarget is jobCommand for a command that also acts in bulk: with
+// filter flags of bulk given and no id, it returns the zero id.
+func (c *cli) jobTarget(ctx context.Context, name, synopsis string, args []string, register func(*flag.FlagSet), bulk *bulkFlags) (openedStore, ulid.ULID, string, error) {
 	fs, db := c.dbFlagSet(name, synopsis)
 	if register != nil {
 		register(fs)
+	}
+	if bulk != nil {
+		bulk.register(fs)
 	}
 	rest, err := c.parseFlags(fs, args)
 	if err != nil {
 		return nil, ulid.ULID{}, "", err
 	}
-	if len(rest) != 1 {
-		return nil, ulid.ULID{}, "", usagef("want one job id, got %d arguments", len(rest))
+	if bulk != nil {
+		bulk.keepCommandLine(fs)
 	}
-	id, err := parseJobID(rest[0])
-	if err != nil {
-		return nil, ulid.ULID{}, "", err
+	var id ulid.ULID
+	switch {
+	case bulk != nil && bulk.given() && len(rest) > 0:
+		return nil, ulid.ULID{}, "", usagef("give one job id or filter flags, not both")
+	case bulk != nil && bulk.given():
+	case len(rest) != 1 && bulk != nil:
+		return nil, ulid.ULID{}, "", usagef("want one job id or a filter (-queue, -status, -older-than, -text, or -all), got %d arguments", len(rest))
+	case len(rest) != 1:
+		return nil, ulid.ULID{}, "", usagef("want one job id, got %d arguments", len(rest))
+	default:
+		if id, err = parseJobID(rest[0]); err != nil {
+			return nil, ulid.ULID{}, "", err
+		}
 	}
 	open := c.openWriterStore
 	if name == "worker jobs show" {

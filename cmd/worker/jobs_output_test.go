@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickwork/tickwork/clockrng"
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
@@ -18,25 +19,10 @@ func TestJobsShowPrintsTheOutput(t *testing.T) {
 	st := pgtest.OpenWith(t, pg.Options{})
 	db := dbArgs(t, st.Schema())
 	ids := insertJobs(t, st, "reports", `{}`, `{}`)
-	ctx := context.Background()
-	err := st.InTx(ctx, func(tx store.Tx) error {
-		now, err := tx.Now(ctx)
-		if err != nil {
-			return err
-		}
-		w := clockrng.NewULID(now, clockrng.NewRandFromOS())
-		if err := tx.RegisterWorker(ctx, w); err != nil {
-			return err
-		}
-		if _, err := tx.Reserve(ctx, w, []string{"reports"}, 2); err != nil {
-			return err
-		}
-		_, err = tx.CompleteJobs(ctx, store.Completion{Worker: w, IDs: ids, Outputs: []json.RawMessage{json.RawMessage(`{"rows":3}`), nil}})
+	reserveAll(t, st, "reports", func(ctx context.Context, tx store.Tx, w ulid.ULID) error {
+		_, err := tx.CompleteJobs(ctx, store.Completion{Worker: w, IDs: ids, Outputs: []json.RawMessage{json.RawMessage(`{"rows":3}`), nil}})
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	code, stdout, stderr := runCLI(t, nil, cmdArgs([]string{"jobs", "show"}, db, ids[0].String())...)
 	if code != exitOK || !strings.Contains(stdout, "output:\n  {\n    \"rows\": 3\n  }\n") {
 		t.Errorf("jobs show: exit %d, stdout:\n%s\nstderr:\n%s\nwant the output block", code, stdout, stderr)

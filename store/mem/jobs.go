@@ -422,7 +422,8 @@ func (t *tx) GetJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	return export(j), nil
 }
 
-// ListJobs rejects an unknown status or a negative limit with ErrInvalid.
+// ListJobs rejects an unknown status, a negative limit or age with
+// ErrInvalid.
 func (t *tx) ListJobs(_ context.Context, f store.JobFilter) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -436,7 +437,7 @@ func (t *tx) ListJobs(_ context.Context, f store.JobFilter) ([]store.Job, error)
 		if len(out) == limit {
 			break
 		}
-		if j, ok := t.s.jobs[id]; ok && f.Match(*j) {
+		if j, ok := t.s.jobs[id]; ok && f.Match(*j, t.now) {
 			out = append(out, export(j))
 		}
 	}

@@ -80,9 +80,12 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 	}
 	var where []string
 	var args []any
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		where = append(where, strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1))
+	add := func(cond string, arg ...any) {
+		for _, a := range arg {
+			args = append(args, a)
+			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1)
+		}
+		where = append(where, cond)
 	}
 	order := "id"
 	if !f.NewestFirst {
@@ -101,6 +104,12 @@ func (t *tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, erro
 	}
 	if f.NextAttempt != (ulid.ULID{}) {
 		add("next_attempt_id = ?", idArg(f.NextAttempt))
+	}
+	if f.OlderThan > 0 {
+		add("created_at < coalesce(?::timestamptz, now()) - ?::interval", t.nowArg(), durationArg(f.OlderThan))
+	}
+	if f.Text != "" {
+		add("strpos(payload::text, ?) > 0", f.Text)
 	}
 	where = append(where, "TRUE")
 	args = append(args, limit)
@@ -129,6 +138,12 @@ func describeFilter(f store.JobFilter) string {
 	}
 	if f.NextAttempt != (ulid.ULID{}) {
 		words = append(words, "whose next attempt is "+f.NextAttempt.String())
+	}
+	if f.OlderThan > 0 {
+		words = append(words, "created more than "+f.OlderThan.String()+" ago")
+	}
+	if f.Text != "" {
+		words = append(words, "whose payload contains "+strconv.Quote(f.Text))
 	}
 	order, page := "oldest first", "after"
 	if f.NewestFirst {

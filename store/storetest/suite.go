@@ -41,6 +41,7 @@ var suites = []struct {
 	{"Cancel", cancelCases},
 	{"Delete", deleteCases},
 	{"List", listCases},
+	{"Filter", filterCases},
 	{"Retention", retentionCases},
 	{"Schedules", scheduleCases},
 	{"Notify", notifyCases},

@@ -86,11 +86,14 @@ func ValidateScheduleNames(list []string) error {
 
 // PageSize returns how many jobs ListJobs may return for f: its Limit, or
 // store.DefaultListLimit when that is 0. An unknown status, a queue that
-// is not a valid name or a negative limit is an error wrapping
-// store.ErrInvalid, the same in every store.
+// is not a valid name, a negative limit or a negative age is an error
+// wrapping store.ErrInvalid, the same in every store.
 func PageSize(f store.JobFilter) (int, error) {
 	if (f.Status != "" && !f.Status.Valid()) || f.Limit < 0 {
 		return 0, fmt.Errorf("list jobs with status %q and limit %d: %w", f.Status, f.Limit, store.ErrInvalid)
+	}
+	if f.OlderThan < 0 {
+		return 0, fmt.Errorf("list jobs older than %v: a negative age: %w", f.OlderThan, store.ErrInvalid)
 	}
 	if f.Queue != "" {
 		if err := names.Check("queue", f.Queue); err != nil {
