@@ -25,6 +25,9 @@ type actor struct {
 	released bool
 	open     bool       // a transaction of interleavedTx is under way
 	kind     leaderKind // what it asked of the lease so far
+	// timedOut: its process's call reached its deadline with a round trip
+	// parked, and the round trip was severed (tripSlot.timeout).
+	timedOut bool
 }
 
 // ilState is the simulator's side of an interleaved run.
@@ -42,6 +45,10 @@ type tripSlot struct {
 	at     time.Duration
 	gen    uint64
 	commit bool // the round trip commits
+	// timeout: at is the deadline of its process's call, which came
+	// before the release drawn for it, and the round trip is severed
+	// there (tripDraws.pastDeadline).
+	timeout bool
 }
 
 // interleaving reports whether the run interleaves transactions.
@@ -64,7 +71,7 @@ func (s *sim) actorOf(label string) *actor {
 // round trips itself, in the order they were scheduled.
 func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(store.Tx) error) error {
 	a := s.actorOf(label)
-	a.done, a.err, a.released, a.kind = false, nil, false, 0
+	a.done, a.err, a.released, a.kind, a.timedOut = false, nil, false, 0, false
 	a.open = true
 	defer func() { a.open = false }()
 	dead := s.be.(*diffBackend).dead
@@ -98,6 +105,10 @@ func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(
 	if !a.done {
 		s.drainTrips()
 		return errEnded
+	}
+	if a.timedOut {
+		s.tr.printf(s.now, label, "store call timed out")
+		return errTimedOut
 	}
 	return a.err
 }
@@ -144,7 +155,13 @@ func (s *sim) trip(e *event) {
 func (s *sim) releaseTrip(conn string) {
 	slot := s.il.sched[conn]
 	delete(s.il.sched, conn)
-	f := s.il.trips.fault(s, conn, slot.commit)
+	var f TripFault
+	if slot.timeout && s.now >= slot.at {
+		f = TripSever
+		s.il.actors[actorLabel(conn)].timedOut = true
+	} else {
+		f = s.il.trips.fault(s, conn, slot.commit)
+	}
 	if err := s.il.il.Release(conn, f); err != nil {
 		s.stop(nil, err)
 		return
@@ -179,7 +196,11 @@ func (s *sim) settleTrips() {
 		}
 		s.il.gen++
 		at := (s.now + s.il.trips.delay(s, t.Conn)).Truncate(time.Microsecond)
-		s.il.sched[t.Conn] = tripSlot{at: at, gen: s.il.gen, commit: t.Commit}
+		timeout := false
+		if dl := s.tripDeadline(t.Conn); dl > 0 && at > dl {
+			at, timeout = s.il.trips.pastDeadline(s.now, dl)
+		}
+		s.il.sched[t.Conn] = tripSlot{at: at, gen: s.il.gen, commit: t.Commit, timeout: timeout}
 		s.at(at, &event{kind: evTrip, w: -1, conn: t.Conn, gen: s.il.gen})
 	}
 	for _, p := range s.procs {
@@ -188,6 +209,18 @@ func (s *sim) settleTrips() {
 			s.at(s.now, &event{kind: evResume, w: p.idx, inc: p.inc})
 		}
 	}
+}
+
+// tripDeadline is when the call of the process whose connection conn is
+// gives its round trips up (proc.deadline, as on store latency), or 0.
+func (s *sim) tripDeadline(conn string) time.Duration {
+	label := actorLabel(conn)
+	for _, p := range s.procs {
+		if p.name == label && p.busy && p.deadline > 0 {
+			return p.deadline.Truncate(time.Microsecond)
+		}
+	}
+	return 0
 }
 
 // observeEnded reads the rows back after a transaction ended and records

@@ -15,14 +15,15 @@ func actorLabel(conn string) string {
 
 // tripDraws are an interleaved run's own draws, from children of the
 // master seed that no in-memory run draws from: when each parked round
-// trip goes, the faults that strike it, and when the lease holder is
-// asked to stop.
+// trip goes, the faults that strike it, when the lease holder is asked to
+// stop, and what becomes of a round trip paused past its call's deadline.
 type tripDraws struct {
-	delays, faults, stops *clockrng.Rand
+	delays, faults, stops, deadlines *clockrng.Rand
 }
 
 func newTripDraws(master *clockrng.Rand) *tripDraws {
-	return &tripDraws{delays: master.Child("trips/delay"), faults: master.Child("trips/fault"), stops: master.Child("trips/stop")}
+	return &tripDraws{delays: master.Child("trips/delay"), faults: master.Child("trips/fault"), stops: master.Child("trips/stop"),
+		deadlines: master.Child("trips/deadline")}
 }
 
 // drawLeaderStop schedules, in three seeds of four, a stop of whichever
@@ -94,6 +95,30 @@ func (d *tripDraws) delay(s *sim, conn string) time.Duration {
 		return r.DurationBetween(300*time.Millisecond, s.sc.LeaseTTL.D()*3/2)
 	}
 }
+
+// pastDeadline decides when a round trip goes whose drawn release comes
+// after dl, the deadline of its process's call (proc.deadline: a call
+// after the stop, given engine.ShutdownCallTimeout), and whether it is
+// then severed, as the call's context closes the connection of a
+// PostgreSQL call still out at its deadline. Left to go when drawn, a
+// drain's tick outlasted its deadline and the drain deadline's cancel
+// came after property 20's bound, which a runner never does (seed 131,
+// -duration 5s). Severing every one instead timed most resigns out
+// (their round trips are paused past the lease in resignPaused of a
+// hundred), and with them the races those pauses are there to reach: so
+// a round trip past a deadline still ahead is severed at it in
+// deadlineTimeouts of a hundred, and otherwise goes at a time drawn
+// before it. One past a deadline already gone is severed at once.
+func (d *tripDraws) pastDeadline(now, dl time.Duration) (at time.Duration, timeout bool) {
+	if dl <= now || d.deadlines.IntN(100) < deadlineTimeouts {
+		return max(dl, now), true
+	}
+	return max(d.deadlines.DurationBetween(now, dl).Truncate(time.Microsecond), now), false
+}
+
+// deadlineTimeouts is how many in a hundred of the round trips drawn past
+// a deadline still ahead are severed at it (tripDraws.pastDeadline).
+const deadlineTimeouts = 25
 
 // fault draws what strikes a process's round trip during chaos, at the
 // rates of the scenario's store faults: its connection closed with it

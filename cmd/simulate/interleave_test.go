@@ -55,17 +55,24 @@ func TestInterleaveNeedsStorePG(t *testing.T) {
 	}
 }
 
-// TestInterleaveRegressionSeeds replays the interleaved seed that once
-// failed with the default chaos phase: 1289 (a worker being declared dead
-// took the lease: store/pg's lease write now share-locks the worker row).
-// Seeds 117 and 198 with 10 s of chaos (an operator's cancel of a job
-// another transaction had ended) are among make simulate-pg-ci's seeds
-// (1 to 200, -duration 10s), which make test runs: replaying them here too
-// cost the unit step about 20 s.
+// TestInterleaveRegressionSeeds replays the interleaved seeds that once
+// failed: 1289 with the default chaos phase (a worker being declared dead
+// took the lease: store/pg's lease write now share-locks the worker row),
+// and 131 with 5 s of chaos (a drain tick's round trip was paused past
+// the call's deadline, so the call outlasted ShutdownCallTimeout and the
+// drain deadline's cancel came after property 20's bound: the simulator
+// now holds round trips to their call's deadline, as the call's context
+// does). Seeds 117 and 198 with 10 s of chaos (an operator's
+// cancel of a job another transaction had ended) are among make
+// simulate-pg-ci's seeds (1 to 200, -duration 10s), which make test runs:
+// replaying them here too cost the unit step about 20 s.
 func TestInterleaveRegressionSeeds(t *testing.T) {
-	long.Test(t, "replays an interleaved seed on PostgreSQL")
+	long.Test(t, "replays interleaved seeds on PostgreSQL")
 	url := pgtest.URL(t)
-	if status, out, errOut := runArgs(t, "-store", "pg", "-interleave", "-database-url", url, "-seed", "1289"); status != 0 {
-		t.Errorf("seed 1289: exit status %d\n%s%s", status, out, errOut)
+	for _, seed := range [][]string{{"-seed", "1289"}, {"-seed", "131", "-duration", "5s"}} {
+		args := append([]string{"-store", "pg", "-interleave", "-database-url", url}, seed...)
+		if status, out, errOut := runArgs(t, args...); status != 0 {
+			t.Errorf("%v: exit status %d\n%s%s", seed, status, out, errOut)
+		}
 	}
 }
