@@ -36,14 +36,20 @@ func (s *sim) queueChurn(p *proc) {
 	}
 }
 
-// restoreQueues has p add back every queue it removed, at quiescence.
+// restoreQueues has p add back every queue it removed, at quiescence: one
+// a step, the next by an event of its own, which waits while the step's
+// store call is out (stepping again during it broke the runner: seed 289,
+// -store pg -interleave -duration 10s).
 func (s *sim) restoreQueues(p *proc) {
-	for _, q := range p.removedQueues {
-		if p.policy == nil {
-			break
-		}
-		s.tr.printf(s.now, p.name, "queue %s added back", q)
-		s.step(p, engine.Input{Kind: engine.InQueueAdded, Queue: q})
+	if p.policy == nil || len(p.removedQueues) == 0 {
+		p.removedQueues = nil
+		return
 	}
-	p.removedQueues = nil
+	q := p.removedQueues[0]
+	p.removedQueues = p.removedQueues[1:]
+	s.tr.printf(s.now, p.name, "queue %s added back", q)
+	s.step(p, engine.Input{Kind: engine.InQueueAdded, Queue: q})
+	if len(p.removedQueues) > 0 {
+		s.at(s.now, &event{kind: evQueuesRestored, w: p.idx, inc: p.inc})
+	}
 }

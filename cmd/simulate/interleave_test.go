@@ -62,14 +62,15 @@ func TestInterleaveNeedsStorePG(t *testing.T) {
 // the call's deadline, so the call outlasted ShutdownCallTimeout and the
 // drain deadline's cancel came after property 20's bound: the simulator
 // now holds round trips to their call's deadline, as the call's context
-// does). Seeds 117 and 198 with 10 s of chaos (an operator's
+// does), and 289 with 10 s (the runner stepped a second queue's add-back
+// at quiescence while the first one's store call was out). Seeds 117 and 198 with 10 s of chaos (an operator's
 // cancel of a job another transaction had ended) are among make
 // simulate-pg-ci's seeds (1 to 200, -duration 10s), which make test runs:
 // replaying them here too cost the unit step about 20 s.
 func TestInterleaveRegressionSeeds(t *testing.T) {
 	long.Test(t, "replays interleaved seeds on PostgreSQL")
 	url := pgtest.URL(t)
-	for _, seed := range [][]string{{"-seed", "1289"}, {"-seed", "131", "-duration", "5s"}} {
+	for _, seed := range [][]string{{"-seed", "1289"}, {"-seed", "131", "-duration", "5s"}, {"-seed", "289", "-duration", "10s"}} {
 		args := append([]string{"-store", "pg", "-interleave", "-database-url", url}, seed...)
 		if status, out, errOut := runArgs(t, args...); status != 0 {
 			t.Errorf("%v: exit status %d\n%s%s", seed, status, out, errOut)
