@@ -264,6 +264,11 @@ func drawList(rt *rapid.T, d *diff) op {
 
 		NewestFirst: rapid.Bool().Draw(rt, "newest first"),
 		LastAttempt: rapid.Bool().Draw(rt, "last attempt"),
+		// The bulk actions' filters: age on the store's clock (a
+		// negative one is invalid), and text of the payload as enqueued,
+		// spaces and all.
+		OlderThan: rapid.SampledFrom([]time.Duration{0, 0, -time.Second, time.Second, time.Minute, 10 * time.Minute}).Draw(rt, "older than"),
+		Text:      rapid.SampledFrom([]string{"", "", "1", "1, 2", " [", `"x"`, `{"a":`, "nothing"}).Draw(rt, "payload text"),
 	}
 	if rapid.Bool().Draw(rt, "previous attempt") {
 		f.NextAttempt = d.pickJob(rt)
