@@ -214,13 +214,21 @@ func (s *sim) settleTrips() {
 // tripDeadline is when the call of the process whose connection conn is
 // gives its round trips up (proc.deadline, as on store latency), or 0.
 func (s *sim) tripDeadline(conn string) time.Duration {
-	label := actorLabel(conn)
-	for _, p := range s.procs {
-		if p.name == label && p.busy && p.deadline > 0 {
-			return p.deadline.Truncate(time.Microsecond)
-		}
+	if p := s.procNamed(actorLabel(conn)); p != nil && p.busy && p.deadline > 0 {
+		return p.deadline.Truncate(time.Microsecond)
 	}
 	return 0
+}
+
+// procNamed is the process named label (an actor's label), nil for the
+// client's.
+func (s *sim) procNamed(label string) *proc {
+	for _, p := range s.procs {
+		if p.name == label {
+			return p
+		}
+	}
+	return nil
 }
 
 // observeEnded reads the rows back after a transaction ended and records
@@ -240,14 +248,8 @@ func (s *sim) observeEnded(ended []string) {
 		s.stop(nil, fmt.Errorf("seed %d: the transactions of %v ended in one step: their commits cannot be told apart", s.sc.Seed, ended))
 		return
 	}
-	var p *proc
-	for _, q := range s.procs {
-		if q.name == a.label {
-			p = q
-		}
-	}
 	s.leaseMarks(a, c.Lease)
-	s.commit(p, &c)
+	s.commit(s.procNamed(a.label), &c)
 }
 
 // drainTrips ends every actor's work: the run is over.

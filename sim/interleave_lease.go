@@ -104,10 +104,8 @@ func (s *sim) leaseMarks(a *actor, l *store.LeaseChange) {
 // workerOfActor is the worker id of the process whose actor a is, zero for
 // the client.
 func (s *sim) workerOfActor(a *actor) ulid.ULID {
-	for _, p := range s.procs {
-		if p.name == a.label && p.core != nil {
-			return p.core.ID()
-		}
+	if p := s.procNamed(a.label); p != nil && p.core != nil {
+		return p.core.ID()
 	}
 	return ulid.ULID{}
 }

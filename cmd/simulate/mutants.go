@@ -131,16 +131,8 @@ func brokenBy(o *outcome) string {
 // selected bug, else nil.
 func catchAt(cfg config, seed uint64) (*outcome, error) {
 	cfg.parallel = 1
-	runners, err := newRunners(cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer closeRunners(runners)
-	all, _ := runSeedsOn(cfg, runners, seed, seed, seed)
-	if o, ok := all.lowestFailure(); ok {
-		return &o, nil
-	}
-	return nil, nil
+	o, _, err := catch(cfg, seed, seed, 1)
+	return o, err
 }
 
 // catch runs the first sample seeds of from..to, all of them, for the kill
