@@ -25,11 +25,12 @@ type nestedPlan struct {
 // PL/pgSQL function, so auto_explain reports each one the calls run, with
 // generic and with custom plans.
 func TestEnqueueFunctionPlansStayBoundedWithAMillionRows(t *testing.T) {
-	long.Test(t, "builds two million rows")
+	long.Test(t, "builds a million rows")
 	t.Parallel()
 	s := shapedMillionRows(t, backlogShape{
 		backlogCols: ", unique_key, unique_states",
 		backlogVals: ", 'k' || g || '|scheduled,available,running', 7",
+		finished:    1000,
 	})
 	analyze(t, s)
 	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {

@@ -21,7 +21,7 @@ const coldKeys = 10
 // plans, without statistics and with. Without the per-key limit, the
 // plain reservation reads about limit entries of the keyed backlog.
 func TestKeyedReservationStaysBoundedWithAMillionRows(t *testing.T) {
-	long.Test(t, "builds two million rows")
+	long.Test(t, "builds a million rows")
 	t.Parallel()
 	// Every running and waiting job has the hot key but the last
 	// coldKeys waiting ones, which have keys of their own.
@@ -30,6 +30,7 @@ func TestKeyedReservationStaysBoundedWithAMillionRows(t *testing.T) {
 		backlogCols: ", partition_key",
 		backlogVals: fmt.Sprintf(", CASE WHEN g > %d THEN 'cold-' || {id} ELSE 'hot' END", waiting-coldKeys),
 		after:       []string{`VACUUM {schema}.jobs`},
+		finished:    1000,
 	})
 	for _, stats := range []string{"no statistics", "fresh statistics"} {
 		if stats == "fresh statistics" {
