@@ -20,8 +20,8 @@ func TestSealJobOpensBackToTheClearJob(t *testing.T) {
 	if bytes.Contains(sp, []byte("4111")) || bytes.Contains(sm, []byte("acme")) || !bytes.Contains(sm, []byte(`"region":"eu"`)) {
 		t.Fatalf("sealed job: payload %s, metadata %s", sp, sm)
 	}
-	if got := envelope.ShowMetadata(sm); got != `{"account":"encrypted","region":"eu"}` {
-		t.Errorf("ShowMetadata = %s", got)
+	if got := string(envelope.Hide(sm)); got != `{"account":"encrypted","region":"eu"}` {
+		t.Errorf("Hide = %s", got)
 	}
 	o, err := r.OpenJob(sp, sm)
 	if err != nil {

@@ -54,31 +54,27 @@ func Is(raw []byte) bool {
 	return ok
 }
 
-// Show returns raw as text to print: Shown for an envelope, else raw.
-func Show(raw []byte) string {
-	if Is(raw) {
-		return Shown
-	}
-	return string(raw)
-}
-
-// ShowMetadata returns a metadata object as text to print, each encrypted
-// value replaced by the string Shown; anything but an object with an
-// encrypted value comes back as it is.
-func ShowMetadata(raw []byte) string {
+// Hide returns a JSON document with what is encrypted in it replaced by
+// the JSON string Shown: the whole document if it is an envelope, else
+// the values of its top-level members that are (a job's metadata). A
+// document with nothing encrypted comes back as it is.
+func Hide(raw []byte) []byte {
 	if !bytes.Contains(raw, []byte(Field)) {
-		return string(raw)
+		return raw
+	}
+	shown, _ := json.Marshal(Shown)
+	if Is(raw) {
+		return shown
 	}
 	var entries map[string]json.RawMessage
 	if json.Unmarshal(raw, &entries) != nil {
-		return Show(raw)
+		return raw
 	}
-	shown, _ := json.Marshal(Shown)
 	for k, v := range entries {
 		if Is(v) {
 			entries[k] = shown
 		}
 	}
 	b, _ := json.Marshal(entries) // decoded from JSON: encodes again
-	return string(b)
+	return b
 }
