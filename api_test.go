@@ -134,10 +134,15 @@ var publicAPI = map[string][]string{
 		"Vacuums", "ValidateNewJob", "ValidateOutput", "Worker", "WorkerChange",
 		"WorkerChange.ID", "Workers",
 	},
+	"encryption": {
+		"KeySize", "Key", "Key.String", "Key.GoString", "Ring", "NewRing", "ParseRing", "Ring.WithNonces", "Ring.Newest", "Ring.IDs",
+		"Ring.String", "Ring.GoString", "Ring.Seal", "Ring.Open", "PayloadField,OutputField", "MetadataField", "Ring.SealJob",
+		"Opened", "Ring.OpenJob", "Ring.SealOutput",
+	},
 	"worker": {
 		"After", "AfterInBatch", "BulkAction", "BulkFilter", "BulkRequest", "BulkResult", "BulkRetry,BulkCancel,BulkDelete",
 		"DefaultBulkBatch,MaxBulkBatch", "MaxBulkRefusals", "CallbackOptions", "EnqueueBatch", "Client", "Client.Bulk", "Client.Cancel", "Client.DeleteJob", "Client.Retry", "Client.ListQueues", "Client.OnEnqueue",
-		"Client.PauseAll", "Client.ResumeAll", "Client.PausedAll",
+		"Client.PauseAll", "Client.ResumeAll", "Client.PausedAll", "Client.SetEncryption", "Encrypted",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
 		"Client.Redrive", "Client.SetQueueDeadLetter", "DeadLetter",
 		"Client.SetQueueRate", "Client.SkipJob", "SequenceContinuesOnFailure", "SequenceKey", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue", "PartitionKey", "PartitionKeyFrom",

@@ -155,7 +155,7 @@ func (b *builder) retry(n, m int, delay time.Duration) change {
 	prev := b.jobs[job(n)]
 	ins := b.insertJob(JobRow{ID: job(m), Queue: prev.Queue, Status: Scheduled, Attempt: prev.Attempt + 1,
 		CreatedAt: b.now, ScheduledAt: b.now.Add(delay), ScheduleName: prev.ScheduleName, MaxAttempts: prev.MaxAttempts, Snoozes: prev.Snoozes,
-		Batch: prev.Batch})
+		Batch: prev.Batch, Payload: prev.Payload, Metadata: prev.Metadata})
 	link := b.setJob(job(n), func(r *JobRow) { r.NextAttemptID = job(m) })
 	return func(e *Event) { ins(e); link(e) }
 }

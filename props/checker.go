@@ -56,6 +56,7 @@ type Checker struct {
 	drainDue   []*procState // processes at their drain deadline, to cancel before time moves on
 	waits      waits        // processes waiting for a tick they owe
 	vacuum     vacuumState
+	sealed     sealedIndex // jobs with encrypted fields (encrypted.go)
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -209,6 +210,8 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.scheduleFired(e)
 	case VacuumClaimed:
 		c.vacuumClaimed(e)
+	case Encrypted:
+		c.encrypted(e)
 	case VacuumStarted:
 		c.vacuumStarted(e)
 	case DrainDeadline:

@@ -76,6 +76,7 @@ func (c *Checker) commit(e *Event) {
 	for _, l := range sc.links {
 		c.retryLink(l, sc)
 	}
+	c.checkSealed(e, sc)
 	c.checkScheduleRuns(e, sc)
 	c.checkOrphanAttempts(sc)
 	for _, id := range sc.failed {

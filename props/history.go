@@ -207,6 +207,11 @@ const (
 	// Notified: the driver handed Process, serving, a notification that
 	// jobs of Queue are available.
 	Notified Kind = "notified"
+	// Encrypted: the driver sealed Fields of Job (SealedPayload,
+	// SealedOutput, SealedMetadata and a key) whose clear texts are
+	// Clear, before the commit that stores them: no row of the job may
+	// hold them in clear (property EncryptedAtRest).
+	Encrypted Kind = "encrypted"
 	// JobPass: a job pass of Process (as Worker) returned without error,
 	// at its transaction's store time (or when it returned, if it ran
 	// none), after the starts of the jobs it handed out: it asked for
@@ -275,6 +280,10 @@ type Event struct {
 
 	// VacuumClaimed
 	DeadRows int64 `json:",omitzero"`
+
+	// Encrypted
+	Fields []string `json:",omitempty"`
+	Clear  []string `json:",omitempty"`
 }
 
 // Status is the status of a job row; the values are the store's.
@@ -319,8 +328,11 @@ type JobRow struct {
 	// status is one of UniqueWhile's, a comma-separated list.
 	UniqueKey   string `json:",omitzero"`
 	UniqueWhile string `json:",omitzero"`
-	// Output is the recorded output's JSON text, "" for none.
+	// Output is the recorded output's JSON text, "" for none; Payload and
+	// Metadata the stored ones' (property EncryptedAtRest reads them).
 	Output   string `json:",omitzero"`
+	Payload  string `json:",omitzero"`
+	Metadata string `json:",omitzero"`
 	Priority int    `json:",omitzero"` // smaller runs first
 	// MaxAttempts is the job's own bound on its runs, 0 for none; Snoozes
 	// counts the job's snoozes before this row.

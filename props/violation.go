@@ -98,6 +98,10 @@ const (
 	// PauseAll committed and before the ResumeAll that lifts it
 	// (props/queues.go).
 	QueuePauseAll
+	// EncryptedAtRest: a stored row never holds the clear text of a field
+	// its job was enqueued encrypted with, nor of its output: each is an
+	// envelope (props/encrypted.go).
+	EncryptedAtRest
 	numProperties // not a property: how many there are
 )
 
@@ -136,6 +140,7 @@ var propertyNames = [numProperties]string{
 	BatchesSettled:      "batches settled",
 	DeadLetters:         "dead letters",
 	QueuePauseAll:       "pause all queues",
+	EncryptedAtRest:     "encrypted at rest",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -38,6 +38,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, wellFormedCases...)
 	cases = append(cases, uniqueCases...)
 	cases = append(cases, outputCases...)
+	cases = append(cases, encryptedCases...)
 	cases = append(cases, queueCases...)
 	cases = append(cases, cancelCases...)
 	cases = append(cases, vacuumCases...)

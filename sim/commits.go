@@ -103,6 +103,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 		CompletedAt: j.CompletedAt, FailedAt: j.FailedAt, FailedReason: j.FailedReason,
 		CancelledAt: j.CancelledAt, NextAttemptID: j.NextAttemptID, ScheduleName: j.ScheduleName,
 		UniqueKey: j.UniqueKey, UniqueWhile: j.UniqueStates.String(), Output: string(j.Output), Priority: j.Priority,
+		Payload: string(j.Payload), Metadata: string(j.Metadata),
 		MaxAttempts: j.MaxAttempts, Snoozes: j.Snoozes, PartitionKey: j.PartitionKey,
 		Sequence: props.JobSequence{Key: j.Sequence.Key, Pos: j.Sequence.Pos, Continues: j.Sequence.Continues, Skipped: j.Sequence.Skipped},
 		Parents:  joinIDs(j.Parents), RunAnyway: j.RunAnyway,

@@ -60,6 +60,8 @@ const (
 	MarkHalfOpen                         // a store call went unanswered until its deadline
 	MarkVacuumHalfOpen                   // a vacuum went unanswered until its deadline
 	MarkReadOnlyDropped                  // pooled: a connection on a read-only node was dropped, and the retry wrote
+	MarkMissingKey                       // an encrypted job's attempt failed: its process lacked the job's key
+	MarkOlderKey                         // an encrypted job was opened with a key older than its process's newest
 	numMarks
 )
 
@@ -118,6 +120,8 @@ var markNames = [numMarks]string{
 	MarkHalfOpen:             "half-open: a call ended at its deadline",
 	MarkVacuumHalfOpen:       "half-open: a vacuum ended at its deadline",
 	MarkReadOnlyDropped:      "read-only connection dropped, the retry wrote",
+	MarkMissingKey:           "job failed for a missing key",
+	MarkOlderKey:             "job decrypted with an older key",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

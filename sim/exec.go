@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -33,6 +34,7 @@ type execution struct {
 	// stuck in a call without a deadline, which only the release at
 	// the end of the grace frees its job from.
 	hangs, hung bool
+	sealed      json.RawMessage // the job's payload if sealed, to seal its output with (encryption.go)
 	cancelled   bool
 	endQueued   bool
 }
@@ -113,6 +115,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	if o != succeeds {
 		s.count(outcomeKinds[o])
 	}
+	s.openJob(p, &j, ex)
 	ex.ignoreCancel = s.sc.On(IgnoreCancel) && r.Chance(s.sc.Rate(IgnoreCancel))
 	ex.hangs = ex.ignoreCancel && r.Chance(0.5) // r's last draw: the others stay as they were
 	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
@@ -186,7 +189,7 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	p.ctxs.Finished(ex.job)
 	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
 	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason,
-		Output: ex.output(), Snooze: ex.snooze}})
+		Output: s.sealOutput(p, ex, ex.output()), Snooze: ex.snooze}})
 }
 
 // traceExec adds the line of an execution's start, built without fmt: one

@@ -49,6 +49,7 @@ const (
 	DeadLetters                     // an operator sets or clears queues' dead-letter queues and redrives them; rate: per minute
 	PauseAll                        // an operator pauses or resumes every queue at once; rate: per minute
 	QueueChurn                      // a running worker removes one of its queues (drained as at shutdown) or adds it back; rate: per worker per minute
+	Encryption                      // jobs are enqueued encrypted, a key joins mid-run, a process may lack one; rate: share of jobs encrypted
 	numFaultKinds
 )
 
@@ -58,6 +59,7 @@ var faultNames = [numFaultKinds]string{
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
 	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters", "pause-all", "queue-churn",
+	"encryption",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

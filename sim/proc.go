@@ -9,6 +9,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/encryption"
 	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
@@ -73,6 +74,7 @@ type proc struct {
 	// removedQueues are the queues this incarnation's runner was told to
 	// remove and not told to add back, in name order (queuechurn.go).
 	removedQueues []string
+	ring          *encryption.Ring // the keys of this incarnation (encryption.go)
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
@@ -109,6 +111,7 @@ func (s *sim) start() {
 			s.armProcFault(p, k)
 		}
 	}
+	s.drawKeys()
 	s.enqueueInitial()
 	s.armGlobalFault(Burst, evBurst)
 	s.armGlobalFault(Cancel, evCancel)
@@ -187,6 +190,7 @@ func (s *sim) startProc(p *proc, inc int) {
 	p.stopCtx, p.stopCancel = context.WithCancel(s.ctx)
 	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}
 	p.history = history.Translator{}
+	s.startKeys(p)
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
 		s.record(&props.Event{Kind: props.Restarted, Process: p.name})

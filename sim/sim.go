@@ -136,6 +136,7 @@ type sim struct {
 	terms      leaseTerms                   // the lease terms of the rows and of the core's reports (leaseterm.go)
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
 	il         *ilState                     // nil unless transactions are interleaved
+	keys       *simKeys                     // nil unless fault kind Encryption is on (encryption.go)
 }
 
 // window is a span of true time.

@@ -47,6 +47,7 @@ func (s *sim) enqueue(r *clockrng.Rand, n int, delayed float64) {
 		}
 		s.sc.Unique.keyJob(s.uniqueRnd, &j)
 		s.sc.Policy.boundJob(s.policyRnd, &j)
+		s.sealJob(&j)
 		jobs[i] = j
 	}
 	s.drawParents(jobs)

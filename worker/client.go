@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/encryption"
 	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 )
@@ -30,6 +31,7 @@ type Client struct {
 	rnd    *clockrng.Rand
 	queues map[reflect.Type]string
 	hooks  []EnqueueHook
+	ring   *encryption.Ring // SetEncryption's
 }
 
 // NewClient returns a client writing to st. Job ids draw their randomness
@@ -67,6 +69,10 @@ type enqueueOptions struct {
 	partition      partitionOptions
 	sequence       sequenceOptions
 	after          afterOptions
+	// encrypted: seal the payloads and the metadata values named by
+	// encryptMeta (Encrypted).
+	encrypted   bool
+	encryptMeta []string
 	// callback: the last job of the insert is the callback of the others
 	// (EnqueueBatch), enqueued with callbackOpts.
 	callback     bool
@@ -213,6 +219,11 @@ func encodeJobs[T any](ctx context.Context, c *Client, payloads []T, o enqueueOp
 		if len(hooks) > 0 {
 			pending := PendingJob{Queue: queue, Payload: raw, ScheduledAt: o.at}
 			if jobs[i].Metadata, err = runHooks(ctx, hooks, i, pending, entries); err != nil {
+				return nil, err
+			}
+		}
+		if o.encrypted {
+			if err := c.seal(i, &jobs[i], o.encryptMeta); err != nil {
 				return nil, err
 			}
 		}

@@ -44,10 +44,11 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 
 	start := w.clock.Now()
 	attempt := &attemptContext{Context: ctx}
-	panicked, err := callHandler(attempt, h, job)
+	panicked, err := w.callOpened(attempt, h, job)
 	elapsed := w.clock.Since(start)
+	output, err := w.sealOutput(job, attempt.out.recorded(err == nil && !panicked), err)
 
-	r := engine.Result{JobID: job.ID, Decision: DecisionOf(err), Output: attempt.out.recorded(err == nil && !panicked)}
+	r := engine.Result{JobID: job.ID, Decision: DecisionOf(err), Output: output}
 	outcome := outcomeSuccess
 	switch {
 	case panicked:

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tickwork/tickwork/clockrng"
+	"github.com/tickwork/tickwork/encryption"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -51,6 +52,11 @@ type Options struct {
 	// 1,000, let the store's work for one lane run while another's jobs
 	// run.
 	Lanes int
+	// Encryption opens the payloads and metadata values enqueued
+	// Encrypted, sealed with any of its keys, and seals their jobs'
+	// outputs with its newest key. A job sealed with a key it lacks (or
+	// with none) fails its attempt, retried as a handler's error is.
+	Encryption *encryption.Ring
 	// Abandon, if set, gives the drain up once it is done: Run's handlers
 	// are cut short at once (cause ErrShutdownCancel) and their jobs
 	// released after the grace, as at the drain deadline. A process that
@@ -67,6 +73,7 @@ type Worker struct {
 	cfg          Config
 	clock        clockrng.Clock
 	rand         *clockrng.Rand
+	ring         *encryption.Ring // Options.Encryption
 	log          *slog.Logger
 	tracer       trace.Tracer
 	inst         *instruments
@@ -103,7 +110,7 @@ func New(st store.Store, opts Options) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, log: opts.Logger, obs: opts.Observer, lanes: lanes, handlers: map[string]*handler{}}
+	w := &Worker{st: st, cfg: cfg, clock: opts.Clock, rand: opts.Rand, ring: opts.Encryption, log: opts.Logger, obs: opts.Observer, lanes: lanes, handlers: map[string]*handler{}}
 	if opts.Abandon != nil {
 		w.abandon = opts.Abandon.Done()
 	}

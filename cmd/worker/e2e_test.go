@@ -233,15 +233,22 @@ func (p *proc) opsURL() string {
 	return "http://" + m[1]
 }
 
-func testEnqueueAndRun(t *testing.T, bin string) {
-	st := pgtest.OpenWith(t, pg.Options{})
-	db := dbArgs(t, st.Schema())
+// bodyHook returns a webhook target that passes on each body it receives,
+// closed when t ends.
+func bodyHook(t *testing.T) (*httptest.Server, chan string) {
 	bodies := make(chan string, 10)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		bodies <- string(b)
 	}))
-	defer hook.Close()
+	t.Cleanup(hook.Close)
+	return hook, bodies
+}
+
+func testEnqueueAndRun(t *testing.T, bin string) {
+	st := pgtest.OpenWith(t, pg.Options{})
+	db := dbArgs(t, st.Schema())
+	hook, bodies := bodyHook(t)
 
 	payload := fmt.Sprintf(`{"url": %q, "body": {"order": 42}, "headers": {"X-Test": "yes"}}`, hook.URL)
 	hookID := ulid.MustParseStrict(strings.TrimSpace(mustRun(t, bin, cmdArgs([]string{"enqueue"}, db, "-queue", "webhook", "-payload", payload)...)))

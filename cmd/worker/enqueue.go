@@ -14,6 +14,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/encryption"
 	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker"
@@ -44,7 +45,9 @@ of one batch, given the other flags, and a callback job on that queue
 the batch's id (its callback's) is printed, then each member's.
 -print-sql prints the statement that enqueues the same job through the
 schema's SQL function, for a service in another language, and enqueues
-nothing.`
+nothing. -encrypt stores the payload encrypted with the newest key of
+-encryption-keys (TICKWORK_ENCRYPTION_KEYS); workers need that key to run
+the job, and jobs show prints "encrypted" in its place.`
 
 // enqueueFlags are the flags of worker enqueue, besides the database's.
 type enqueueFlags struct {
@@ -60,6 +63,8 @@ type enqueueFlags struct {
 	after       afterFlags
 	batch       batchFlags
 	printSQL    bool
+	encrypt     bool
+	keys        keysFlag
 }
 
 // maxDelay bounds -in: ten years.
@@ -78,6 +83,8 @@ func (f *enqueueFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.sequence, "sequence", "", fmt.Sprintf("the sequence the job joins: its jobs run one at a time in enqueue order (at most %d bytes)", store.MaxSequenceKeyBytes))
 	fs.BoolVar(&f.continues, "sequence-continues", false, "with -sequence: a failure for good of the job does not halt its sequence")
 	fs.BoolVar(&f.printSQL, "print-sql", false, printSQLUsage)
+	fs.BoolVar(&f.encrypt, "encrypt", false, "store the payload encrypted with the newest key of -encryption-keys (worker.Encrypted)")
+	f.keys.register(fs)
 }
 
 func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
@@ -101,6 +108,10 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	uniqueOpts = append(uniqueOpts, afterOpts...)
+	keys, err := f.encryptionKeys()
+	if err != nil {
+		return err
+	}
 	if f.printSQL { // needs no database
 		text, err := f.enqueueSQL(db.schema, job)
 		if err != nil {
@@ -134,11 +145,15 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 		return nil
 	}
 	client := worker.NewClient(st, nil)
+	client.SetEncryption(keys)
 	var id ulid.ULID
 	err = st.InTx(ctx, func(tx store.Tx) error {
 		opts, err := f.options(ctx, tx, job, uniqueOpts)
 		if err != nil {
 			return err
+		}
+		if f.encrypt {
+			opts = append(opts, worker.Encrypted())
 		}
 		id, err = worker.EnqueueTx(ctx, client, tx, job.Payload, opts...)
 		return err
@@ -151,6 +166,24 @@ func (c *cli) enqueueCmd(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintln(c.stdout, id)
 	return nil
+}
+
+// encryptionKeys returns the ring -encrypt seals with (nil without
+// -encrypt). -encrypt needs keys, and cannot go with the statement
+// -print-sql prints (SQL has no key) nor a batch's members.
+func (f *enqueueFlags) encryptionKeys() (*encryption.Ring, error) {
+	if !f.encrypt {
+		return nil, nil
+	}
+	switch {
+	case f.printSQL:
+		return nil, usagef("-encrypt cannot go with -print-sql: the SQL function stores the payload as given")
+	case f.batch.on():
+		return nil, usagef("-encrypt cannot go with -batch-callback-queue")
+	case f.keys.text == "":
+		return nil, usagef("-encrypt needs keys: set TICKWORK_ENCRYPTION_KEYS or pass -encryption-keys")
+	}
+	return f.keys.ring()
 }
 
 // options are the enqueue options of job: its queue, time (-in from the

@@ -70,6 +70,7 @@ type runFlags struct {
 	vacuumTimeout  time.Duration
 
 	schedules []worker.ScheduleSpec
+	keys      keysFlag
 
 	historyLog     string
 	historyProcess string
@@ -79,6 +80,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	def := worker.DefaultConfig()
 	f.db.register(fs)
 	f.log.register(fs)
+	f.keys.register(fs)
 	fs.StringVar(&f.queues, "queues", "webhook,noop", "comma-separated queues to process, among the built-in ones")
 	intVar(fs, &f.concurrency, "concurrency", def.MaxConcurrent, 1, 10000, "most jobs running at once")
 	intVar(fs, &f.maxFetch, "max-fetch", def.MaxFetch, 1, 1000, "most jobs reserved per loop iteration")
@@ -233,7 +235,11 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 
 	sender := newWebhookSender(f.webhookAllowPrivate, f.webhookTimeout)
 	defer sender.close()
-	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp, Lanes: f.lanes, Abandon: c.abandon}
+	keys, err := f.keys.ring()
+	if err != nil {
+		return err
+	}
+	opts := worker.Options{Config: cfg, Logger: log, MeterProvider: mp, Lanes: f.lanes, Abandon: c.abandon, Encryption: keys}
 	ctx, history, closeHistory, err := attachHistoryLog(ctx, f, &opts)
 	if err != nil {
 		return err

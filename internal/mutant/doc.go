@@ -68,6 +68,7 @@ var Names = []string{
 	VacuumNoDeadline,
 	RecoveredAfterFailedPass,
 	LeaseRetakenRenews,
+	OutputInClear,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -248,6 +249,9 @@ const (
 	// when its own transaction expired nothing (another worker deleted the
 	// old row).
 	LeaseRetakenRenews = "lease-retaken-renews"
+	// OutputInClear stores the output of a job whose payload is encrypted
+	// in clear (encryption.Ring.SealOutput).
+	OutputInClear = "output-in-clear"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

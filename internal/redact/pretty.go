@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tickwork/tickwork/internal/envelope"
 )
 
 // MaxIndentDepth is the deepest nesting that indents further: a document
@@ -15,13 +17,18 @@ const MaxIndentDepth = 16
 
 // Pretty returns a JSON document indented for reading, its secrets hidden
 // (every value under a key secret by name or named headers, and in every
-// other string what Text hides), keys in the document's order, nesting
+// other string what Text hides; an encrypted document is "encrypted", as
+// is an encrypted metadata value: envelope.Hide), keys in the document's order, nesting
 // indented two spaces a level up to MaxIndentDepth, and at most limit
 // bytes long: cut reports that the document went on. It reads the
 // document only as far as it writes, so a large document costs no more
 // than limit. A document that is not JSON is shown as its text, within
 // the same limit, with the secrets Text finds hidden.
 func Pretty(raw []byte, limit int) (text string, cut bool) {
+	if envelope.Is(raw) {
+		return envelope.Shown, false
+	}
+	raw = envelope.Hide(raw)
 	p := printer{limit: limit, indent: true}
 	if !json.Valid(raw) {
 		p.write(Text(string(raw[:min(len(raw), limit)])))
@@ -32,9 +39,11 @@ func Pretty(raw []byte, limit int) (text string, cut bool) {
 }
 
 // Compact returns a JSON document with its secrets hidden as Pretty hides
-// them, without white space. A document that is not JSON becomes a JSON
+// them (an encrypted document is the JSON string "encrypted"), without
+// white space. A document that is not JSON becomes a JSON
 // string of its text with the secrets Text finds hidden.
 func Compact(raw []byte) json.RawMessage {
+	raw = envelope.Hide(raw)
 	if !json.Valid(raw) {
 		return json.RawMessage(quote(Text(string(raw))))
 	}

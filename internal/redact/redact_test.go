@@ -159,3 +159,23 @@ func TestReplaceAttrHidesLogSecrets(t *testing.T) {
 		t.Errorf("n lost: %s", b.String())
 	}
 }
+
+// An encrypted document, or an encrypted value of a metadata object, is
+// shown as "encrypted": its ciphertext and its key's id are no reader's.
+func TestEncryptedValuesShowAsEncrypted(t *testing.T) {
+	sealed := `{"tickwork_encrypted": {"key": "k1", "nonce": "AAAA", "data": "c2VjcmV0"}}` // as jsonb spaces it
+	if got, _ := Pretty([]byte(sealed), 1000); got != "encrypted" {
+		t.Errorf("Pretty of an envelope = %q", got)
+	}
+	if got := string(Compact([]byte(sealed))); got != `"encrypted"` {
+		t.Errorf("Compact of an envelope = %s", got)
+	}
+	meta := `{"region":"eu","who":` + sealed + `}`
+	got, _ := Pretty([]byte(meta), 1000)
+	if strings.Contains(got, "c2VjcmV0") || !strings.Contains(got, `"who": "encrypted"`) || !strings.Contains(got, `"region": "eu"`) {
+		t.Errorf("Pretty of metadata with an encrypted value = %s", got)
+	}
+	if got := string(Compact([]byte(meta))); got != `{"region":"eu","who":"encrypted"}` {
+		t.Errorf("Compact of metadata with an encrypted value = %s", got)
+	}
+}
