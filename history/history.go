@@ -30,8 +30,9 @@ type Translator struct {
 // when e is none the checker reads. The event's Time is e's store time,
 // zero for an event no transaction stamped (DeclaredDead, ExecEnded,
 // ShutdownBegan, ShutdownAbandoned, ExecsCancelled, ExecCancelled,
-// DrainDeadline, ReleaseAbandoned, TickStarted, Waiting, Notified, and
-// JobPass when it ran no transaction): the
+// DrainDeadline, ReleaseAbandoned, TickStarted, Waiting, Notified,
+// QueueRemoved, QueueAdded, QueueDrained, and JobPass when it ran no
+// transaction): the
 // driver stamps those with the store time at which they are known to have
 // happened. The driver also sets Process.
 func (t *Translator) Translate(e *engine.Event) (props.Event, bool) {
@@ -89,6 +90,12 @@ func (t *Translator) Translate(e *engine.Event) (props.Event, bool) {
 		h.Kind, h.Queue = props.Notified, e.Reason
 	case engine.EventJobPass:
 		h.Kind, h.PassQueues, h.Limit, h.Reserved = props.JobPass, e.Queues, e.Limit, e.Count
+	case engine.EventQueueRemoved:
+		h.Kind, h.Queue = props.QueueRemoved, e.Reason
+	case engine.EventQueueAdded:
+		h.Kind, h.Queue = props.QueueAdded, e.Reason
+	case engine.EventQueueDrained:
+		h.Kind, h.Queue = props.QueueDrained, e.Reason
 	default:
 		return h, false
 	}

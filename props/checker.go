@@ -220,12 +220,20 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.proc(e).releaseGivenUp = true
 	case TickStarted:
 		c.tickStarted(e)
+		c.proc(e).removalsTicked()
 	case Waiting:
 		c.waiting(e)
 	case Notified:
 		c.notified(e)
 	case JobPass:
 		c.jobPass(e)
+		c.checkPassQueues(c.proc(e), e)
+	case QueueRemoved:
+		c.queueRemoved(e)
+	case QueueAdded:
+		c.queueAdded(e)
+	case QueueDrained:
+		c.queueDrained(e)
 	default:
 		c.report(WellFormed, fmt.Sprintf("unknown event kind %q", e.Kind))
 	}

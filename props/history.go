@@ -217,6 +217,13 @@ const (
 	// none), after the starts of the jobs it handed out: it asked for
 	// Limit jobs of PassQueues and reserved Reserved of them.
 	JobPass Kind = "job_pass"
+	// QueueRemoved, QueueAdded: Process (as Worker) stopped or began
+	// again reserving from Queue while it runs. QueueDrained: no job of
+	// Queue, removed, runs on Process nor waits for its result to be
+	// recorded (property QueueRemoval).
+	QueueRemoved Kind = "queue_removed"
+	QueueAdded   Kind = "queue_added"
+	QueueDrained Kind = "queue_drained"
 )
 
 // Decision is what a handler's run asked for.
@@ -241,7 +248,7 @@ type Event struct {
 	Process string    `json:",omitzero"` // the driver's stable name for a worker process
 	Worker  ulid.ULID `json:",omitzero"` // the worker row id the process acts as
 	Job     ulid.ULID `json:",omitzero"`
-	Queue   string    `json:",omitzero"` // Notified
+	Queue   string    `json:",omitzero"` // Notified, QueueRemoved, QueueAdded, QueueDrained
 
 	// Commit
 	Jobs      []JobChange      `json:",omitempty"`

@@ -30,8 +30,9 @@ type procState struct {
 	cancelDue                   bool
 	cancelJudged, releaseJudged bool
 	releaseGivenUp              bool
-	wait                        wait     // the tick it waits for (property 21, 22)
-	owed                        passOwed // what its next job pass owes its wake-ups (property 22)
+	wait                        wait                // the tick it waits for (property 21, 22)
+	owed                        passOwed            // what its next job pass owes its wake-ups (property 22)
+	removed                     map[string]*removal // the queues it removed (queueremoval.go)
 }
 
 // stops are the requests to stop one process life received.
@@ -106,6 +107,7 @@ func (c *Checker) stop(p *procState) {
 	p.shuttingDown, p.stops, p.paused = false, stops{}, 0
 	p.cancelDue, p.cancelJudged, p.releaseJudged, p.releaseGivenUp = false, false, false, false
 	p.wait = wait{}
+	p.removed = nil // a new life reserves from every queue
 	p.forgetOwed()
 	c.endDutiesOf(p.name)
 	c.forgetVacuumClaim(p.name)

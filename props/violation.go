@@ -102,6 +102,10 @@ const (
 	// its job was enqueued encrypted with, nor of its output: each is an
 	// envelope (props/encrypted.go).
 	EncryptedAtRest
+	// QueueRemoval: a queue a running worker removed gets no job pass of
+	// its after the removal, and drains as at shutdown before it is
+	// reported drained (props/queueremoval.go).
+	QueueRemoval
 	numProperties // not a property: how many there are
 )
 
@@ -141,6 +145,7 @@ var propertyNames = [numProperties]string{
 	DeadLetters:         "dead letters",
 	QueuePauseAll:       "pause all queues",
 	EncryptedAtRest:     "encrypted at rest",
+	QueueRemoval:        "queue removal",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

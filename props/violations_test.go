@@ -39,6 +39,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, uniqueCases...)
 	cases = append(cases, outputCases...)
 	cases = append(cases, encryptedCases...)
+	cases = append(cases, queueRemovalCases...)
 	cases = append(cases, queueCases...)
 	cases = append(cases, cancelCases...)
 	cases = append(cases, vacuumCases...)

@@ -69,6 +69,7 @@ var Names = []string{
 	RecoveredAfterFailedPass,
 	LeaseRetakenRenews,
 	OutputInClear,
+	QueueDrainedEarly,
 	PGNoSkipLocked,
 	PGSplitLease,
 	PGDutiesUnserialized,
@@ -252,6 +253,10 @@ const (
 	// OutputInClear stores the output of a job whose payload is encrypted
 	// in clear (encryption.Ring.SealOutput).
 	OutputInClear = "output-in-clear"
+	// QueueDrainedEarly: a queue a running worker removed is reported
+	// drained at once, while jobs of it still run (Worker.RemoveQueue
+	// returns before they end).
+	QueueDrainedEarly = "queue-drained-early"
 
 	// The planted bugs of store/pg's SQL, which need transactions in
 	// flight together: only simulate -store pg -interleave catches them

@@ -3,6 +3,8 @@ package engine
 import (
 	"maps"
 	"slices"
+
+	"github.com/tickwork/tickwork/internal/mutant"
 )
 
 // A running worker's queues change through the policy, so that the
@@ -40,8 +42,17 @@ func (c *Core) handles(queue string) bool {
 	return found
 }
 
-// busyIn reports whether a job of queue runs or has its result unrecorded.
+// busyIn reports whether a job of queue runs or has its result unrecorded,
+// or may: a reservation whose commit went unseen may have taken some, and
+// only the next job pass recovers them (the property QueueRemoval found a
+// queue reported drained whose job that pass then started: seed 156).
 func (c *Core) busyIn(queue string) bool {
+	if mutant.On(mutant.QueueDrainedEarly) {
+		return false
+	}
+	if c.unseenReserve {
+		return true
+	}
 	for _, j := range c.executing {
 		if j.Queue == queue {
 			return true
