@@ -244,6 +244,9 @@ type Event struct {
 	Leases    []LeaseChange    `json:",omitempty"`
 	Schedules []ScheduleChange `json:",omitempty"`
 	Queues    []QueueChange    `json:",omitempty"`
+	// Bulk is set on a commit that is one batch of an operator's bulk
+	// action: the request it carries out (bulk.go).
+	Bulk *BulkRequest `json:",omitempty"`
 
 	// ExecEnded
 	Decision Decision      `json:",omitzero"`
@@ -343,6 +346,9 @@ type JobRow struct {
 	// DeadFrom is, on a dead-lettered row, the queue it failed in; its
 	// Queue is then that queue's dead-letter queue (props/deadletter.go).
 	DeadFrom string `json:",omitzero"`
+	// Payload is the row's payload as the store keeps it, which a bulk
+	// action's text filter searches (bulk.go).
+	Payload string `json:",omitzero"`
 }
 
 // root reports whether the row is the first of its job's chain: attempt 0,

@@ -98,6 +98,10 @@ const (
 	// PauseAll committed and before the ResumeAll that lifts it
 	// (props/queues.go).
 	QueuePauseAll
+	// BulkActions: each batch of an operator's bulk action changes only
+	// rows its filter selected, as its action may, at most its batch size
+	// of them, and nothing in a dry run (props/bulk.go).
+	BulkActions
 	numProperties // not a property: how many there are
 )
 
@@ -136,6 +140,7 @@ var propertyNames = [numProperties]string{
 	BatchesSettled:      "batches settled",
 	DeadLetters:         "dead letters",
 	QueuePauseAll:       "pause all queues",
+	BulkActions:         "bulk actions",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".
