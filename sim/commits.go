@@ -51,6 +51,9 @@ func (s *sim) commit(p *proc, c *store.Commit) {
 	}
 	e.Schedules = s.scheduleChanges(actor, c.Schedules)
 	e.Queues = s.queueChanges(actor, c.Queues)
+	if p == nil {
+		e.Bulk = s.bulk
+	}
 	s.record(&e)
 	s.deliver(c.Notifications)
 }
@@ -107,6 +110,7 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 		Sequence: props.JobSequence{Key: j.Sequence.Key, Pos: j.Sequence.Pos, Continues: j.Sequence.Continues, Skipped: j.Sequence.Skipped},
 		Parents:  joinIDs(j.Parents), RunAnyway: j.RunAnyway,
 		Batch: j.Batch, BatchCounted: j.BatchCounted, CallbackOf: j.CallbackOf, DeadFrom: j.DeadFrom,
+		Payload: string(j.Payload),
 	}
 	return dst
 }

@@ -49,6 +49,7 @@ const (
 	DeadLetters                     // an operator sets or clears queues' dead-letter queues and redrives them; rate: per minute
 	PauseAll                        // an operator pauses or resumes every queue at once; rate: per minute
 	QueueChurn                      // a running worker removes one of its queues (drained as at shutdown) or adds it back; rate: per worker per minute
+	Bulk                            // an operator retries, cancels or deletes every job a filter selects (worker.Client.Bulk); rate: per minute
 	numFaultKinds
 )
 
@@ -57,7 +58,7 @@ var faultNames = [numFaultKinds]string{
 	"notify-loss", "notify-delay", "drift", "clock-jump", "shutdown", "cancel", "burst",
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
-	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters", "pause-all", "queue-churn",
+	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters", "pause-all", "queue-churn", "bulk",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

@@ -220,6 +220,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	DeadLetters:    {0.4, 3, 12},
 	PauseAll:       {0.4, 2, 8},
 	QueueChurn:     {0.4, 1, 6},
+	Bulk:           {0.4, 2, 10},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

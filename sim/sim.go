@@ -136,6 +136,9 @@ type sim struct {
 	terms      leaseTerms                   // the lease terms of the rows and of the core's reports (leaseterm.go)
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
 	il         *ilState                     // nil unless transactions are interleaved
+	// bulk is the bulk action whose batch runs, nil between them: the
+	// client's commits carry it (bulk.go).
+	bulk *props.BulkRequest
 }
 
 // window is a span of true time.
