@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK := $(GO) tool staticcheck
 
-.PHONY: test together check race build unit lint bench bench-compare simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg mutants-pg-search chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net chaos-net-ci
+.PHONY: test together check race build unit lint bench bench-compare bench-bulk simulate simulate-pg simulate-pg-ci mutants mutants-mem mutants-pg mutants-pg-search chaos chaos-ci chaos-failover chaos-failover-ci pg-auto-failover chaos-net chaos-net-ci
 
 # test: lint, every package's tests (PostgreSQL: DATABASE_URL, else the local
 # server, else Docker; see store/pg/pgtest), the simulator over 10,000 seeds,
@@ -104,6 +104,14 @@ bench:
 # minutes (see bench/README.md).
 bench-compare:
 	cd bench && $(GO) run . compare
+
+# bench-bulk: do the workers' ticks suffer while `worker jobs retry` runs
+# over a million rows (Client.Bulk)? Two workers on a steady load of no-op
+# jobs, a minute without the bulk action, then during it: tick p50, p99,
+# max and their ratios, the action's time and rows/s. Takes about as long
+# as the action (see bench/README.md and bench/RESULTS.md).
+bench-bulk:
+	cd bench && $(GO) run . bulk -baseline 60s
 
 simulate:
 	$(GO) run ./cmd/simulate -seeds 10000

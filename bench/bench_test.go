@@ -138,3 +138,36 @@ func TestHistoryTiny(t *testing.T) {
 	}
 	assertNoSchemas(t, url, prefix)
 }
+
+// TestBulkTiny runs the bulk run on a few hundred rows: the bulk action
+// retries every seeded row, in several batches, both runs print their
+// ticks with the ratio, and no schema is left behind.
+func TestBulkTiny(t *testing.T) {
+	url := testURL(t)
+	prefix := fmt.Sprintf("benchtest_%d_", os.Getpid())
+	var out, errOut bytes.Buffer
+	args := []string{"bulk", "-database-url", url, "-schema-prefix", prefix,
+		"-rows", "300", "-batch-size", "50", "-baseline", "300ms", "-rate", "100"}
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("bench bulk exited %d: %s\n%s", code, errOut.String(), out.String())
+	}
+	text := out.String()
+	t.Log(text)
+	m := regexp.MustCompile(`during bulk retry of (\d+) rows \(batch size 50\): (\d+) done, 0 refused, (\d+) batches`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("no line of the bulk action's counts")
+	}
+	if m[1] != "300" || m[2] != "300" {
+		t.Errorf("the bulk retry matched %s and did %s rows, want the 300 seeded", m[1], m[2])
+	}
+	if n, _ := strconv.Atoi(m[3]); n < 6 {
+		t.Errorf("%s batches of 50 for 300 rows, want at least 6", m[3])
+	}
+	if got := strings.Count(text, "all workers: "); got != 3 {
+		t.Errorf("%d runs printed their ticks, want 3 (before, during and after)", got)
+	}
+	if !strings.Contains(text, "during/without before: p50 x") || !strings.Contains(text, "during/without after: p50 x") {
+		t.Error("no ratios of the ticks")
+	}
+	assertNoSchemas(t, url, prefix)
+}

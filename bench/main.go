@@ -6,6 +6,7 @@
 //
 //	cd bench && go run . compare   # throughput, bulk enqueue, enqueue-to-start
 //	cd bench && go run . history   # tickwork's cost as finished rows pile up; retention sweep
+//	cd bench && go run . bulk      # workers' ticks during a bulk action over a million rows
 //
 // Figures are printed, never asserted: a reader compares them with
 // RESULTS.md. Every run uses schemas of its own (-schema-prefix), dropped
@@ -32,7 +33,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: bench compare|history [flags] (-help for each)")
+		fmt.Fprintln(stderr, "usage: bench compare|history|bulk [flags] (-help for each)")
 		return 2
 	}
 	var err error
@@ -41,8 +42,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCompare(ctx, args[1:], stdout, stderr)
 	case "history":
 		err = runHistory(ctx, args[1:], stdout, stderr)
+	case "bulk":
+		err = runBulk(ctx, args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "bench: unknown command %q: want compare or history\n", args[0])
+		fmt.Fprintf(stderr, "bench: unknown command %q: want compare, history or bulk\n", args[0])
 		return 2
 	}
 	if errors.Is(err, flag.ErrHelp) {

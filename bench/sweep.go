@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/tickwork/tickwork/clockrng"
-	"github.com/tickwork/tickwork/worker"
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
@@ -69,39 +65,23 @@ func sweepRun(ctx context.Context, out io.Writer, f historyFlags, old int) error
 		return err
 	}
 	state := &sweepState{}
-	meters := make([]*tickMeter, sweepWorkers)
-	var ran atomic.Int64
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, sweepWorkers)
-	for i := range sweepWorkers {
-		meters[i] = newTickMeter()
-		w, err := worker.New(s.st, worker.Options{Config: throughputConfig(f.inflight), Rand: clockrng.NewRand(uint64(i + 1)),
-			Logger: slog.New(slog.DiscardHandler), MeterProvider: meters[i].provider, Observer: engine.ObserverFunc(state.observe)})
-		if err != nil {
-			return err
-		}
-		if err := worker.Handle(w, "noop", func(context.Context, worker.Job[struct{}]) error { ran.Add(1); return nil }); err != nil {
-			return err
-		}
-		go func() { done <- w.Run(runCtx) }()
+	ws, err := startWorkers(ctx, s, sweepWorkers, f.inflight, engine.ObserverFunc(state.observe))
+	if err != nil {
+		return err
 	}
-	for ran.Load() < int64(f.sweepJobs) || s.running(ctx) != 0 || state.swept() < old {
+	for ws.ran.Load() < int64(f.sweepJobs) || s.running(ctx) != 0 || state.swept() < old {
 		if ctx.Err() != nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cancel()
-	for range sweepWorkers {
-		if err := <-done; err != nil {
-			return err
-		}
+	if err := ws.stop(); err != nil {
+		return err
 	}
-	return reportSweep(ctx, out, s, state, meters, old)
+	return reportSweep(ctx, out, s, state, ws, old)
 }
 
-func reportSweep(ctx context.Context, out io.Writer, s *tickworkSystem, state *sweepState, meters []*tickMeter, old int) error {
+func reportSweep(ctx context.Context, out io.Writer, s *tickworkSystem, state *sweepState, ws *workers, old int) error {
 	sp, err := s.Span(ctx)
 	if err != nil {
 		return err
@@ -111,17 +91,8 @@ func reportSweep(ctx context.Context, out io.Writer, s *tickworkSystem, state *s
 		label = fmt.Sprintf("sweeping %d old rows (%d deleted, in batches, one per leader pass)", old, state.swept())
 	}
 	fmt.Fprintf(out, "%s: %d jobs in %v = %.0f jobs/s\n", label, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate())
-	var all tickStats
-	for i, m := range meters {
-		st, err := m.stats(ctx)
-		if err != nil {
-			return err
-		}
-		all.add(st)
-		fmt.Fprintf(out, "  worker %d: %v\n", i+1, st)
-	}
-	fmt.Fprintf(out, "  all workers: %v\n", all)
-	return nil
+	_, err = ws.report(ctx, out)
+	return err
 }
 
 // seedOld inserts n completed rows that ended 40 days ago, beyond the

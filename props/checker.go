@@ -84,8 +84,9 @@ type chainState struct {
 	tail     ulid.ULID // its latest attempt
 	schedule string
 	open     []*execution // executions of its rows in progress
-	// redriven: a dead-lettered row of the chain was redriven, so its
-	// later rows may go past the retry bound (props/deadletter.go).
+	// redriven: an operator retried a row of the chain (a redrive of a
+	// dead-lettered row, or a bulk retry), so its later rows may go past
+	// the retry bound (props/deadletter.go).
 	redriven bool
 }
 

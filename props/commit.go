@@ -19,6 +19,9 @@ type commitScope struct {
 	reserved   []ulid.ULID // rows that started running
 	settled    []ulid.ULID // rows that left Waiting
 	deleted    []ulid.ULID // rows deleted while some row waited
+	// operatorRetry: the commit is a batch of a bulk retry, whose retries
+	// an operator decided, as a redrive's (Event.operatorRetry).
+	operatorRetry bool
 }
 
 // link is a retry: Prev's next_attempt_id was set to Next.
@@ -54,7 +57,7 @@ func (sc *commitScope) wasInserted(id ulid.ULID) bool {
 func (c *Checker) commit(e *Event) {
 	sc := &c.scope
 	*sc = commitScope{inserted: sc.inserted[:0], links: sc.links[:0], failed: sc.failed[:0], reserved: sc.reserved[:0],
-		redriven: c.redrivenIn(e, sc.redriven[:0])}
+		redriven: c.redrivenIn(e, sc.redriven[:0]), operatorRetry: e.operatorRetry()}
 	for _, ch := range e.Queues {
 		var b, a QueueRow
 		c.queueChange(norm(ch.Before, &b, normQueue), norm(ch.After, &a, normQueue))
@@ -91,6 +94,9 @@ func (c *Checker) commit(e *Event) {
 	c.checkSequences(sc)
 	c.checkSettled(sc.settled)
 	c.checkParentsDeleted(sc.deleted)
+	if e.Bulk != nil {
+		c.checkBulk(e)
+	}
 }
 
 // workerChange applies one workers row change. A worker shut down by

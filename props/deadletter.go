@@ -22,16 +22,17 @@ import (
 //     row, which stays as history.
 
 // redrivenIn appends to out the rows e inserts as the next row of a
-// dead-lettered row or of a row of a redriven chain, so that the retry
-// bound does not refuse them: a redrive is an operator's decision, as a
-// retry from the CLI is, and the redriven attempt may snooze.
+// dead-lettered row, of a row of a redriven chain, or of a row a bulk
+// retry retried, so that the retry bound does not refuse them: a redrive
+// is an operator's decision, as a retry from the CLI is, and the redriven
+// attempt may snooze.
 func (c *Checker) redrivenIn(e *Event, out []ulid.ULID) []ulid.ULID {
 	for _, ch := range e.Jobs {
 		b, a := ch.Before, ch.After
 		if a == nil || b == nil || !b.NextAttemptID.IsZero() || a.NextAttemptID.IsZero() {
 			continue
 		}
-		if a.DeadFrom != "" || c.inRedrivenChain(a.ID) {
+		if a.DeadFrom != "" || c.inRedrivenChain(a.ID) || e.operatorRetry() {
 			out = append(out, a.NextAttemptID)
 		}
 	}
@@ -65,16 +66,23 @@ func (c *Checker) checkDeadLettered(b, a *JobRow) {
 	}
 }
 
-// redriveLink judges the next attempt n of dead-lettered row p.
+// redriveLink judges the next attempt n of row p that an operator
+// retried: a redrive of a dead-lettered row, or a bulk retry.
 func (c *Checker) redriveLink(p, n JobRow, newRow bool) {
+	prop := DeadLetters
+	if p.DeadFrom == "" {
+		prop = RetryBounds // a bulk retry of a row in its own queue
+	}
 	switch {
 	case !newRow:
-		c.report(DeadLetters, fmt.Sprintf("dead-lettered job %s links to %s, which is not a new row", p.ID, n.ID), withJobs(p, n))
-	case n.Queue != p.DeadFrom || n.DeadFrom != "":
-		c.report(DeadLetters, fmt.Sprintf("job %s, dead-lettered from queue %q, was redriven to queue %q (dead from %q)",
-			p.ID, p.DeadFrom, n.Queue, n.DeadFrom), withJobs(p, n))
+		c.report(prop, fmt.Sprintf("job %s, retried by an operator, links to %s, which is not a new row", p.ID, n.ID), withJobs(p, n))
+	case n.Queue != p.home() || n.DeadFrom != "":
+		c.report(prop, fmt.Sprintf("job %s, of queue %q (dead from %q), was redriven to queue %q (dead from %q)",
+			p.ID, p.Queue, p.DeadFrom, n.Queue, n.DeadFrom), withJobs(p, n))
 	case n.Attempt != p.Attempt+1 || n.MaxAttempts != p.MaxAttempts || n.Snoozes != p.Snoozes:
-		c.report(DeadLetters, fmt.Sprintf("the redrive of attempt %d (job %s) is attempt %d", p.Attempt, p.ID, n.Attempt), withJobs(p, n))
+		c.report(prop, fmt.Sprintf("the operator's retry of attempt %d (job %s) is attempt %d", p.Attempt, p.ID, n.Attempt), withJobs(p, n))
+	case p.Status != Failed && p.Status != Lost:
+		c.report(prop, fmt.Sprintf("job %s got a next attempt while %s", p.ID, p.Status), withJobs(p, n))
 	}
 }
 

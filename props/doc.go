@@ -97,6 +97,10 @@
 // no callback still waits, at the end of a leader pass (the next one in
 // a history in CommitOrder), for a batch whose members all ended.
 //
+// Property 34, bulk actions, in bulk.go: each batch of an operator's
+// bulk action acts only on rows its filter selected, as its action may,
+// on at most its batch size of them, and a dry run changes nothing.
+//
 // Property 0 (WellFormed) reports a history that contradicts itself (a
 // change from a row it never had, time going back, an illegal transition):
 // such a history cannot be judged, and usually means a recording bug.

@@ -256,6 +256,9 @@ type Event struct {
 	Leases    []LeaseChange    `json:",omitempty"`
 	Schedules []ScheduleChange `json:",omitempty"`
 	Queues    []QueueChange    `json:",omitempty"`
+	// Bulk is set on a commit that is one batch of an operator's bulk
+	// action: the request it carries out (bulk.go).
+	Bulk *BulkRequest `json:",omitempty"`
 
 	// ExecEnded
 	Decision Decision      `json:",omitzero"`
@@ -336,7 +339,8 @@ type JobRow struct {
 	UniqueKey   string `json:",omitzero"`
 	UniqueWhile string `json:",omitzero"`
 	// Output is the recorded output's JSON text, "" for none; Payload and
-	// Metadata the stored ones' (property EncryptedAtRest reads them).
+	// Metadata the stored ones' (properties EncryptedAtRest and
+	// BulkActions, whose text filter searches the payload, read them).
 	Output   string `json:",omitzero"`
 	Payload  string `json:",omitzero"`
 	Metadata string `json:",omitzero"`

@@ -40,8 +40,11 @@ func (c *Checker) retryLink(l link, sc *commitScope) {
 	prev.linked = true
 	bound := c.bound(p)
 	newRow := sc.wasInserted(n.ID) && next.chain.IsZero()
-	if p.DeadFrom != "" {
+	if p.DeadFrom != "" || sc.operatorRetry {
 		c.redriveLink(p, n, newRow)
+		if ch := c.chains[prev.chain]; ch != nil {
+			ch.redriven = true // before extendChain: an operator may retry any run
+		}
 		c.extendChain(l, prev, next)
 		if ch := c.chains[next.chain]; ch != nil {
 			ch.redriven = true

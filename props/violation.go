@@ -106,6 +106,10 @@ const (
 	// its after the removal, and drains as at shutdown before it is
 	// reported drained (props/queueremoval.go).
 	QueueRemoval
+	// BulkActions: each batch of an operator's bulk action changes only
+	// rows its filter selected, as its action may, at most its batch size
+	// of them, and nothing in a dry run (props/bulk.go).
+	BulkActions
 	numProperties // not a property: how many there are
 )
 
@@ -146,6 +150,7 @@ var propertyNames = [numProperties]string{
 	QueuePauseAll:       "pause all queues",
 	EncryptedAtRest:     "encrypted at rest",
 	QueueRemoval:        "queue removal",
+	BulkActions:         "bulk actions",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -51,6 +51,9 @@ func (s *sim) commit(p *proc, c *store.Commit) {
 	}
 	e.Schedules = s.scheduleChanges(actor, c.Schedules)
 	e.Queues = s.queueChanges(actor, c.Queues)
+	if p == nil {
+		e.Bulk = s.bulk
+	}
 	s.record(&e)
 	s.deliver(c.Notifications)
 }
@@ -63,7 +66,7 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 	out, rows := commitBuffers(s, &s.changeBuf, &s.rowBuf, len(folded))
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
-		if s.keys != nil { // only property EncryptedAtRest reads contents
+		if s.keys != nil || s.sc.On(Bulk) { // only EncryptedAtRest and BulkActions read contents
 			withContents(pc.Before, ch.Before)
 			withContents(pc.After, ch.After)
 		}
@@ -117,7 +120,8 @@ func fillJobRow(dst *props.JobRow, j *store.Job) *props.JobRow {
 }
 
 // withContents sets r's payload and metadata from j's and returns r. A
-// simulation copies them only when it seals jobs: two copies of every row
+// simulation copies them only when it seals jobs or runs bulk actions
+// (whose text filter reads the payload): two copies of every row
 // of every commit were a fifth of the simulator's allocations.
 func withContents(r *props.JobRow, j *store.Job) *props.JobRow {
 	if r != nil {

@@ -42,6 +42,10 @@ const (
 	MarkBatchCancelledMember             // a batch's callback was released after a member was cancelled
 	MarkBatchRetriedMember               // a batch's callback was released after a member was retried
 	MarkDeleteRefusedRunning             // an operator's delete of a job whose handler ran was refused
+	MarkBulkBatches                      // a bulk action changed jobs in two batches or more
+	MarkBulkRefusedRunning               // a bulk delete of running jobs was refused
+	MarkBulkDryRun                       // a bulk dry run counted jobs and changed none
+	MarkBulkRetried                      // a bulk retry gave jobs that failed for good new attempts
 	MarkDeadLettered                     // a job that failed for good moved to its queue's dead-letter queue
 	MarkRedriven                         // a dead-lettered job was redriven back to its queue
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
@@ -102,6 +106,10 @@ var markNames = [numMarks]string{
 	MarkBatchCancelledMember: "batch callback after a cancelled member",
 	MarkBatchRetriedMember:   "batch callback after a retried member",
 	MarkDeleteRefusedRunning: "delete of a running job refused",
+	MarkBulkBatches:          "bulk action over several batches",
+	MarkBulkRefusedRunning:   "bulk delete refused a running job",
+	MarkBulkDryRun:           "bulk dry run",
+	MarkBulkRetried:          "bulk retry of jobs failed for good",
 	MarkDeadLettered:         "job dead-lettered",
 	MarkRedriven:             "dead-lettered job redriven",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",

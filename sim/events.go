@@ -42,13 +42,14 @@ const (
 	evPauseAll                         // fault timer: an operator pauses or resumes every queue
 	evQueueChurn                       // fault timer: the process removes a queue or adds one back
 	evQueuesRestored                   // quiescence: the process adds back every queue it removed
+	evBulk                             // fault timer: an operator runs a bulk action
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evDelete, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evPauseAll, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evDelete, evBulk, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evPauseAll, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -90,6 +91,8 @@ func (s *sim) dispatch(e *event) {
 		s.cancelOne()
 	case evDelete:
 		s.deleteOne()
+	case evBulk:
+		s.bulkAction()
 	case evQueueControl:
 		s.queueControl()
 	case evQueueRate:

@@ -116,6 +116,7 @@ func (s *sim) start() {
 	s.armGlobalFault(Burst, evBurst)
 	s.armGlobalFault(Cancel, evCancel)
 	s.armGlobalFault(Deletes, evDelete)
+	s.armGlobalFault(Bulk, evBulk)
 	s.armGlobalFault(QueueControl, evQueueControl)
 	s.armGlobalFault(QueueRate, evQueueRate)
 	s.armFirstKeyLimit()

@@ -137,6 +137,9 @@ type sim struct {
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
 	il         *ilState                     // nil unless transactions are interleaved
 	keys       *simKeys                     // nil unless fault kind Encryption is on (encryption.go)
+	// bulk is the bulk action whose batch runs, nil between them: the
+	// client's commits carry it (bulk.go).
+	bulk *props.BulkRequest
 }
 
 // window is a span of true time.

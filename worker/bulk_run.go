@@ -8,6 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -48,6 +49,9 @@ func (c *Client) Bulk(ctx context.Context, r BulkRequest) (BulkResult, error) {
 // attempts.
 func (r BulkRequest) storeFilter() store.JobFilter {
 	f := r.Filter
+	if mutant.On(mutant.BulkIgnoresStatus) {
+		f.Status = ""
+	}
 	return store.JobFilter{Queue: f.Queue, Status: f.Status, OlderThan: f.OlderThan, Text: f.Text,
 		LastAttempt: r.Action == BulkRetry}
 }
@@ -77,7 +81,11 @@ func (b *bulkRun) batch(ctx context.Context, tx store.Tx, res *BulkResult) (bool
 		}
 		b.end = &newest[0].ID
 	}
-	page, err := tx.ListJobs(ctx, store.JobFilter{After: b.after, Limit: b.size})
+	limit := b.size
+	if mutant.On(mutant.BulkBatchOverrun) {
+		limit *= 2
+	}
+	page, err := tx.ListJobs(ctx, store.JobFilter{After: b.after, Limit: limit})
 	if err != nil {
 		return false, err
 	}

@@ -46,6 +46,8 @@ var Names = []string{
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
 	DeleteUnended,
+	BulkIgnoresStatus,
+	BulkBatchOverrun,
 	DeadLetterRetried,
 	RatePerWorker,
 	CancelFencesOnly,
@@ -171,6 +173,14 @@ const (
 	// DeleteUnended: both stores let an operator delete a job that has
 	// not ended, so a running job's row vanishes under its worker.
 	DeleteUnended = "delete-unended"
+	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
+	// the filter they judge rows by, so `worker jobs cancel -status
+	// available` cancels running jobs too.
+	BulkIgnoresStatus = "bulk-ignores-status"
+	// BulkBatchOverrun: a batch of Client.Bulk reads twice its batch size
+	// of rows, so one transaction acts on (and locks) more rows than the
+	// operator allowed.
+	BulkBatchOverrun = "bulk-batch-overrun"
 	// DeadLetterRetried: a worker moves a failed job to its queue's
 	// dead-letter queue before deciding its retry, so a job with attempts
 	// left is both dead-lettered and retried.
