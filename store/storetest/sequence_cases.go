@@ -128,6 +128,18 @@ var sequenceCases = []testCase{
 			h.t.Fatalf("retention deleted %d jobs, want the failed head, its skipped retry and the two completed", n)
 		}
 	}},
+	{"ARetryOfASkippedJobIsTakenByTheNextReservation", func(h *harness) {
+		// After the skip no row holds a sequence, and a reservation that
+		// found none did not take heads (store/pg chose its statement
+		// without them): the operator's retry brings one back.
+		w := h.worker()
+		j := h.insertSequenced("q", false, "s")
+		h.failForGood(w, j[0])
+		h.skip(j[0])
+		h.wantTook(h.reserve(w, 10, "q"), "a sequence whose only job was skipped", []ulid.ULID{}...)
+		retried := h.retry(j[0], 0)
+		h.wantTook(h.reserve(w, 10, "q"), "the retry of the skipped job", retried.ID)
+	}},
 	{"ASequenceThatContinuesOnFailureGoesOn", func(h *harness) {
 		w := h.worker()
 		j := h.insertSequenced("q", true, "s", "s")
