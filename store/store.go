@@ -183,6 +183,12 @@ type Jobs interface {
 	// (CancelledJobs is the fallback for a lost notification). ErrConflict
 	// for a terminal job, ErrNotFound for an unknown one.
 	CancelJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// CancelJobFrom is CancelJob of a job whose status is still from
+	// (any status for ""): one that moved on since the caller read it, a
+	// scheduled job a promotion made available or an available one a
+	// reservation started, is refused with ErrConflict and left as it is
+	// (Client.Bulk acts on what its filter read).
+	CancelJobFrom(ctx context.Context, id ulid.ULID, from Status) (Job, error)
 	// SkipJob releases the sequence that job id halts (Job.Halts): the
 	// row stays failed or lost, marked skipped, and the next job of its
 	// key may start: when that one is available, the available channel

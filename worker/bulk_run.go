@@ -119,7 +119,11 @@ func (b *bulkRun) act(ctx context.Context, tx store.Tx, j store.Job, res *BulkRe
 	case BulkRetry:
 		_, err = b.c.retryIn(ctx, tx, j)
 	case BulkCancel:
-		_, err = tx.CancelJob(ctx, j.ID)
+		// The status read, not the filter's: a row that moved on since is
+		// refused, not cancelled (a scheduled job a leader made available,
+		// an available one a worker started: seed 172 of make
+		// simulate-pg-ci, property 36).
+		_, err = tx.CancelJobFrom(ctx, j.ID, j.Status)
 	case BulkDelete:
 		_, err = tx.DeleteJob(ctx, j.ID)
 	}

@@ -372,7 +372,12 @@ func (t *tx) FailJob(_ context.Context, worker, id ulid.ULID, reason string) err
 	return nil
 }
 
-func (t *tx) CancelJob(_ context.Context, id ulid.ULID) (store.Job, error) {
+func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	return t.CancelJobFrom(ctx, id, "")
+}
+
+// CancelJobFrom implements store.Tx.
+func (t *tx) CancelJobFrom(_ context.Context, id ulid.ULID, from store.Status) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
@@ -382,6 +387,9 @@ func (t *tx) CancelJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	}
 	if j.Status.Terminal() {
 		return store.Job{}, fmt.Errorf("cancel job %s: it is %s: %w", id, j.Status, store.ErrConflict)
+	}
+	if from != "" && j.Status != from {
+		return store.Job{}, fmt.Errorf("cancel job %s: it is %s now, not %s: %w", id, j.Status, from, store.ErrConflict)
 	}
 	after := *j
 	after.Status = store.Cancelled

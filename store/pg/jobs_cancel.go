@@ -18,14 +18,20 @@ import (
 // running is the one cancelled row with a started_at: only a reservation
 // sets it, and a retry is a new row.
 func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	return t.CancelJobFrom(ctx, id, "")
+}
+
+// CancelJobFrom implements store.Tx.
+func (t *tx) CancelJobFrom(ctx context.Context, id ulid.ULID, from store.Status) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
 	rows, err := t.db.Query(ctx, t.s.sql(`
-		WITH gone AS (DELETE FROM {schema}.job_waits WHERE child = $2)
+		WITH gone AS (DELETE FROM {schema}.job_waits WHERE child = $2 AND ($3 = '' OR EXISTS
+			(SELECT FROM {schema}.jobs WHERE id = $2 AND status = $3)))
 		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now()), parents = NULL
-		WHERE id = $2 AND status IN ('scheduled', 'available', 'running', 'waiting')
-		RETURNING `+jobColumns), t.nowArg(), idArg(id))
+		WHERE id = $2 AND status IN ('scheduled', 'available', 'running', 'waiting') AND ($3 = '' OR status = $3)
+		RETURNING `+jobColumns), t.nowArg(), idArg(id), string(from))
 	if err != nil {
 		return store.Job{}, t.fail(err, "cancel job %s", id)
 	}
@@ -35,6 +41,9 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 		current, getErr := t.GetJob(ctx, id)
 		if getErr != nil {
 			return store.Job{}, fmt.Errorf("cancel job %s: %w", id, getErr)
+		}
+		if from != "" && current.Status != from && !current.Status.Terminal() {
+			return store.Job{}, fmt.Errorf("cancel job %s: it is %s now, not %s: %w", id, current.Status, from, store.ErrConflict)
 		}
 		return store.Job{}, fmt.Errorf("cancel job %s: it is %s: %w", id, current.Status, store.ErrConflict)
 	}

@@ -64,6 +64,22 @@ var cancelCases = []testCase{
 			h.t.Fatalf("refused cancels changed the store:\n%s", after)
 		}
 	}},
+	{"CancelFromRefusesAJobThatMovedOn", func(h *harness) {
+		w := h.worker()
+		id := h.insert("q", time.Time{})
+		h.wantTook(h.reserve(w, 1, "q"), "the job read as available", id)
+		before := h.state()
+		err := h.tx(func(tx store.Tx) error { _, err := tx.CancelJobFrom(h.ctx, id, store.Available); return err })
+		h.wantErr(err, store.ErrConflict, "a cancel from available of a running job")
+		if after := h.state(); after.String() != before.String() {
+			h.t.Fatalf("a refused cancel changed the store:\n%s", after)
+		}
+		var got store.Job
+		h.do(func(tx store.Tx) (err error) { got, err = tx.CancelJobFrom(h.ctx, id, store.Running); return err })
+		if got.Status != store.Cancelled {
+			h.t.Fatalf("cancel from running left %s", store.FormatJob(got))
+		}
+	}},
 	{"RunningCancelNotifiesItsID", func(h *harness) {
 		// Only a running row has a handler to stop: cancelling a waiting
 		// row notifies nothing (the sentinel insert comes next).

@@ -53,14 +53,16 @@ func (d *diff) waitingParent(rt *rapid.T) (ulid.ULID, bool) {
 }
 
 // drawCancel cancels a job: half the time a parent a waiting row waits
-// for, so that cancels settle chains.
+// for, so that cancels settle chains; half the time only from a status
+// drawn (CancelJobFrom), which may not be the job's.
 func drawCancel(rt *rapid.T, d *diff) op {
 	id, ok := d.waitingParent(rt)
 	if !ok || rapid.Bool().Draw(rt, "cancel any job") {
 		id = d.pickJob(rt)
 	}
-	return op{"cancelJob " + id.String(), func(ctx context.Context, tx store.Tx) (string, error) {
-		j, err := tx.CancelJob(ctx, id)
+	from := rapid.SampledFrom([]store.Status{"", "", store.Scheduled, store.Available, store.Running, store.Waiting}).Draw(rt, "from")
+	return op{"cancelJob " + id.String() + " from " + string(from), func(ctx context.Context, tx store.Tx) (string, error) {
+		j, err := tx.CancelJobFrom(ctx, id, from)
 		return store.FormatJob(j), err
 	}}
 }
