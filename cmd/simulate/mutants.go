@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/sim"
 )
 
 // sampleSeeds is how many seeds the kill-rate column runs per bug; an
@@ -85,8 +86,8 @@ func runMutants(cfg config, w io.Writer) int {
 			fmt.Fprintln(w, "simulate:", err)
 			return 2
 		}
-		if seed, ok := recorded[name]; ok {
-			o, err := catchAt(cfg, seed)
+		if rec, ok := recorded[name]; ok {
+			o, err := catchAt(withFaults(cfg, rec.faults), rec.seed)
 			if err != nil {
 				fmt.Fprintln(w, "simulate:", err)
 				return 2
@@ -95,7 +96,7 @@ func runMutants(cfg config, w io.Writer) int {
 				fmt.Fprintf(w, "%-*s %10d %8d %12s  %s\n", nameWidth, name, o.seed, 1, "recorded", brokenBy(o))
 				continue
 			}
-			fmt.Fprintf(w, "simulate: %s's recorded seed %d no longer catches it; searching from seed %d\n", name, seed, from)
+			fmt.Fprintf(w, "simulate: %s's recorded seed %d no longer catches it; searching from seed %d\n", name, rec.seed, from)
 		}
 		o, kills, err := catch(cfg, from, to, sample)
 		if err != nil {
@@ -125,6 +126,16 @@ func brokenBy(o *outcome) string {
 		return "run error: " + firstWords(r.Err.Error(), 90)
 	}
 	return "nondeterministic trace"
+}
+
+// withFaults is cfg with the fault kinds of faults (a -faults value,
+// checked by readMutantSeeds) forced, if any.
+func withFaults(cfg config, faults string) config {
+	if faults != "" {
+		cfg.faults = faults
+		cfg.overrides, _ = sim.ParseFaultOverrides(faults)
+	}
+	return cfg
 }
 
 // catchAt runs seed alone on one runner: its outcome if it catches the

@@ -16,12 +16,14 @@ func TestReadMutantSeeds(t *testing.T) {
 		}
 		return path
 	}
-	seeds, err := readMutantSeeds(write("good", "# comment\n\nmax-fetch 1\n  no-rescue   42  \n"))
-	if err != nil || len(seeds) != 2 || seeds["max-fetch"] != 1 || seeds["no-rescue"] != 42 {
+	seeds, err := readMutantSeeds(write("good", "# comment\n\nmax-fetch 1\n  no-rescue   42  -bulk,+crash\n"))
+	if err != nil || len(seeds) != 2 || seeds["max-fetch"] != (recordedSeed{seed: 1}) ||
+		seeds["no-rescue"] != (recordedSeed{seed: 42, faults: "-bulk,+crash"}) {
 		t.Fatalf("good file: %v, %v", seeds, err)
 	}
 	for _, c := range []struct{ name, text, want string }{
-		{"three-fields", "max-fetch 1 2\n", `line 1: "max-fetch 1 2": want a bug's name and a seed`},
+		{"four-fields", "max-fetch 1 -bulk 2\n", `line 1: "max-fetch 1 -bulk 2": want a bug's name, a seed and maybe fault kinds`},
+		{"bad-faults", "max-fetch 1 -nosuchkind\n", `line 1: fault kinds "-nosuchkind" of max-fetch`},
 		{"bad-seed", "# x\nmax-fetch -3\n", `line 2: seed "-3" of max-fetch`},
 		{"missing", "", "no such file"},
 	} {
