@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Property 34, bulk actions: an operator's bulk action (worker.Client.Bulk)
+// Property 36, bulk actions: an operator's bulk action (worker.Client.Bulk)
 // runs as batches, one transaction each, and every commit of a batch
 // carries its request (Event.Bulk). Each batch
 //

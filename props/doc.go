@@ -97,7 +97,15 @@
 // no callback still waits, at the end of a leader pass (the next one in
 // a history in CommitOrder), for a batch whose members all ended.
 //
-// Property 34, bulk actions, in bulk.go: each batch of an operator's
+// Property 34, encrypted at rest, in encrypted.go: no stored row holds
+// the clear text of a field its job was enqueued encrypted with, nor of
+// its output.
+//
+// Property 35, queue removal, in queueremoval.go: a queue a running worker
+// removed gets no job pass of its after the removal, and drains as at a
+// shutdown before it is reported drained.
+//
+// Property 36, bulk actions, in bulk.go: each batch of an operator's
 // bulk action acts only on rows its filter selected, as its action may,
 // on at most its batch size of them, and a dry run changes nothing.
 //

@@ -71,7 +71,7 @@ func (c *Checker) checkSealed(e *Event, sc *commitScope) {
 			if column == f.checked {
 				continue
 			}
-			stored, ok := storedField(ch.After, f.field)
+			stored, ok := storedField(column, f.field)
 			if !ok {
 				continue
 			}
@@ -85,29 +85,32 @@ func (c *Checker) checkSealed(e *Event, sc *commitScope) {
 	}
 }
 
-// storedColumn returns the text of r's column that holds field.
+// storedColumn returns the text of r's column that holds field, "" for
+// a field no column holds.
 func storedColumn(r *JobRow, field string) string {
 	switch {
 	case field == SealedPayload:
 		return r.Payload
 	case field == SealedOutput:
 		return r.Output
+	case strings.HasPrefix(field, SealedMetadata):
+		return r.Metadata
 	}
-	return r.Metadata
+	return ""
 }
 
-// storedField returns what r stores of field, and false when r has none
-// of it yet (an output before completion).
-func storedField(r *JobRow, field string) (string, bool) {
+// storedField returns what column, storedColumn's text, stores of field,
+// and false when it has none of it yet (an output before completion).
+func storedField(column, field string) (string, bool) {
 	switch {
 	case field == SealedPayload:
-		return r.Payload, true
+		return column, true
 	case field == SealedOutput:
-		return r.Output, r.Output != ""
+		return column, column != ""
 	case strings.HasPrefix(field, SealedMetadata):
 		var entries map[string]json.RawMessage
-		if json.Unmarshal([]byte(r.Metadata), &entries) != nil {
-			return r.Metadata, true // not an object: the value is nowhere sealed
+		if json.Unmarshal([]byte(column), &entries) != nil {
+			return column, true // not an object: the value is nowhere sealed
 		}
 		v, ok := entries[strings.TrimPrefix(field, SealedMetadata)]
 		return string(v), ok

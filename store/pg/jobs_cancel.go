@@ -26,12 +26,15 @@ func (t *tx) CancelJobFrom(ctx context.Context, id ulid.ULID, from store.Status)
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
+	// The waits go with the cancel they follow, so that a refused one
+	// (a status that moved on from $3) keeps them.
 	rows, err := t.db.Query(ctx, t.s.sql(`
-		WITH gone AS (DELETE FROM {schema}.job_waits WHERE child = $2 AND ($3 = '' OR EXISTS
-			(SELECT FROM {schema}.jobs WHERE id = $2 AND status = $3)))
-		UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now()), parents = NULL
-		WHERE id = $2 AND status IN ('scheduled', 'available', 'running', 'waiting') AND ($3 = '' OR status = $3)
-		RETURNING `+jobColumns), t.nowArg(), idArg(id), string(from))
+		WITH cancelled AS (
+			UPDATE {schema}.jobs SET status = 'cancelled', cancelled_at = coalesce($1::timestamptz, now()), parents = NULL
+			WHERE id = $2 AND status IN ('scheduled', 'available', 'running', 'waiting') AND ($3 = '' OR status = $3)
+			RETURNING `+jobColumns+`),
+		gone AS (DELETE FROM {schema}.job_waits WHERE child IN (SELECT id FROM cancelled))
+		SELECT `+jobColumns+` FROM cancelled`), t.nowArg(), idArg(id), string(from))
 	if err != nil {
 		return store.Job{}, t.fail(err, "cancel job %s", id)
 	}
