@@ -167,7 +167,8 @@ func sortsBefore(a, b JobRow) bool {
 // keyReservable reports whether a pass at store time at could reserve
 // job id of queue as far as its key is concerned (see reservable).
 func (c *Checker) keyReservable(queue string, id ulid.ULID, at time.Time) bool {
-	return !c.keyHeld(queue, c.jobs[id].row.PartitionKey) && !c.jobs[id].row.ScheduledAt.After(at)
+	r := &c.jobs[id].row
+	return !r.ScheduledAt.After(at) && !c.keyHeld(queue, r.PartitionKey)
 }
 
 // keyedOr is the property a job pass broke by leaving a job of queue it

@@ -139,7 +139,7 @@ func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
 	var first ulid.ULID
 	found := false
 	for id := range c.queues.available[queue] {
-		if !c.keyReservable(queue, id, at) || found && id.Compare(first) >= 0 || c.sequenceHeld(id) {
+		if found && id.Compare(first) >= 0 || !c.keyReservable(queue, id, at) || c.sequenceHeld(id) {
 			continue
 		}
 		first, found = id, true

@@ -36,6 +36,14 @@ func Parse(raw []byte) (Sealed, bool) {
 	if !bytes.Contains(raw, []byte(Field)) { // most values: spare the decoder
 		return Sealed{}, false
 	}
+	if s, ok := parseWrapped(raw); ok {
+		return s, true
+	}
+	return decodeEnvelope(raw)
+}
+
+// decodeEnvelope is Parse by the JSON decoder, for any spelling.
+func decodeEnvelope(raw []byte) (Sealed, bool) {
 	var outer map[string]json.RawMessage
 	if json.Unmarshal(raw, &outer) != nil || len(outer) != 1 {
 		return Sealed{}, false

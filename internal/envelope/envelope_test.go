@@ -21,3 +21,33 @@ func TestParseRecognisesOnlyEnvelopes(t *testing.T) {
 		}
 	}
 }
+
+// The wrapped form's reader must say what the JSON decoder says of every
+// text, and read every value Wrap writes.
+func TestWrappedFormReadsAsTheDecoderDoes(t *testing.T) {
+	docs := []string{
+		string(Wrap(Sealed{Key: "k1", Nonce: []byte{1, 2, 3}, Data: []byte("sealed bytes")})),
+		string(Wrap(Sealed{Key: `k"1`, Nonce: []byte{1}, Data: []byte{2}})),
+		string(Wrap(Sealed{Key: "k1"})),
+		`{"tickwork_encrypted":{"key":"k1","nonce":"AQ==","data":"Ag=="}}`,
+		`{"tickwork_encrypted":{"key":"k1","nonce":"AQ==","data":"Ag=="}} `,
+		`{"tickwork_encrypted":{"key":"k1","nonce":"AQ=","data":"Ag=="}}`,
+		`{"tickwork_encrypted":{"key":"","nonce":"AQ==","data":"Ag=="}}`,
+		`{"tickwork_encrypted":{"key":"k\u0031","nonce":"AQ==","data":"Ag=="}}`,
+		`{"tickwork_encrypted":{"key":"k1","nonce":"AQ==","data":"Ag=="},"x":1}`,
+		`{"tickwork_encrypted":{"key":"k1","data":"Ag==","nonce":"AQ=="}}`,
+	}
+	for _, doc := range docs {
+		fast, fastOK := parseWrapped([]byte(doc))
+		slow, slowOK := decodeEnvelope([]byte(doc))
+		if fastOK && (!slowOK || fast.Key != slow.Key || string(fast.Nonce) != string(slow.Nonce) || string(fast.Data) != string(slow.Data)) {
+			t.Errorf("%s: wrapped form read %+v, the decoder %+v (%v)", doc, fast, slow, slowOK)
+		}
+		if got, ok := Parse([]byte(doc)); ok != slowOK || got.Key != slow.Key {
+			t.Errorf("Parse(%s) = %+v, %v; the decoder says %+v, %v", doc, got, ok, slow, slowOK)
+		}
+	}
+	if _, ok := parseWrapped(Wrap(Sealed{Key: "k2", Nonce: []byte{9}, Data: []byte{8}})); !ok {
+		t.Error("the wrapped form's reader refused what Wrap wrote")
+	}
+}

@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -10,16 +11,34 @@ import (
 // it is ordered by. Entries are ordered by (pri, at, id), so ties break by id and
 // the order never depends on insertion order.
 type entry struct {
-	pri int // the job's priority, for the available heaps; 0 elsewhere
-	at  time.Time
+	pri int   // the job's priority, for the available heaps; 0 elsewhere
+	at  stamp // the time the index orders by
 	id  ulid.ULID
+}
+
+// stamp is a time as an index entry holds it: without time.Time's
+// location pointer, so that the heaps hold no pointers for the garbage
+// collector to scan, and compared without decoding a wall clock.
+type stamp struct {
+	sec  int64
+	nsec int32
+}
+
+func stampOf(t time.Time) stamp { return stamp{sec: t.Unix(), nsec: int32(t.Nanosecond())} }
+
+// compare orders stamps as time.Time.Compare orders their times.
+func (a stamp) compare(b stamp) int {
+	if a.sec != b.sec {
+		return cmp.Compare(a.sec, b.sec)
+	}
+	return cmp.Compare(a.nsec, b.nsec)
 }
 
 func (a entry) less(b entry) bool {
 	if a.pri != b.pri {
 		return a.pri < b.pri
 	}
-	if c := a.at.Compare(b.at); c != 0 {
+	if c := a.at.compare(b.at); c != 0 {
 		return c < 0
 	}
 	return a.id.Compare(b.id) < 0

@@ -86,7 +86,7 @@ func availableEntry(id ulid.ULID, j *store.Job) entry {
 	if mutant.On(mutant.PriorityInverted) {
 		pri = -pri
 	}
-	return entry{pri: pri, at: j.ScheduledAt, id: id}
+	return entry{pri: pri, at: stampOf(j.ScheduledAt), id: id}
 }
 
 func (s *Store) indexScheduled(id ulid.ULID, before, after *store.Job) {
@@ -96,14 +96,14 @@ func (s *Store) indexScheduled(id ulid.ULID, before, after *store.Job) {
 	if status(before) == store.Scheduled && before.ScheduledAt.Equal(after.ScheduledAt) {
 		return
 	}
-	s.scheduled.push(entry{at: after.ScheduledAt, id: id})
+	s.scheduled.push(entry{at: stampOf(after.ScheduledAt), id: id})
 }
 
 func (s *Store) indexEnded(id ulid.ULID, before, after *store.Job) {
 	if after == nil || !after.Status.Terminal() || (before != nil && before.Status.Terminal()) {
 		return
 	}
-	s.ended.push(entry{at: endedAt(after), id: id})
+	s.ended.push(entry{at: stampOf(endedAt(after)), id: id})
 }
 
 // endedAt is coalesce(completed_at, failed_at, cancelled_at): when a
@@ -171,14 +171,14 @@ func (s *Store) validAvailable(e entry, queue string) bool {
 		return false
 	}
 	own := availableEntry(e.id, j)
-	return e.pri == own.pri && e.at.Equal(own.at)
+	return e.pri == own.pri && e.at == own.at
 }
 
 // validScheduled reports whether a heap entry still names a scheduled row
 // with that scheduled_at.
 func (s *Store) validScheduled(e entry) bool {
 	j := s.jobs[e.id]
-	return status(j) == store.Scheduled && j.ScheduledAt.Equal(e.at)
+	return status(j) == store.Scheduled && stampOf(j.ScheduledAt) == e.at
 }
 
 // validEnded reports whether a heap entry still names a terminal row that
@@ -186,5 +186,5 @@ func (s *Store) validScheduled(e entry) bool {
 // transaction left an entry behind, and may end again later.
 func (s *Store) validEnded(e entry) bool {
 	j := s.jobs[e.id]
-	return j != nil && j.Status.Terminal() && endedAt(j).Equal(e.at)
+	return j != nil && j.Status.Terminal() && stampOf(endedAt(j)) == e.at
 }

@@ -131,7 +131,7 @@ func (t *tx) PromoteScheduledJobs(context.Context) (int, error) {
 	var queues []string
 	for {
 		e, ok := t.s.scheduled.top(t.s.validScheduled)
-		if !ok || e.at.After(t.now) {
+		if !ok || e.at.compare(stampOf(t.now)) > 0 {
 			break
 		}
 		t.s.scheduled.pop()
@@ -167,7 +167,7 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	}()
 	for len(gone) < limit {
 		e, ok := t.s.ended.top(t.s.validEnded)
-		if !ok || !e.at.Before(cutoff) {
+		if !ok || e.at.compare(stampOf(cutoff)) >= 0 {
 			break
 		}
 		t.s.ended.pop()
