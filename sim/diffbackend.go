@@ -57,7 +57,7 @@ func (b *diffBackend) TakeCommits() []store.Commit {
 
 func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	var now time.Time
-	released := false
+	released, wrote := false, true
 	err := b.Store.InTx(ctx, func(tx store.Tx) error {
 		var err error
 		if now, err = tx.Now(ctx); err != nil {
@@ -68,8 +68,14 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 			return err
 		}
 		released = rec.released
-		return nil
+		if w, ok := tx.(writeReporter); ok {
+			wrote, err = w.Wrote(ctx)
+		}
+		return err
 	})
+	if err == nil && !wrote {
+		return nil // nothing to read back: the rows are as the last read left them
+	}
 	// Read back even after an error: a transaction may commit and still
 	// report one.
 	c, changed, rerr := b.observe(ctx, now, released && err == nil)
@@ -103,6 +109,13 @@ func (b *diffBackend) observe(ctx context.Context, now time.Time, released bool)
 	}
 	changed := len(c.Jobs)+len(c.Workers)+len(c.Schedules)+len(c.Queues)+len(c.Notifications) > 0 || c.Lease != nil
 	return c, changed, nil
+}
+
+// writeReporter is a transaction that can tell whether it wrote
+// anything (store/pg's): one that did not leaves every row as it was,
+// since a diff backend's store runs one transaction at a time.
+type writeReporter interface {
+	Wrote(ctx context.Context) (bool, error)
 }
 
 // releaseRecorder notes a released lease, whose stepdown notification no

@@ -108,6 +108,21 @@ func (s *Store) run(ctx context.Context, db pgx.Tx, fn func(store.Tx) error) (er
 	return nil
 }
 
+// Wrote reports whether the transaction has written, or locked, a row so
+// far: whether PostgreSQL gave it a transaction id. The simulator's
+// DiffBackend asks, so as not to read every row back after a
+// transaction that changed none (half of a seed's).
+func (t *tx) Wrote(ctx context.Context) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
+	var wrote bool
+	if err := t.db.QueryRow(ctx, "SELECT txid_current_if_assigned() IS NOT NULL").Scan(&wrote); err != nil {
+		return false, fmt.Errorf("ask whether the transaction wrote: %w", t.s.classify(err))
+	}
+	return wrote, nil
+}
+
 // Now returns the store's now for this transaction: Options.Now as read
 // when the transaction began, truncated to the microsecond, or else the
 // database's now() (also the transaction's start), queried once.
