@@ -114,47 +114,47 @@ func (c *Checker) checkQueueFairness(e *Event, queue string, reserved []ulid.ULI
 	if c.params.SerialTransactions {
 		slack = 0
 	}
-	var worst, by JobRow
+	var worst, by *JobRow
 	for id := range c.queues.available[queue] {
-		w := c.jobs[id].row
-		r, ok := JobRow{}, false
+		w := &c.jobs[id].row
+		var r *JobRow
 		if !w.ScheduledAt.After(e.Time) && !c.keyHeld(queue, w.PartitionKey) && !c.sequenceHeld(id) {
-			r, ok = c.overtaker(w, reserved)
+			r = c.overtaker(w, reserved)
 		}
-		if !ok {
+		if r == nil {
 			delete(c.partitions.passedOver, id)
 			continue
 		}
-		if c.partitions.passedOver[id]++; c.partitions.passedOver[id] > slack && (worst.ID.IsZero() || id.Compare(worst.ID) < 0) {
+		if c.partitions.passedOver[id]++; c.partitions.passedOver[id] > slack && (worst == nil || id.Compare(worst.ID) < 0) {
 			worst, by = w, r
 		}
 	}
-	if worst.ID.IsZero() {
+	if worst == nil {
 		return
 	}
 	c.report(KeyFairness, fmt.Sprintf("job %s of key %q in queue %s, ready and under its key's limit, passed over by %d commits in a row; "+
 		"the last reserved job %s of key %q, which comes after it", worst.ID, worst.PartitionKey, queue, c.partitions.passedOver[worst.ID], by.ID, by.PartitionKey),
-		withJobs(worst, by))
+		withJobs(*worst, *by))
 	delete(c.partitions.passedOver, worst.ID)
 }
 
 // overtaker returns a job of reserved, of w's queue and another key, that
-// sorts after w in reservation order.
-func (c *Checker) overtaker(w JobRow, reserved []ulid.ULID) (JobRow, bool) {
+// sorts after w in reservation order, or nil.
+func (c *Checker) overtaker(w *JobRow, reserved []ulid.ULID) *JobRow {
 	for _, id := range reserved {
 		st := c.jobs[id]
 		if st == nil || st.row.Status != Running || st.row.Queue != w.Queue || st.row.PartitionKey == w.PartitionKey {
 			continue
 		}
-		if sortsBefore(w, st.row) {
-			return st.row, true
+		if sortsBefore(w, &st.row) {
+			return &st.row
 		}
 	}
-	return JobRow{}, false
+	return nil
 }
 
 // sortsBefore reports whether a comes before b in reservation order.
-func sortsBefore(a, b JobRow) bool {
+func sortsBefore(a, b *JobRow) bool {
 	if a.Priority != b.Priority {
 		return a.Priority < b.Priority
 	}
@@ -189,7 +189,7 @@ func (c *Checker) KeyHeldBack(queue string, at time.Time) bool {
 		return false
 	}
 	for id := range c.queues.available[queue] {
-		if r := c.jobs[id].row; !r.ScheduledAt.After(at) && c.keyHeld(queue, r.PartitionKey) {
+		if r := &c.jobs[id].row; !r.ScheduledAt.After(at) && c.keyHeld(queue, r.PartitionKey) {
 			return true
 		}
 	}
