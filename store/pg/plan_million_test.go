@@ -128,7 +128,8 @@ type planCase struct {
 // then with fresh ones, over a million waiting and a million finished jobs,
 // and requires each to read jobs only through index scans bounded by a
 // condition. The reservation is also run: it must read about limit index
-// entries, where a bitmap plan once sorted the whole backlog.
+// entries, where a bitmap plan once sorted the whole backlog; and so is
+// the move of a failed job to its dead-letter queue (deadLetterStaysBounded).
 func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
@@ -145,6 +146,7 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 					t.Errorf("%s, %s, %s: %s\n%s", c.name, stats, mode, strings.Join(bad, "; "), plan)
 				}
 			}
+			deadLetterStaysBounded(t, s, stats, mode)
 			o := planOptions{mode: mode, guarded: true, analyze: true}
 			plan := explainPlan(t, s, o, pg.ReserveSQL(s), reserveArgs)
 			if read := entriesRead(plan, "jobs_available_idx"); read > 200 {
