@@ -33,8 +33,17 @@ const (
 // available jobs after a million finished ones, a few running and scheduled
 // jobs, and nothing analyzed: the state in which the reservation once
 // sorted the whole backlog at every pass, built with
-// generate_series in a few seconds rather than through the store.
-func millionRows(t *testing.T) *pg.Store { return shapedMillionRows(t, backlogShape{}) }
+// generate_series in a few seconds rather than through the store. The
+// backlog's jobs hold unique keys (uniqueBacklog), which no statement of
+// the job path reads but the enqueue function's lookup.
+func millionRows(t *testing.T) *pg.Store { return shapedMillionRows(t, uniqueBacklog) }
+
+// uniqueBacklog gives the backlog's row g the unique key kg, held while it
+// is scheduled, available or running.
+var uniqueBacklog = backlogShape{
+	backlogCols: ", unique_key, unique_states",
+	backlogVals: ", 'k' || g || '|scheduled,available,running', 7",
+}
 
 // backlogShape is what a plan test adds to the million-row fixture: columns
 // of the backlog's rows and of the running ones, written as the rows are
@@ -129,7 +138,9 @@ type planCase struct {
 // and requires each to read jobs only through index scans bounded by a
 // condition. The reservation is also run: it must read about limit index
 // entries, where a bitmap plan once sorted the whole backlog; and so is
-// the move of a failed job to its dead-letter queue (deadLetterStaysBounded).
+// the move of a failed job to its dead-letter queue (deadLetterStaysBounded)
+// and, with fresh statistics, the enqueue function's statements
+// (enqueueFunctionPlansStayBounded).
 func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
@@ -147,6 +158,9 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 				}
 			}
 			deadLetterStaysBounded(t, s, stats, mode)
+			if stats == "fresh statistics" {
+				enqueueFunctionPlansStayBounded(t, s, mode)
+			}
 			o := planOptions{mode: mode, guarded: true, analyze: true}
 			plan := explainPlan(t, s, o, pg.ReserveSQL(s), reserveArgs)
 			if read := entriesRead(plan, "jobs_available_idx"); read > 200 {
