@@ -63,12 +63,17 @@ type backlogShape struct {
 	finished int
 }
 
+// fixtureID is the id of the fixture's row number n (SQL): the running
+// jobs are 1 to 200, the scheduled ones 201 to 1000, the finished ones
+// from 1001 and the backlog's from 1001 + history.
+func fixtureID(n string) string {
+	return "('00000000-0000-0000-0000-' || lpad(to_hex(" + n + "), 12, '0'))::uuid"
+}
+
 // shapedMillionRows is millionRows with the backlog shaped by shape.
 func shapedMillionRows(t *testing.T, shape backlogShape) *pg.Store {
 	s := pgtest.Open(t, nil)
-	id := func(n string) string {
-		return "('00000000-0000-0000-0000-' || lpad(to_hex(" + n + "), 12, '0'))::uuid"
-	}
+	id := fixtureID
 	status := cmp.Or(shape.status, "available")
 	finished := cmp.Or(shape.finished, history)
 	backlogID := id(fmt.Sprint(1000+history) + " + g")
