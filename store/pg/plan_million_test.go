@@ -33,8 +33,17 @@ const (
 // available jobs after a million finished ones, a few running and scheduled
 // jobs, and nothing analyzed: the state in which the reservation once
 // sorted the whole backlog at every pass, built with
-// generate_series in a few seconds rather than through the store.
-func millionRows(t *testing.T) *pg.Store { return shapedMillionRows(t, backlogShape{}) }
+// generate_series in a few seconds rather than through the store. The
+// backlog's jobs hold unique keys (uniqueBacklog), which no statement of
+// the job path reads but the enqueue function's lookup.
+func millionRows(t *testing.T) *pg.Store { return shapedMillionRows(t, uniqueBacklog) }
+
+// uniqueBacklog gives the backlog's row g the unique key kg, held while it
+// is scheduled, available or running.
+var uniqueBacklog = backlogShape{
+	backlogCols: ", unique_key, unique_states",
+	backlogVals: ", 'k' || g || '|scheduled,available,running', 7",
+}
 
 // backlogShape is what a plan test adds to the million-row fixture: columns
 // of the backlog's rows and of the running ones, written as the rows are
@@ -54,12 +63,17 @@ type backlogShape struct {
 	finished int
 }
 
+// fixtureID is the id of the fixture's row number n (SQL): the running
+// jobs are 1 to 200, the scheduled ones 201 to 1000, the finished ones
+// from 1001 and the backlog's from 1001 + history.
+func fixtureID(n string) string {
+	return "('00000000-0000-0000-0000-' || lpad(to_hex(" + n + "), 12, '0'))::uuid"
+}
+
 // shapedMillionRows is millionRows with the backlog shaped by shape.
 func shapedMillionRows(t *testing.T, shape backlogShape) *pg.Store {
 	s := pgtest.Open(t, nil)
-	id := func(n string) string {
-		return "('00000000-0000-0000-0000-' || lpad(to_hex(" + n + "), 12, '0'))::uuid"
-	}
+	id := fixtureID
 	status := cmp.Or(shape.status, "available")
 	finished := cmp.Or(shape.finished, history)
 	backlogID := id(fmt.Sprint(1000+history) + " + g")
@@ -128,7 +142,10 @@ type planCase struct {
 // then with fresh ones, over a million waiting and a million finished jobs,
 // and requires each to read jobs only through index scans bounded by a
 // condition. The reservation is also run: it must read about limit index
-// entries, where a bitmap plan once sorted the whole backlog.
+// entries, where a bitmap plan once sorted the whole backlog; and so is
+// the move of a failed job to its dead-letter queue (deadLetterStaysBounded)
+// and, with fresh statistics, the enqueue function's statements
+// (enqueueFunctionPlansStayBounded).
 func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 	long.Test(t, "builds two million rows")
 	t.Parallel()
@@ -144,6 +161,10 @@ func TestPlansStayBoundedWithAMillionRows(t *testing.T) {
 				if bad := c.check(plan); len(bad) > 0 {
 					t.Errorf("%s, %s, %s: %s\n%s", c.name, stats, mode, strings.Join(bad, "; "), plan)
 				}
+			}
+			deadLetterStaysBounded(t, s, stats, mode)
+			if stats == "fresh statistics" {
+				enqueueFunctionPlansStayBounded(t, s, mode)
 			}
 			o := planOptions{mode: mode, guarded: true, analyze: true}
 			plan := explainPlan(t, s, o, pg.ReserveSQL(s), reserveArgs)
