@@ -39,9 +39,9 @@ const pickJobs = pickJobsScan + `
 
 // pickJobsScan is pickJobs's scan of each queue's rows: its first rows
 // without a partition key (jobs_available_idx) and its first with one
-// (jobs_keyed_available_idx, whose predicate partition_key > '' only
-// this scan states: migration 0021), each in reservation order after the
-// hint, merged. Keeping the rows of each kind in an index of their own gives a
+// (jobs_keyed_available_idx, whose predicate, a key above the empty
+// string, only this scan states: migration 0021), each in reservation
+// order after the hint, merged. Keeping the rows of each kind in an index of their own gives a
 // job without a key one index entry while it is available, not two
 // (migration 0019), at the price of a second, most often empty, range to
 // probe per queue. The hint serves both: the merge keeps the first of
