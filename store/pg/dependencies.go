@@ -325,11 +325,14 @@ const releaseChildren = `,
 const childrenNotified = `(SELECT count(*) FROM notified) >= 0`
 
 // repointChildren continues insertNextSQL's WITH (pairs the old rows
-// and the new): the rows waiting for an old row wait for its new one
+// and the new, $2 the old): the rows waiting for an old row wait for its new one
 // instead, in place (rules.Repoint), which inherits its awaited mark. A
 // row waiting for several old rows is written once, all replaced.
 const repointChildren = `
-	moved AS (UPDATE {schema}.job_waits AS w SET parent = p.new_id FROM pairs AS p WHERE w.parent = p.old_id RETURNING w.child),
+	moved AS (
+		UPDATE {schema}.job_waits AS w SET parent = p.new_id FROM pairs AS p
+		WHERE w.parent = ANY ($2::uuid[]) AND w.parent = p.old_id -- by job_waits' key, never a scan of it
+		RETURNING w.child),
 	children AS (
 		UPDATE {schema}.jobs SET parents = ARRAY(
 			SELECT coalesce(p.new_id, u.parent) FROM unnest(parents) WITH ORDINALITY AS u(parent, n)

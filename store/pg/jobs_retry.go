@@ -227,7 +227,7 @@ const insertNextSQL = `
 		RETURNING ` + jobColumns + `),
 	link AS (UPDATE {schema}.jobs SET next_attempt_id = p.new_id FROM pairs AS p WHERE id = p.old_id AND id = ANY ($2::uuid[])),` +
 	repointChildren + `
-	repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = p.new_id FROM pairs AS p WHERE last_scheduled_job_id = p.old_id)
+	repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = p.new_id FROM pairs AS p WHERE last_scheduled_job_id = ANY ($2::uuid[]) AND last_scheduled_job_id = p.old_id)
 	SELECT ` + jobColumns + ` FROM ins ORDER BY id`
 
 // SnoozeJob locks the row and reads whether it still runs under worker and
