@@ -69,12 +69,16 @@ func (h *harness) lookInto(fn func(tx store.Tx) []string) (out []string, rows st
 }
 
 // wantAsSingles fails unless batch and singles, each run on the store as
-// it is, give the same outcomes (text included) and leave the same rows;
-// it returns the outcomes. Neither commits.
-func (h *harness) wantAsSingles(what string, batch func(tx store.Tx) ([]error, error), single func(tx store.Tx, i int) error, n int) []string {
+// it is, give the same outcomes (text included) and leave the same rows,
+// and unless each outcome is ok or a refusal wrapping the error wanted
+// at its place (nil: ok). Neither commits.
+func (h *harness) wantAsSingles(what string, batch func(tx store.Tx) ([]error, error), single func(tx store.Tx, i int) error, want []error) {
 	h.t.Helper()
+	n := len(want)
+	var errs []error
 	got, gotRows := h.lookInto(func(tx store.Tx) []string {
-		errs, err := batch(tx)
+		var err error
+		errs, err = batch(tx)
 		if err != nil || len(errs) != n {
 			h.t.Fatalf("%s: %d outcomes, error %v; want %d outcomes", what, len(errs), err, n)
 		}
@@ -84,26 +88,19 @@ func (h *harness) wantAsSingles(what string, batch func(tx store.Tx) ([]error, e
 		}
 		return out
 	})
-	want, wantRows := h.lookInto(func(tx store.Tx) []string {
+	wantText, wantRows := h.lookInto(func(tx store.Tx) []string {
 		out := make([]string, n)
 		for i := range out {
 			out[i] = outcome(single(tx, i))
 		}
 		return out
 	})
-	if !slices.Equal(got, want) {
-		h.t.Fatalf("%s: outcomes\n %s\nwant those of the single calls\n %s", what, strings.Join(got, "\n "), strings.Join(want, "\n "))
+	if !slices.Equal(got, wantText) {
+		h.t.Fatalf("%s: outcomes\n %s\nwant those of the single calls\n %s", what, strings.Join(got, "\n "), strings.Join(wantText, "\n "))
 	}
 	if gotRows != wantRows {
 		h.t.Fatalf("%s left the rows\n%swant those the single calls leave\n%s", what, gotRows, wantRows)
 	}
-	return got
-}
-
-// wantOutcomes fails unless each outcome is ok or a refusal wrapping the
-// error wanted at its place (nil: ok).
-func (h *harness) wantOutcomes(what string, got []string, errs []error, want []error) {
-	h.t.Helper()
 	for i, w := range want {
 		if (w == nil) != (errs[i] == nil) || w != nil && !errors.Is(errs[i], w) {
 			h.t.Fatalf("%s: outcome #%d is %s, want %v", what, i, got[i], w)
@@ -158,18 +155,14 @@ var bulkCases = []testCase{
 			newIDs[i] = h.newID()
 		}
 		newIDs[3], newIDs[8] = rows[0], newIDs[1]
-		got := h.wantAsSingles("retry jobs",
-			func(tx store.Tx) ([]error, error) { return tx.RetryJobs(h.ctx, ids, newIDs, 0) },
-			func(tx store.Tx, i int) error { _, err := tx.ScheduleRetry(h.ctx, ids[i], newIDs[i], 0); return err }, len(ids))
-		errs, err := h.retryJobs(ids, newIDs)
-		if err != nil {
-			h.t.Fatal(err)
-		}
 		c, nf := store.ErrConflict, store.ErrNotFound
 		// failed ok; lost's new id exists; first already retried; second's
 		// new id is failed's; the second keyed row meets the first's
 		// retry, holding "k"; the repeat already has a next attempt.
-		h.wantOutcomes("retry jobs", got, errs, []error{c, nil, c, c, c, c, c, c, c, nil, c, c, nf})
+		h.wantAsSingles("retry jobs",
+			func(tx store.Tx) ([]error, error) { return tx.RetryJobs(h.ctx, ids, newIDs, 0) },
+			func(tx store.Tx, i int) error { _, err := tx.ScheduleRetry(h.ctx, ids[i], newIDs[i], 0); return err },
+			[]error{c, nil, c, c, c, c, c, c, c, nil, c, c, nf})
 	}},
 	{"CancelAsSingles", func(h *harness) {
 		rows := h.bulkRows()
@@ -177,15 +170,11 @@ var bulkCases = []testCase{
 		from := append(h.statusesOf(rows), store.Available, "")
 		from[6] = store.Available // the scheduled row, read as available: moved on
 		from[4] = ""              // the running row, any status
-		got := h.wantAsSingles("cancel jobs",
-			func(tx store.Tx) ([]error, error) { return tx.CancelJobsFrom(h.ctx, ids, from) },
-			func(tx store.Tx, i int) error { _, err := tx.CancelJobFrom(h.ctx, ids[i], from[i]); return err }, len(ids))
-		errs, err := h.cancelJobs(ids, from)
-		if err != nil {
-			h.t.Fatal(err)
-		}
 		c, nf := store.ErrConflict, store.ErrNotFound
-		h.wantOutcomes("cancel jobs", got, errs, []error{c, c, c, c, nil, nil, c, c, c, c, c, c, nf})
+		h.wantAsSingles("cancel jobs",
+			func(tx store.Tx) ([]error, error) { return tx.CancelJobsFrom(h.ctx, ids, from) },
+			func(tx store.Tx, i int) error { _, err := tx.CancelJobFrom(h.ctx, ids[i], from[i]); return err },
+			[]error{c, c, c, c, nil, nil, c, c, c, c, c, c, nf})
 	}},
 	{"DeleteAsSingles", func(h *harness) {
 		rows := h.bulkRows()
@@ -193,18 +182,11 @@ var bulkCases = []testCase{
 		ids := slices.Clone(rows)
 		ids[7], ids[8] = rows[8], rows[7]
 		ids = append(ids, rows[0], rows[8], h.newID())
-		got := h.wantAsSingles("delete jobs",
-			func(tx store.Tx) ([]error, error) { return tx.DeleteJobs(h.ctx, ids) },
-			func(tx store.Tx, i int) error { _, err := tx.DeleteJob(h.ctx, ids[i]); return err }, len(ids))
-		errs, err := h.deleteJobs(ids)
-		if err != nil {
-			h.t.Fatal(err)
-		}
 		c, nf := store.ErrConflict, store.ErrNotFound
-		h.wantOutcomes("delete jobs", got, errs, []error{nil, nil, nil, nil, c, c, c, c, nil, nil, nil, nf, nil, nf})
-		if j := h.job(rows[4]); j.Status != store.Running {
-			h.t.Fatalf("the running job is %s after a bulk delete", j.Status)
-		}
+		h.wantAsSingles("delete jobs",
+			func(tx store.Tx) ([]error, error) { return tx.DeleteJobs(h.ctx, ids) },
+			func(tx store.Tx, i int) error { _, err := tx.DeleteJob(h.ctx, ids[i]); return err },
+			[]error{nil, nil, nil, nil, c, c, c, c, nil, nil, nil, nf, nil, nf})
 	}},
 	{"CancelSettlesOnceForAll", func(h *harness) {
 		parent := h.insert("q", time.Time{})
@@ -247,7 +229,7 @@ var bulkCases = []testCase{
 	}},
 }
 
-// retryJobs, cancelJobs and deleteJobs run the batch calls, committed.
+// retryJobs and cancelJobs run the batch calls, committed.
 func (h *harness) retryJobs(ids, newIDs []ulid.ULID) (errs []error, err error) {
 	err = h.tx(func(tx store.Tx) (err error) { errs, err = tx.RetryJobs(h.ctx, ids, newIDs, 0); return err })
 	return errs, err
@@ -255,10 +237,5 @@ func (h *harness) retryJobs(ids, newIDs []ulid.ULID) (errs []error, err error) {
 
 func (h *harness) cancelJobs(ids []ulid.ULID, from []store.Status) (errs []error, err error) {
 	err = h.tx(func(tx store.Tx) (err error) { errs, err = tx.CancelJobsFrom(h.ctx, ids, from); return err })
-	return errs, err
-}
-
-func (h *harness) deleteJobs(ids []ulid.ULID) (errs []error, err error) {
-	err = h.tx(func(tx store.Tx) (err error) { errs, err = tx.DeleteJobs(h.ctx, ids); return err })
 	return errs, err
 }
