@@ -170,7 +170,7 @@ func (t *tx) CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, e
 	}
 	var out []ulid.ULID
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) { // as in the job pass, which shares the statement
-		out, err = readCancelled(rows)
+		out, err = readIDs(rows)
 		return err
 	}, t.s.sql(cancelledSQL), idArgs(ids))
 	if err != nil {
@@ -187,8 +187,8 @@ func (t *tx) CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, e
 const cancelledSQL = `SELECT id FROM {schema}.jobs
 	WHERE id = ANY($1::uuid[]) AND status = 'cancelled' ORDER BY id`
 
-// readCancelled reads cancelledSQL's ids.
-func readCancelled(rows pgx.Rows) ([]ulid.ULID, error) {
+// readIDs reads rows of one id each: cancelledSQL's, and others.
+func readIDs(rows pgx.Rows) ([]ulid.ULID, error) {
 	var id pgtype.UUID
 	var out []ulid.ULID
 	_, err := pgx.ForEachRow(rows, []any{&id}, func() error {

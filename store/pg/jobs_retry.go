@@ -106,7 +106,7 @@ func (t *tx) readRetryFacts(ctx context.Context, ids, newIDs []ulid.ULID) (*retr
 		return nil, t.fail(err, "lock %d jobs to retry", len(ids))
 	}
 	err = t.queryIndexScansOnly(ctx, func(rows pgx.Rows) error {
-		used, err := readCancelled(rows) // a list of ids
+		used, err := readIDs(rows)
 		for _, id := range used {
 			b.taken[id] = true
 		}
