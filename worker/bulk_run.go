@@ -16,8 +16,11 @@ import (
 // for a dry run. It pages through the jobs table by id, one short
 // transaction per r.BatchSize rows read, whatever the filter selects, so
 // that no batch reads more rows than that or holds row locks for long;
-// the filter is judged on the rows read, age at each batch's store time.
-// Jobs enqueued after Bulk started, retries it makes included, are left
+// the filter is judged on the rows read, age at each batch's store time,
+// and the matching rows of a batch take one store call (store.Tx's
+// RetryJobs, CancelJobsFrom, DeleteJobs), not one per row. A cancel
+// judges each row as read: a waiting job whose parent the same batch
+// cancels is cancelled by the batch, not by its parent's. Jobs enqueued after Bulk started, retries it makes included, are left
 // alone. A retry selects only each job's last attempt. A job the store
 // refuses (store.ErrConflict: a running job is never deleted under its
 // worker, a completed one cannot be cancelled or retried) is counted in
