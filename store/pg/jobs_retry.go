@@ -39,7 +39,7 @@ func (t *tx) RetryJobs(ctx context.Context, ids, newIDs []ulid.ULID, delay time.
 }
 
 // retryJobs locks the rows of ids and reads, with each, the row holding
-// its unique key, then which of newIDs exist; it decides on each id in
+// its unique key, and which of newIDs exist; it decides on each id in
 // turn as ScheduleRetry after ScheduleRetry would (retryBatch), then
 // inserts the next attempts of those allowed in one statement
 // (insertNext). It returns each new row, and each refusal.
@@ -82,7 +82,9 @@ type retryBatch struct {
 	next    map[ulid.ULID]ulid.ULID // the next attempts given by the batch
 }
 
-// readRetryFacts reads retryJobs's rows and ids in use.
+// readRetryFacts reads retryJobs's rows and the new ids in use, in one
+// statement: a retry in the job path costs two round trips, as before
+// the batches.
 func (t *tx) readRetryFacts(ctx context.Context, ids, newIDs []ulid.ULID) (*retryBatch, error) {
 	b := &retryBatch{rows: map[ulid.ULID]store.Job{}, holders: map[string]ulid.ULID{}, taken: map[ulid.ULID]bool{},
 		next: map[ulid.ULID]ulid.ULID{}}
@@ -91,7 +93,8 @@ func (t *tx) readRetryFacts(ctx context.Context, ids, newIDs []ulid.ULID) (*retr
 		var sc jobScan
 		for rows.Next() {
 			var holder pgtype.UUID
-			j, err := sc.scanWith(rows, &holder)
+			var taken []pgtype.UUID
+			j, err := sc.scanWith(rows, &holder, &taken)
 			if err != nil {
 				return err
 			}
@@ -99,21 +102,14 @@ func (t *tx) readRetryFacts(ctx context.Context, ids, newIDs []ulid.ULID) (*retr
 			if holder.Valid {
 				b.holders[j.UniqueKey] = toULID(holder)
 			}
+			for _, id := range taken {
+				b.taken[toULID(id)] = true
+			}
 		}
 		return rows.Err()
-	}, t.s.sql(lockRetriedSQL), idArgs(ids))
+	}, t.s.sql(lockRetriedSQL), idArgs(ids), idArgs(newIDs))
 	if err != nil {
 		return nil, t.fail(err, "lock %d jobs to retry", len(ids))
-	}
-	err = t.queryIndexScansOnly(ctx, func(rows pgx.Rows) error {
-		used, err := readIDs(rows)
-		for _, id := range used {
-			b.taken[id] = true
-		}
-		return err
-	}, t.s.sql(`SELECT id FROM {schema}.jobs WHERE id = ANY ($1::uuid[]) ORDER BY id`), idArgs(newIDs))
-	if err != nil {
-		return nil, t.fail(err, "find which of %d new ids are taken", len(newIDs))
 	}
 	return b, nil
 }
@@ -201,10 +197,13 @@ func (t *tx) insertNext(ctx context.Context, olds, news []ulid.ULID, delay time.
 }
 
 // lockRetriedSQL locks the rows of $1 in id order and reads each with
-// the row that holds its unique key.
+// the row that holds its unique key and the ids of $2 in use (the same
+// in every row, computed once; no row: every id of $1 is unknown, and
+// refused as such first).
 var lockRetriedSQL = `
 	SELECT ` + jobColumns + `,
-	       (SELECT h.id FROM {schema}.jobs AS h WHERE h.unique_key = j.unique_key AND ` + holdsKey("h.") + `)
+	       (SELECT h.id FROM {schema}.jobs AS h WHERE h.unique_key = j.unique_key AND ` + holdsKey("h.") + `),
+	       ARRAY(SELECT t.id FROM {schema}.jobs AS t WHERE t.id = ANY ($2::uuid[]))
 	FROM {schema}.jobs AS j WHERE j.id = ANY ($1::uuid[]) ORDER BY j.id FOR UPDATE`
 
 // insertNextSQL inserts the rows $3 that follow jobs $2 with status $4 at

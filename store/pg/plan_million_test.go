@@ -267,7 +267,7 @@ var planCases = []planCase{
 		// The retried row by id, and the row holding its unique key (if
 		// any) through the key's own index.
 		name: "lock a job to retry", sql: pg.LockRetriedSQL,
-		args:  "'{00000000-0000-0000-0000-000000000002}'",
+		args:  "'{00000000-0000-0000-0000-000000000002}', '{00000000-0000-0000-0000-0000ffffffff}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_unique_idx") },
 	},
 	{
