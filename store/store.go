@@ -132,6 +132,15 @@ type Jobs interface {
 	// has a next attempt, or if another row holds its unique key;
 	// ErrNotFound if it does not exist.
 	ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (Job, error)
+	// RetryJobs is ScheduleRetry of each of ids in turn as newIDs[i], in a
+	// fixed number of statements for all (Client.Bulk's batch), and
+	// returns one outcome per id, in order: nil for a job it retried,
+	// else the refusal ScheduleRetry would give after the earlier ids
+	// (ErrConflict: an id given again has a next attempt, a new row of
+	// the batch may hold a later row's unique key; ErrNotFound). Another
+	// error, or ids and newIDs of different lengths (ErrInvalid), fails
+	// the call.
+	RetryJobs(ctx context.Context, ids, newIDs []ulid.ULID, delay time.Duration) ([]error, error)
 	// DeadLetterJob moves a job that failed for good to its queue's
 	// dead-letter queue (Queue.DeadLetter), if its queue has one: the row
 	// keeps its status, its Queue becomes the dead-letter queue and its
@@ -189,6 +198,16 @@ type Jobs interface {
 	// reservation started, is refused with ErrConflict and left as it is
 	// (Client.Bulk acts on what its filter read).
 	CancelJobFrom(ctx context.Context, id ulid.ULID, from Status) (Job, error)
+	// CancelJobsFrom is CancelJobFrom of each of ids from from[i], in one
+	// statement or a few for all (Client.Bulk's batch), and returns one
+	// outcome per id, in order: nil for a job it cancelled, else the
+	// refusal CancelJobFrom gives (ErrConflict, ErrNotFound). Each row is
+	// judged as it was when called: an id given again is refused as
+	// cancelled, or as its first occurrence was, and a job cancelled here
+	// is not first cancelled by the settling of a parent cancelled here
+	// too, which comes after every row's cancel. Another error, or ids
+	// and from of different lengths (ErrInvalid), fails the call.
+	CancelJobsFrom(ctx context.Context, ids []ulid.ULID, from []Status) ([]error, error)
 	// SkipJob releases the sequence that job id halts (Job.Halts): the
 	// row stays failed or lost, marked skipped, and the next job of its
 	// key may start: when that one is available, the available channel
@@ -210,6 +229,13 @@ type Jobs interface {
 	// it (next_attempt_id, schedules) become NULL. ErrConflict, saying
 	// what to do first, for any other; ErrNotFound for an unknown one.
 	DeleteJob(ctx context.Context, id ulid.ULID) (Job, error)
+	// DeleteJobs is DeleteJob of each of ids in turn, in a fixed number
+	// of statements for all (Client.Bulk's batch), and returns one
+	// outcome per id, in order: nil for a job it deleted, else the refusal
+	// DeleteJob would give after the earlier ids (ErrConflict, or
+	// ErrNotFound, an id given again after its delete included). Another
+	// error fails the call.
+	DeleteJobs(ctx context.Context, ids []ulid.ULID) ([]error, error)
 	// DeleteOldJobs deletes up to limit terminal jobs that ended
 	// (completed, failed or cancelled) before now − age, those that ended
 	// first (then by id), and returns how many; limit < 1 deletes none.

@@ -3,8 +3,8 @@ package worker
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -16,8 +16,11 @@ import (
 // for a dry run. It pages through the jobs table by id, one short
 // transaction per r.BatchSize rows read, whatever the filter selects, so
 // that no batch reads more rows than that or holds row locks for long;
-// the filter is judged on the rows read, age at each batch's store time.
-// Jobs enqueued after Bulk started, retries it makes included, are left
+// the filter is judged on the rows read, age at each batch's store time,
+// and the matching rows of a batch take one store call (store.Tx's
+// RetryJobs, CancelJobsFrom, DeleteJobs), not one per row. A cancel
+// judges each row as read: a waiting job whose parent the same batch
+// cancels is cancelled by the batch, not by its parent's. Jobs enqueued after Bulk started, retries it makes included, are left
 // alone. A retry selects only each job's last attempt. A job the store
 // refuses (store.ErrConflict: a running job is never deleted under its
 // worker, a completed one cannot be cancelled or retried) is counted in
@@ -90,55 +93,102 @@ func (b *bulkRun) batch(ctx context.Context, tx store.Tx, res *BulkResult) (bool
 		return false, err
 	}
 	res.Batches = 1
+	var matched []store.Job
+	more := len(page) >= b.size
 	for _, j := range page {
 		if j.ID.Compare(*b.end) > 0 {
-			return false, nil
+			more = false
+			break
 		}
 		if b.f.Match(j, now) {
-			if err := b.act(ctx, tx, j, res); err != nil {
-				return false, err
-			}
+			matched = append(matched, j)
 		}
 	}
-	if len(page) < b.size {
-		return false, nil
+	if err := b.act(ctx, tx, matched, now, res); err != nil {
+		return false, err
 	}
-	b.after = page[len(page)-1].ID
-	return true, nil
+	if more {
+		b.after = page[len(page)-1].ID
+	}
+	return more, nil
 }
 
-// act counts job j, which matched, and unless this is a dry run acts on
-// it: a refusal of the store is counted, any other error returned.
-func (b *bulkRun) act(ctx context.Context, tx store.Tx, j store.Job, res *BulkResult) error {
-	res.Matched++
-	if b.r.DryRun {
+// act counts jobs, which matched, and unless this is a dry run acts on
+// them with one store call: a refusal of the store is counted, any other
+// error returned.
+func (b *bulkRun) act(ctx context.Context, tx store.Tx, jobs []store.Job, now time.Time, res *BulkResult) error {
+	res.Matched += len(jobs)
+	if b.r.DryRun || len(jobs) == 0 {
 		return nil
 	}
+	var errs []error
 	var err error
 	switch b.r.Action {
 	case BulkRetry:
-		_, err = b.c.retryIn(ctx, tx, j)
+		errs, err = b.retry(ctx, tx, jobs, now)
 	case BulkCancel:
 		// The status read, not the filter's: a row that moved on since is
 		// refused, not cancelled (a scheduled job a leader made available,
 		// an available one a worker started: seed 172 of make
 		// simulate-pg-ci, property 36).
-		_, err = tx.CancelJobFrom(ctx, j.ID, j.Status)
-	case BulkDelete:
-		_, err = tx.DeleteJob(ctx, j.ID)
-	}
-	switch {
-	case err == nil:
-		res.Done++
-	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrNotFound):
-		res.Refused++
-		if len(res.Refusals) < MaxBulkRefusals {
-			res.Refusals = append(res.Refusals, err.Error())
+		ids, from := make([]ulid.ULID, len(jobs)), make([]store.Status, len(jobs))
+		for i, j := range jobs {
+			ids[i], from[i] = j.ID, j.Status
 		}
-	default:
+		errs, err = tx.CancelJobsFrom(ctx, ids, from)
+	case BulkDelete:
+		errs, err = tx.DeleteJobs(ctx, idsOf(jobs))
+	}
+	if err != nil {
 		return err
 	}
+	for _, err := range errs {
+		res.count(err)
+	}
 	return nil
+}
+
+// retry retries, in one store call, the jobs that retryable allows, each
+// as a new id drawn in their order, and returns each job's refusal.
+func (b *bulkRun) retry(ctx context.Context, tx store.Tx, jobs []store.Job, now time.Time) ([]error, error) {
+	errs := make([]error, len(jobs))
+	var ids, newIDs []ulid.ULID
+	var at []int // the place in jobs of each of ids
+	for i, j := range jobs {
+		if errs[i] = retryable(j); errs[i] == nil {
+			ids, newIDs, at = append(ids, j.ID), append(newIDs, b.c.newID(now)), append(at, i)
+		}
+	}
+	if len(ids) == 0 {
+		return errs, nil
+	}
+	out, err := tx.RetryJobs(ctx, ids, newIDs, 0)
+	for k, e := range out {
+		errs[at[k]] = e
+	}
+	return errs, err
+}
+
+// count counts err, the outcome of the action on one job: done when nil,
+// else a refusal of the store, whose text the first MaxBulkRefusals keep.
+func (r *BulkResult) count(err error) {
+	if err == nil {
+		r.Done++
+		return
+	}
+	r.Refused++
+	if len(r.Refusals) < MaxBulkRefusals {
+		r.Refusals = append(r.Refusals, err.Error())
+	}
+}
+
+// idsOf returns the ids of jobs, in their order.
+func idsOf(jobs []store.Job) []ulid.ULID {
+	ids := make([]ulid.ULID, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
 }
 
 // add counts the batch part into r.

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -202,4 +203,77 @@ func (b *bulkJobs) job(t *testing.T, id ulid.ULID) store.Job {
 	var j store.Job
 	must(t, b.st.InTx(t.Context(), func(tx store.Tx) (err error) { j, err = tx.GetJob(t.Context(), id); return err }))
 	return j
+}
+
+// countingStore counts, by name, the store calls that act on jobs.
+type countingStore struct {
+	store.Store
+	calls map[string]int
+}
+
+func (s *countingStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.InTx(ctx, func(tx store.Tx) error { return fn(countingTx{tx, s.calls}) })
+}
+
+type countingTx struct {
+	store.Tx
+	calls map[string]int
+}
+
+func (t countingTx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, d time.Duration) (store.Job, error) {
+	t.calls["ScheduleRetry"]++
+	return t.Tx.ScheduleRetry(ctx, id, newID, d)
+}
+
+func (t countingTx) RetryJobs(ctx context.Context, ids, newIDs []ulid.ULID, d time.Duration) ([]error, error) {
+	t.calls["RetryJobs"]++
+	return t.Tx.RetryJobs(ctx, ids, newIDs, d)
+}
+
+func (t countingTx) CancelJobFrom(ctx context.Context, id ulid.ULID, from store.Status) (store.Job, error) {
+	t.calls["CancelJobFrom"]++
+	return t.Tx.CancelJobFrom(ctx, id, from)
+}
+
+func (t countingTx) CancelJobsFrom(ctx context.Context, ids []ulid.ULID, from []store.Status) ([]error, error) {
+	t.calls["CancelJobsFrom"]++
+	return t.Tx.CancelJobsFrom(ctx, ids, from)
+}
+
+func (t countingTx) DeleteJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
+	t.calls["DeleteJob"]++
+	return t.Tx.DeleteJob(ctx, id)
+}
+
+func (t countingTx) DeleteJobs(ctx context.Context, ids []ulid.ULID) ([]error, error) {
+	t.calls["DeleteJobs"]++
+	return t.Tx.DeleteJobs(ctx, ids)
+}
+
+// TestBulkActsWithOneStoreCallPerBatch: batches of 3 over the 7 rows
+// (pages [failed x3], [failed on r, running, available], [available])
+// make one batch call each where a row of q is left to act on (a retry's
+// running and available rows are refused before the store), and no
+// single-row call.
+func TestBulkActsWithOneStoreCallPerBatch(t *testing.T) {
+	for _, c := range []struct {
+		action BulkAction
+		want   map[string]int
+	}{
+		{BulkRetry, map[string]int{"RetryJobs": 1}},
+		{BulkCancel, map[string]int{"CancelJobsFrom": 3}},
+		{BulkDelete, map[string]int{"DeleteJobs": 3}},
+	} {
+		b := newMemBulkJobs(t)
+		*b.clock = b.clock.Add(time.Second) // the retries' ids sort after the rows read
+		calls := map[string]int{}
+		client := NewClient(&countingStore{Store: b.st, calls: calls}, clockrng.NewRand(2))
+		res, err := client.Bulk(t.Context(), BulkRequest{Action: c.action, Filter: BulkFilter{Queue: "q"}, BatchSize: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Batches != 3 || res.Matched != 6 || !reflect.DeepEqual(calls, c.want) {
+			t.Errorf("bulk %s: %+v, store calls %v; want 3 batches, 6 matched, calls %v", c.action, res, calls, c.want)
+		}
+	}
 }

@@ -36,17 +36,26 @@ func (c *Client) Retry(ctx context.Context, id ulid.ULID) (store.Job, error) {
 // retryIn retries job in tx, as Retry promises: one rule for the single
 // and the bulk retry.
 func (c *Client) retryIn(ctx context.Context, tx store.Tx, job store.Job) (store.Job, error) {
-	if job.Status != store.Failed && job.Status != store.Lost {
-		return store.Job{}, fmt.Errorf("job %s is %s; only failed or lost jobs can be retried: %w", job.ID, job.Status, store.ErrConflict)
-	}
-	if job.NextAttemptID != (ulid.ULID{}) {
-		return store.Job{}, fmt.Errorf("job %s was already retried as job %s: %w", job.ID, job.NextAttemptID, store.ErrConflict)
+	if err := retryable(job); err != nil {
+		return store.Job{}, err
 	}
 	now, err := tx.Now(ctx)
 	if err != nil {
 		return store.Job{}, err
 	}
 	return tx.ScheduleRetry(ctx, job.ID, c.newID(now), 0)
+}
+
+// retryable returns why job, as read, may not be retried (wrapping
+// store.ErrConflict), nil if it may: the rule of Retry and Bulk.
+func retryable(job store.Job) error {
+	if job.Status != store.Failed && job.Status != store.Lost {
+		return fmt.Errorf("job %s is %s; only failed or lost jobs can be retried: %w", job.ID, job.Status, store.ErrConflict)
+	}
+	if job.NextAttemptID != (ulid.ULID{}) {
+		return fmt.Errorf("job %s was already retried as job %s: %w", job.ID, job.NextAttemptID, store.ErrConflict)
+	}
+	return nil
 }
 
 // newID returns a job id for store time now from the client's randomness.

@@ -376,31 +376,61 @@ func (t *tx) CancelJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	return t.CancelJobFrom(ctx, id, "")
 }
 
-// CancelJobFrom implements store.Tx.
+// CancelJobFrom implements store.Tx: the batch of one job.
 func (t *tx) CancelJobFrom(_ context.Context, id ulid.ULID, from store.Status) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
-	j, ok := t.s.jobs[id]
-	if !ok {
-		return store.Job{}, fmt.Errorf("cancel job %s: %w", id, store.ErrNotFound)
+	jobs, errs := t.cancelJobs([]ulid.ULID{id}, []store.Status{from})
+	return jobs[0], errs[0]
+}
+
+// CancelJobsFrom implements store.Tx.
+func (t *tx) CancelJobsFrom(_ context.Context, ids []ulid.ULID, from []store.Status) ([]error, error) {
+	if err := t.check(); err != nil {
+		return nil, err
 	}
-	if j.Status.Terminal() {
-		return store.Job{}, fmt.Errorf("cancel job %s: it is %s: %w", id, j.Status, store.ErrConflict)
+	if err := rules.SameLength("cancel jobs", len(ids), len(from)); err != nil {
+		return nil, err
 	}
-	if from != "" && j.Status != from {
-		return store.Job{}, fmt.Errorf("cancel job %s: it is %s now, not %s: %w", id, j.Status, from, store.ErrConflict)
+	_, errs := t.cancelJobs(ids, from)
+	return errs, nil
+}
+
+// cancelJobs cancels each of ids that rules.Cancellable allows from
+// from[i], judged on the row before the settling (an id given again is
+// refused), then settles the rows waiting for those it cancelled, as
+// store/pg's one statement for all does. It returns each cancelled row,
+// and each refusal.
+func (t *tx) cancelJobs(ids []ulid.ULID, from []store.Status) ([]store.Job, []error) {
+	jobs, errs := make([]store.Job, len(ids)), make([]error, len(ids))
+	seen := make(map[ulid.ULID]bool, len(ids))
+	var done []ulid.ULID
+	for i, id := range ids {
+		j, ok := t.s.jobs[id]
+		if !ok || seen[id] || !rules.Cancellable(j.Status, from[i]) {
+			var row store.Job
+			if ok {
+				row = *j
+			}
+			errs[i] = rules.CancelRefusal(id, row, ok, from[i])
+			seen[id] = true
+			continue
+		}
+		seen[id] = true
+		after := *j
+		after.Status = store.Cancelled
+		after.CancelledAt = t.now
+		after.Parents = nil
+		t.setJob(j, &after)
+		if j.Status == store.Running {
+			t.notify(store.Notification{Channel: store.ChannelCancel, Job: id})
+		}
+		jobs[i] = export(&after)
+		done = append(done, id)
 	}
-	after := *j
-	after.Status = store.Cancelled
-	after.CancelledAt = t.now
-	after.Parents = nil
-	t.setJob(j, &after)
-	if j.Status == store.Running {
-		t.notify(store.Notification{Channel: store.ChannelCancel, Job: id})
-	}
-	t.settleFrom([]ulid.ULID{id}, map[ulid.ULID]*store.Job{})
-	return export(&after), nil
+	t.settleFrom(done, map[ulid.ULID]*store.Job{})
+	return jobs, errs
 }
 
 // CancelledJobs looks each id up; the answer is sorted and compacted as

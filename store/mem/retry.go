@@ -18,6 +18,26 @@ func (t *tx) ScheduleRetry(_ context.Context, id, newID ulid.ULID, delay time.Du
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
+	return t.scheduleRetry(id, newID, delay)
+}
+
+// RetryJobs retries the jobs in turn, as ScheduleRetry does each.
+func (t *tx) RetryJobs(_ context.Context, ids, newIDs []ulid.ULID, delay time.Duration) ([]error, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if err := rules.SameLength("retry jobs", len(ids), len(newIDs)); err != nil {
+		return nil, err
+	}
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		_, errs[i] = t.scheduleRetry(id, newIDs[i], delay)
+	}
+	return errs, nil
+}
+
+// scheduleRetry is ScheduleRetry in a transaction checked usable.
+func (t *tx) scheduleRetry(id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
 	old, ok := t.s.jobs[id]
 	switch {
 	case !ok:
@@ -223,6 +243,23 @@ func (t *tx) DeleteJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
+	return t.deleteJob(id)
+}
+
+// DeleteJobs deletes the jobs in turn, as DeleteJob does each.
+func (t *tx) DeleteJobs(_ context.Context, ids []ulid.ULID) ([]error, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		_, errs[i] = t.deleteJob(id)
+	}
+	return errs, nil
+}
+
+// deleteJob is DeleteJob in a transaction checked usable.
+func (t *tx) deleteJob(id ulid.ULID) (store.Job, error) {
 	j, ok := t.s.jobs[id]
 	if !ok {
 		return store.Job{}, fmt.Errorf("delete job %s: %w", id, store.ErrNotFound)

@@ -324,11 +324,17 @@ const releaseChildren = `,
 // that completes nothing releases nothing.
 const childrenNotified = `(SELECT count(*) FROM notified) >= 0`
 
-// repointChildren continues insertNextSQL's WITH ($2 the old row, $3 the
-// new): the rows waiting for the old row wait for the new one instead
-// (rules.Repoint), which inherits its awaited mark.
+// repointChildren continues insertNextSQL's WITH (pairs the old rows
+// and the new, $2 the old): the rows waiting for an old row wait for its new one
+// instead, in place (rules.Repoint), which inherits its awaited mark. A
+// row waiting for several old rows is written once, all replaced.
 const repointChildren = `
-	moved AS (UPDATE {schema}.job_waits SET parent = $3 WHERE parent = $2 RETURNING child),
+	moved AS (
+		UPDATE {schema}.job_waits AS w SET parent = p.new_id FROM pairs AS p
+		WHERE w.parent = ANY ($2::uuid[]) AND w.parent = p.old_id -- by job_waits' key, never a scan of it
+		RETURNING w.child),
 	children AS (
-		UPDATE {schema}.jobs SET parents = array_replace(parents, $2, $3)
+		UPDATE {schema}.jobs SET parents = ARRAY(
+			SELECT coalesce(p.new_id, u.parent) FROM unnest(parents) WITH ORDINALITY AS u(parent, n)
+			LEFT JOIN pairs AS p ON p.old_id = u.parent ORDER BY u.n)
 		WHERE id = ANY (ARRAY(SELECT child FROM moved)) AND status = 'waiting'),`

@@ -120,6 +120,9 @@ func PromoteSQL(s *Store) string { return s.sql(promoteSQL) }
 func DeleteFactsSQL(s *Store) string { return s.sql(deleteFactsSQL) }
 func DeleteJobSQL(s *Store) string   { return s.sql(deleteJobSQL) }
 
+// CancelJobsSQL is CancelJobsFrom's statement with the store's schema.
+func CancelJobsSQL(s *Store) string { return s.sql(cancelJobsSQL) }
+
 // DeleteOldJobsSQL is DeleteOldJobs's statement with the store's schema.
 func DeleteOldJobsSQL(s *Store) string { return s.sql(deleteOldJobsSQL) }
 

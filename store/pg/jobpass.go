@@ -113,7 +113,7 @@ func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, res
 	if len(p.Executing) > 0 {
 		rows, err := br.Query()
 		if err == nil {
-			res.Cancelled, err = readCancelled(rows)
+			res.Cancelled, err = readIDs(rows)
 		}
 		if err != nil {
 			return res, err

@@ -14,95 +14,220 @@ import (
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
 
-// ScheduleRetry locks the old row, checks it may be retried, then in one
-// statement inserts the next attempt, links the old row to it and moves any
-// schedule pointing at the old row.
+// ScheduleRetry implements store.Tx: the batch of one job.
 func (t *tx) ScheduleRetry(ctx context.Context, id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
-	var status string
-	var next, holder pgtype.UUID
-	var taken bool
-	err := t.indexScansOnly(ctx, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&status, &next, &taken, &holder)
-	}, t.s.sql(lockRetriedSQL), idArg(id), idArg(newID))
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
-	case err != nil:
-		return store.Job{}, t.fail(err, "retry job %s", id)
-	case status != string(store.Failed) && status != string(store.Lost):
-		return store.Job{}, fmt.Errorf("retry job %s: it is %s, not failed or lost: %w", id, status, store.ErrConflict)
-	case next.Valid:
-		return store.Job{}, fmt.Errorf("retry job %s: it already has a next attempt %s: %w", id, toULID(next), store.ErrConflict)
-	case taken:
-		// Checked here: a unique violation would abort the transaction.
-		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
-	case holder.Valid:
-		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key: %w", id, toULID(holder), store.ErrConflict)
+	jobs, errs, err := t.retryJobs(ctx, []ulid.ULID{id}, []ulid.ULID{newID}, delay)
+	if err != nil {
+		return store.Job{}, err
 	}
-	return t.insertNext(ctx, id, newID, delay, 1, 0)
+	return jobs[0], errs[0]
 }
 
-// insertNext inserts, in one statement, the row newID that follows job id
-// (a retry or a snooze's) attempt numbers and attemptStep snoozes more,
-// links the old row to it and moves any schedule that pointed at the old
-// row, then notifies its queue if it is available at once.
-func (t *tx) insertNext(ctx context.Context, id, newID ulid.ULID, delay time.Duration, attemptStep, snoozeStep int) (store.Job, error) {
+// RetryJobs implements store.Tx.
+func (t *tx) RetryJobs(ctx context.Context, ids, newIDs []ulid.ULID, delay time.Duration) ([]error, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if err := rules.SameLength("retry jobs", len(ids), len(newIDs)); err != nil {
+		return nil, err
+	}
+	_, errs, err := t.retryJobs(ctx, ids, newIDs, delay)
+	return errs, err
+}
+
+// retryJobs locks the rows of ids and reads, with each, the row holding
+// its unique key, and which of newIDs exist; it decides on each id in
+// turn as ScheduleRetry after ScheduleRetry would (retryBatch), then
+// inserts the next attempts of those allowed in one statement
+// (insertNext). It returns each new row, and each refusal.
+func (t *tx) retryJobs(ctx context.Context, ids, newIDs []ulid.ULID, delay time.Duration) ([]store.Job, []error, error) {
+	b, err := t.readRetryFacts(ctx, ids, newIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	status := store.Scheduled
+	if delay <= 0 {
+		status = store.Available
+	}
+	errs := make([]error, len(ids))
+	var olds, news []ulid.ULID
+	for i, id := range ids {
+		if errs[i] = b.refusal(id, newIDs[i]); errs[i] == nil {
+			b.accept(id, newIDs[i], status)
+			olds, news = append(olds, id), append(news, newIDs[i])
+		}
+	}
+	made, err := t.insertNext(ctx, olds, news, delay, 1, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs := make([]store.Job, len(ids))
+	for i := range ids {
+		if errs[i] == nil {
+			jobs[i], made = made[0], made[1:]
+		}
+	}
+	return jobs, errs, nil
+}
+
+// retryBatch is what retryJobs decides on: the rows read, and what the
+// retries it allowed so far changed.
+type retryBatch struct {
+	rows    map[ulid.ULID]store.Job
+	holders map[string]ulid.ULID    // the row holding each unique key
+	taken   map[ulid.ULID]bool      // the ids in use
+	next    map[ulid.ULID]ulid.ULID // the next attempts given by the batch
+}
+
+// readRetryFacts reads retryJobs's rows and the new ids in use, in one
+// statement: a retry in the job path costs two round trips, as before
+// the batches.
+func (t *tx) readRetryFacts(ctx context.Context, ids, newIDs []ulid.ULID) (*retryBatch, error) {
+	b := &retryBatch{rows: map[ulid.ULID]store.Job{}, holders: map[string]ulid.ULID{}, taken: map[ulid.ULID]bool{},
+		next: map[ulid.ULID]ulid.ULID{}}
+	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) error {
+		defer rows.Close()
+		var sc jobScan
+		for rows.Next() {
+			var holder pgtype.UUID
+			var taken []pgtype.UUID
+			j, err := sc.scanWith(rows, &holder, &taken)
+			if err != nil {
+				return err
+			}
+			b.rows[j.ID] = j
+			if holder.Valid {
+				b.holders[j.UniqueKey] = toULID(holder)
+			}
+			for _, id := range taken {
+				b.taken[toULID(id)] = true
+			}
+		}
+		return rows.Err()
+	}, t.s.sql(lockRetriedSQL), idArgs(ids), idArgs(newIDs))
+	if err != nil {
+		return nil, t.fail(err, "lock %d jobs to retry", len(ids))
+	}
+	return b, nil
+}
+
+// refusal returns why ScheduleRetry would refuse to retry job id as
+// newID after the batch's earlier retries, nil if it would not.
+func (b *retryBatch) refusal(id, newID ulid.ULID) error {
+	j, ok := b.rows[id]
+	next, retried := b.next[id]
+	if !retried {
+		next = j.NextAttemptID
+	}
+	holder, held := b.holders[j.UniqueKey]
+	switch {
+	case !ok:
+		return fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
+	case j.Status != store.Failed && j.Status != store.Lost:
+		return fmt.Errorf("retry job %s: it is %s, not failed or lost: %w", id, j.Status, store.ErrConflict)
+	case next != (ulid.ULID{}):
+		return fmt.Errorf("retry job %s: it already has a next attempt %s: %w", id, next, store.ErrConflict)
+	case b.taken[newID]:
+		// Checked here: a unique violation would abort the transaction.
+		return fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	case held && j.UniqueKey != "":
+		return fmt.Errorf("retry job %s: job %s holds its unique key: %w", id, holder, store.ErrConflict)
+	}
+	return nil
+}
+
+// accept records the retry of job id as newID, a row of status s.
+func (b *retryBatch) accept(id, newID ulid.ULID, s store.Status) {
+	b.next[id], b.taken[newID] = newID, true
+	if j := b.rows[id]; j.UniqueKey != "" && j.UniqueStates.Has(s) {
+		b.holders[j.UniqueKey] = newID
+	}
+}
+
+// insertNext inserts, in one statement, the rows news[i] that follow
+// jobs olds[i] (a retry or a snooze's) attemptStep attempts and
+// snoozeStep snoozes later, links the old rows to them and moves the
+// schedules and the waiting rows that pointed at the old rows, then
+// notifies the queues of those available at once. It returns the new
+// rows in the order of news.
+func (t *tx) insertNext(ctx context.Context, olds, news []ulid.ULID, delay time.Duration, attemptStep, snoozeStep int) ([]store.Job, error) {
+	if len(olds) == 0 {
+		return nil, nil
+	}
 	newStatus := store.Scheduled
 	if delay <= 0 {
 		newStatus = store.Available
 	}
-	var job store.Job
+	var made []store.Job
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
-		job, err = pgx.CollectExactlyOneRow(rows, scanJob)
+		made, err = collectJobs(rows, len(news))
 		return err
-	}, t.s.sql(insertNextSQL), t.nowArg(), idArg(id), idArg(newID), string(newStatus), durationArg(delay),
+	}, t.s.sql(insertNextSQL), t.nowArg(), idArgs(olds), idArgs(news), string(newStatus), durationArg(delay),
 		int32(attemptStep), int32(snoozeStep))
-	if err == nil && job.Status == store.Available {
+	var queues []string
+	byID := make(map[ulid.ULID]store.Job, len(made))
+	for _, j := range made {
+		byID[j.ID] = j
+		if j.Status == store.Available {
+			queues = append(queues, j.Queue)
+		}
+		if j.Sequence.Key != "" {
+			// An insert of its own: the next reservation must take sequence
+			// heads, though the last one found no sequence held (an operator's
+			// retry of a job its sequence had skipped: seed 44 of
+			// TestPostgresTracesMatchMem, property 21).
+			t.s.sequenced.Store(true)
+		}
+	}
+	if err == nil && len(queues) > 0 {
 		t.madeAvailable() // scheduled at now: it may sort below a reservation hint
-		err = t.notifyAvailable(ctx, t.db, []string{job.Queue})
+		err = t.notifyAvailable(ctx, t.db, queues)
 	}
 	if err != nil {
-		return store.Job{}, t.fail(err, "insert the next row %s of job %s", newID, id)
+		return nil, t.fail(err, "insert the next rows of %d jobs (%s first)", len(olds), olds[0])
 	}
-	if job.Sequence.Key != "" {
-		// An insert of its own: the next reservation must take sequence
-		// heads, though the last one found no sequence held (an operator's
-		// retry of a job its sequence had skipped: seed 44 of
-		// TestPostgresTracesMatchMem, property 21).
-		t.s.sequenced.Store(true)
+	out := make([]store.Job, len(news))
+	for i, id := range news {
+		out[i] = byID[id]
 	}
-	return job, nil
+	return out, nil
 }
 
-// lockRetriedSQL locks job $1 and reads what ScheduleRetry checks, and
-// whether the new id $2 is taken.
+// lockRetriedSQL locks the rows of $1 in id order and reads each with
+// the row that holds its unique key and the ids of $2 in use (the same
+// in every row, computed once; no row: every id of $1 is unknown, and
+// refused as such first).
 var lockRetriedSQL = `
-	SELECT status, next_attempt_id, EXISTS (SELECT 1 FROM {schema}.jobs WHERE id = $2),
-	       (SELECT h.id FROM {schema}.jobs AS h WHERE h.unique_key = j.unique_key AND ` + holdsKey("h.") + `)
-	FROM {schema}.jobs AS j WHERE id = $1 FOR UPDATE`
+	SELECT ` + jobColumns + `,
+	       (SELECT h.id FROM {schema}.jobs AS h WHERE h.unique_key = j.unique_key AND ` + holdsKey("h.") + `),
+	       ARRAY(SELECT t.id FROM {schema}.jobs AS t WHERE t.id = ANY ($2::uuid[]))
+	FROM {schema}.jobs AS j WHERE j.id = ANY ($1::uuid[]) ORDER BY j.id FOR UPDATE`
 
-// insertNextSQL inserts the row $3 that follows job $2 with status $4 at
+// insertNextSQL inserts the rows $3 that follow jobs $2 with status $4 at
 // now ($1) + delay ($5), $6 attempts and $7 snoozes more, links the old
-// row to it and moves the schedule that pointed at the old row. A
-// dead-lettered row's next attempt goes back to the queue it came from.
+// rows to them and moves the schedules and the waiting rows that pointed
+// at the old rows. A dead-lettered row's next attempt goes back to the
+// queue it came from.
 const insertNextSQL = `
-	WITH ins AS (
+	WITH pairs AS (SELECT * FROM unnest($2::uuid[], $3::uuid[]) AS p(old_id, new_id)),
+	ins AS (
 		INSERT INTO {schema}.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, schedule_name,
 		                           unique_key, unique_states, priority, max_attempts, snoozes, partition_key,
 		                           sequence_key, sequence_pos, sequence_continues, awaited, batch, callback_of)
-		SELECT $3, coalesce(dead_from, queue), payload, metadata, $4, attempt + $6,
+		SELECT p.new_id, coalesce(dead_from, queue), payload, metadata, $4, attempt + $6,
 		       coalesce($1::timestamptz, now()), coalesce($1::timestamptz, now()) + $5::interval, schedule_name,
 		       unique_key, unique_states, priority, max_attempts, snoozes + $7, partition_key,
 		       sequence_key, sequence_pos, sequence_continues, awaited,
 		       CASE WHEN batch_counted IS NULL THEN batch END, callback_of -- rules.RetryBatch
-		FROM {schema}.jobs WHERE id = $2
+		FROM {schema}.jobs JOIN pairs AS p ON id = p.old_id WHERE id = ANY ($2::uuid[])
 		RETURNING ` + jobColumns + `),
-	link AS (UPDATE {schema}.jobs SET next_attempt_id = $3 WHERE id = $2),` + repointChildren + `
-	repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = $3 WHERE last_scheduled_job_id = $2)
-	SELECT ` + jobColumns + ` FROM ins`
+	link AS (UPDATE {schema}.jobs SET next_attempt_id = p.new_id FROM pairs AS p WHERE id = p.old_id AND id = ANY ($2::uuid[])),` +
+	repointChildren + `
+	repoint AS (UPDATE {schema}.schedules SET last_scheduled_job_id = p.new_id FROM pairs AS p WHERE last_scheduled_job_id = ANY ($2::uuid[]) AND last_scheduled_job_id = p.old_id)
+	SELECT ` + jobColumns + ` FROM ins ORDER BY id`
 
 // SnoozeJob locks the row and reads whether it still runs under worker and
 // whether newID is taken, in that order of refusal, then marks it snoozed
@@ -130,7 +255,11 @@ func (t *tx) SnoozeJob(ctx context.Context, worker, id, newID ulid.ULID, delay t
 	if err != nil {
 		return store.Job{}, t.fail(err, "snooze job %s", id)
 	}
-	return t.insertNext(ctx, id, newID, delay, 0, 1)
+	jobs, err := t.insertNext(ctx, []ulid.ULID{id}, []ulid.ULID{newID}, delay, 0, 1)
+	if err != nil {
+		return store.Job{}, err
+	}
+	return jobs[0], nil
 }
 
 // lockSnoozedSQL locks job $1 and reads whether it runs under worker $2 (a

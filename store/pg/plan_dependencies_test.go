@@ -59,7 +59,7 @@ func TestDependenciesStayBoundedWithAMillionRows(t *testing.T) {
 			true, []string{"jobs_pkey"}, 1},
 		{"delete old jobs", pg.DeleteOldJobsSQL(s), "NULL, '30 days', 2000", true, []string{"jobs_ended_idx", "jobs_pkey"}, 2000},
 		{"insert a retry", pg.InsertNextSQL(s),
-			"NULL, '00000000-0000-0000-0000-000000000006', '00000000-0000-0000-0000-0000ffffffff', 'scheduled', '5 seconds', 1, 0",
+			"NULL, '{00000000-0000-0000-0000-000000000006}', '{00000000-0000-0000-0000-0000ffffffff}', 'scheduled', '5 seconds', 1, 0",
 			false, []string{"jobs_pkey"}, 1},
 	}
 	for _, stats := range []string{"no statistics", "fresh statistics"} {

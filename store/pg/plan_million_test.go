@@ -288,12 +288,12 @@ var planCases = []planCase{
 		// The retried row by id, and the row holding its unique key (if
 		// any) through the key's own index.
 		name: "lock a job to retry", sql: pg.LockRetriedSQL,
-		args:  "'00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000ffffffff'",
+		args:  "'{00000000-0000-0000-0000-000000000002}', '{00000000-0000-0000-0000-0000ffffffff}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_unique_idx") },
 	},
 	{
 		name: "insert a retry", sql: pg.InsertNextSQL,
-		args:  "NULL, '00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000ffffffff', 'scheduled', '5 seconds', 1, 0",
+		args:  "NULL, '{00000000-0000-0000-0000-000000000002}', '{00000000-0000-0000-0000-0000ffffffff}', 'scheduled', '5 seconds', 1, 0",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
@@ -307,11 +307,17 @@ var planCases = []planCase{
 	},
 	{
 		// The row by id, and what keeps it by their own indexes.
-		name: "lock a job to delete", sql: pg.DeleteFactsSQL, args: "'00000000-0000-0000-0000-000000000002'",
+		name: "lock a job to delete", sql: pg.DeleteFactsSQL, args: "'{00000000-0000-0000-0000-000000000002}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_next_attempt_idx") },
 	},
 	{
-		name: "delete a job", sql: pg.DeleteJobSQL, args: "'00000000-0000-0000-0000-000000000002'",
+		// A bulk cancel's batch: each row by id, whatever its status.
+		name: "cancel jobs", sql: pg.CancelJobsSQL,
+		args:  "NULL, '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}', '{available,\"\"}'",
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
+		name: "delete a job", sql: pg.DeleteJobSQL, args: "'{00000000-0000-0000-0000-000000000002}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{

@@ -61,6 +61,9 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"setQueueDeadLetter":  drawSetQueueDeadLetter,
 	"deadLetterJob":       drawDeadLetterJob,
 	"redrive":             drawRedrive,
+	"retryJobs":           drawRetryJobs,
+	"cancelJobsFrom":      drawCancelJobs,
+	"deleteJobs":          drawDeleteJobs,
 }
 
 // opNameList is opDrawers' keys in order, for drawing one by name.
@@ -78,6 +81,7 @@ var stepKinds = append([]string{
 	"insertJobs", "reserve", "completeJobs", "failJob", "skipJob",
 	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "deleteJob", "resumeAll",
 	"setQueueDeadLetter", "failJob", "deadLetterJob", "deadLetterJob", "redrive",
+	"failJob", "retryJobs", "cancelJobsFrom", "deleteJobs",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

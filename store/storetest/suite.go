@@ -40,6 +40,7 @@ var suites = []struct {
 	{"Promote", promoteCases},
 	{"Cancel", cancelCases},
 	{"Delete", deleteCases},
+	{"Bulk", bulkCases},
 	{"List", listCases},
 	{"Filter", filterCases},
 	{"Retention", retentionCases},
