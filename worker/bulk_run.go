@@ -20,8 +20,9 @@ import (
 // and the matching rows of a batch take one store call (store.Tx's
 // RetryJobs, CancelJobsFrom, DeleteJobs), not one per row. A cancel
 // judges each row as read: a waiting job whose parent the same batch
-// cancels is cancelled by the batch, not by its parent's. Jobs enqueued after Bulk started, retries it makes included, are left
-// alone. A retry selects only each job's last attempt. A job the store
+// cancels is cancelled by the batch, not by its parent's. Jobs enqueued
+// after Bulk started, retries it makes included, are left alone. A
+// retry selects only each job's last attempt. A job the store
 // refuses (store.ErrConflict: a running job is never deleted under its
 // worker, a completed one cannot be cancelled or retried) is counted in
 // Refused, not an error. A bad request is an error wrapping
