@@ -180,10 +180,11 @@ func (t *tx) CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, e
 }
 
 // cancelledSQL is CancelledJobs's statement: $1 the ids, each read by
-// primary key. The equality on status implies the predicate of
-// jobs_ended_idx, but that index holds every finished row and the planner
-// knows it, so it is not taken (TestPlansStayBoundedWithAMillionRows);
-// jobs_running_idx, which completeSQL must avoid, does not match it.
+// primary key. It states nothing on the end time, so jobs_ended_idx,
+// whose predicate does (migration 0022), cannot serve it, even when
+// statistics call that index empty
+// (TestCancelCheckProbesWhenStatisticsSayEmpty); jobs_running_idx, which
+// completeSQL must avoid, does not match it either.
 const cancelledSQL = `SELECT id FROM {schema}.jobs
 	WHERE id = ANY($1::uuid[]) AND status = 'cancelled' ORDER BY id`
 
