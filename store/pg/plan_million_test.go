@@ -256,7 +256,7 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p) },
 	},
 	{
-		name: "complete and record for a limit", sql: pg.CompleteRecordingSQL,
+		name: "complete and record for a limit", sql: pg.CompleteRecordingSQL, guarded: true,
 		args:  "NULL, '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}', " + liveWorker,
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
@@ -268,14 +268,14 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return countingRunning(boundedJobScans(p, "jobs_running_idx")) },
 	},
 	{
-		name: "complete", sql: pg.CompleteSQL,
+		name: "complete", sql: pg.CompleteSQL, guarded: true,
 		args:  "NULL, '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}', " + liveWorker,
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
 		// The job pass's cancel check: the executing jobs by id, never a
 		// scan of jobs_ended_idx (whose predicate covers cancelled rows).
-		name: "find the cancelled among executing jobs", sql: pg.CancelledSQL,
+		name: "find the cancelled among executing jobs", sql: pg.CancelledSQL, guarded: true,
 		args:  "'{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
@@ -287,12 +287,12 @@ var planCases = []planCase{
 	{
 		// The retried row by id, and the row holding its unique key (if
 		// any) through the key's own index.
-		name: "lock a job to retry", sql: pg.LockRetriedSQL,
+		name: "lock a job to retry", sql: pg.LockRetriedSQL, guarded: true,
 		args:  "'{00000000-0000-0000-0000-000000000002}', '{00000000-0000-0000-0000-0000ffffffff}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_unique_idx") },
 	},
 	{
-		name: "insert a retry", sql: pg.InsertNextSQL,
+		name: "insert a retry", sql: pg.InsertNextSQL, guarded: true,
 		args:  "NULL, '{00000000-0000-0000-0000-000000000002}', '{00000000-0000-0000-0000-0000ffffffff}', 'scheduled', '5 seconds', 1, 0",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
@@ -307,17 +307,17 @@ var planCases = []planCase{
 	},
 	{
 		// The row by id, and what keeps it by their own indexes.
-		name: "lock a job to delete", sql: pg.DeleteFactsSQL, args: "'{00000000-0000-0000-0000-000000000002}'",
+		name: "lock a job to delete", sql: pg.DeleteFactsSQL, guarded: true, args: "'{00000000-0000-0000-0000-000000000002}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_next_attempt_idx") },
 	},
 	{
 		// A bulk cancel's batch: each row by id, whatever its status.
-		name: "cancel jobs", sql: pg.CancelJobsSQL,
+		name: "cancel jobs", sql: pg.CancelJobsSQL, guarded: true,
 		args:  "NULL, '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}', '{available,\"\"}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
-		name: "delete a job", sql: pg.DeleteJobSQL, args: "'{00000000-0000-0000-0000-000000000002}'",
+		name: "delete a job", sql: pg.DeleteJobSQL, guarded: true, args: "'{00000000-0000-0000-0000-000000000002}'",
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
 	},
 	{
