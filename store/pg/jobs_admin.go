@@ -177,9 +177,9 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 
 // deleteOldJobsSQL is DeleteOldJobs's statement: $1 now, $2 the age, $3 the
 // limit; a deleted callback takes its batches row along (batch.go). It
-// reads jobs_ended_idx in end-time order from its start and
-// sorts only rows that ended at the same time (an incremental sort), so
-// that it reads about limit entries, whatever the history. A row a
+// reads jobs_ended_idx, keyed by end time and id (migration 0023), in
+// order from its start and sorts nothing, so that it reads about limit
+// entries, whatever the history and whatever the statistics say. A row a
 // waiting job waits for (job_waits) stays; only rows marked awaited (a
 // superset) are looked up there, and the OR keeps the planner from
 // turning the lookup into a join that reads all of job_waits.

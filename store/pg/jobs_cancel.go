@@ -183,7 +183,7 @@ func (t *tx) CancelledJobs(ctx context.Context, ids []ulid.ULID) ([]ulid.ULID, e
 // primary key. It states nothing on the end time, so jobs_ended_idx,
 // whose predicate does (migration 0022), cannot serve it, even when
 // statistics call that index empty
-// (TestCancelCheckProbesWhenStatisticsSayEmpty); jobs_running_idx, which
+// (TestPlansStayBoundedWithStaleStatistics); jobs_running_idx, which
 // completeSQL must avoid, does not match it either.
 const cancelledSQL = `SELECT id FROM {schema}.jobs
 	WHERE id = ANY($1::uuid[]) AND status = 'cancelled' ORDER BY id`
