@@ -102,18 +102,14 @@ func storedColumn(r *JobRow, field string) string {
 // storedField returns what column, storedColumn's text, stores of field,
 // and false when it has none of it yet (an output before completion).
 func storedField(column, field string) (string, bool) {
-	switch {
-	case field == SealedPayload:
-		return column, true
-	case field == SealedOutput:
-		return column, column != ""
-	case strings.HasPrefix(field, SealedMetadata):
-		var entries map[string]json.RawMessage
-		if json.Unmarshal([]byte(column), &entries) != nil {
-			return column, true // not an object: the value is nowhere sealed
-		}
-		v, ok := entries[strings.TrimPrefix(field, SealedMetadata)]
-		return string(v), ok
+	name, ok := strings.CutPrefix(field, SealedMetadata)
+	if !ok {
+		return column, field == SealedPayload || column != ""
 	}
-	return "", false
+	var entries map[string]json.RawMessage
+	if json.Unmarshal([]byte(column), &entries) != nil {
+		return column, true // not an object: the value is nowhere sealed
+	}
+	v, ok := entries[name]
+	return string(v), ok
 }

@@ -31,7 +31,7 @@ var bulkStatuses = map[worker.BulkAction][]store.Status{
 var bulkActions = []worker.BulkAction{worker.BulkRetry, worker.BulkCancel, worker.BulkDelete}
 
 // bulkAction has the operator run one drawn bulk action; the commits of
-// its batches carry the request (s.bulk) for property 34.
+// its batches carry the request (s.bulk) for property 36.
 func (s *sim) bulkAction() {
 	defer s.armGlobalFault(Bulk, evBulk)
 	if s.phase != chaos {

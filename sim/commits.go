@@ -64,9 +64,10 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 		func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After }, sameJob, ulid.ULID.Compare)
 	s.canonJobIDs, s.canonJobs = ids, folded
 	out, rows := commitBuffers(s, &s.changeBuf, &s.rowBuf, len(folded))
+	contents := s.keys != nil || s.sc.On(Bulk) // only EncryptedAtRest and BulkActions read them
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
-		if s.keys != nil || s.sc.On(Bulk) { // only EncryptedAtRest and BulkActions read contents
+		if contents {
 			withContents(pc.Before, ch.Before)
 			withContents(pc.After, ch.After)
 		}

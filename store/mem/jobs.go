@@ -408,16 +408,16 @@ func (t *tx) cancelJobs(ids []ulid.ULID, from []store.Status) ([]store.Job, []er
 	var done []ulid.ULID
 	for i, id := range ids {
 		j, ok := t.s.jobs[id]
-		if !ok || seen[id] || !rules.Cancellable(j.Status, from[i]) {
+		again := seen[id]
+		seen[id] = true
+		if !ok || again || !rules.Cancellable(j.Status, from[i]) {
 			var row store.Job
 			if ok {
 				row = *j
 			}
 			errs[i] = rules.CancelRefusal(id, row, ok, from[i])
-			seen[id] = true
 			continue
 		}
-		seen[id] = true
 		after := *j
 		after.Status = store.Cancelled
 		after.CancelledAt = t.now

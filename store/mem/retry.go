@@ -87,7 +87,7 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 		Queue:        rules.RetryQueue(*old),
 		Payload:      old.Payload,
 		Metadata:     old.Metadata,
-		Status:       store.Scheduled,
+		Status:       rules.NextStatus(delay),
 		Attempt:      attempt,
 		CreatedAt:    t.now,
 		ScheduledAt:  t.now.Add(delay.Truncate(time.Microsecond)),
@@ -101,9 +101,6 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 		Sequence:     store.Sequence{Key: old.Sequence.Key, Pos: old.Sequence.Pos, Continues: old.Sequence.Continues},
 		Batch:        rules.RetryBatch(*old),
 		CallbackOf:   old.CallbackOf,
-	}
-	if delay <= 0 {
-		next.Status = store.Available
 	}
 	t.setJob(nil, next)
 	linked := *old
@@ -149,9 +146,10 @@ func (t *tx) PromoteScheduledJobs(context.Context) (int, error) {
 		return 0, err
 	}
 	var queues []string
+	now := stampOf(t.now)
 	for {
 		e, ok := t.s.scheduled.top(t.s.validScheduled)
-		if !ok || e.at.compare(stampOf(t.now)) > 0 {
+		if !ok || e.at.compare(now) > 0 {
 			break
 		}
 		t.s.scheduled.pop()
@@ -173,7 +171,7 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
+	before := stampOf(t.now.Add(-age.Truncate(time.Microsecond))) // the end times retention deletes
 	gone := map[ulid.ULID]bool{}
 	var order []ulid.ULID
 	// kept: rows that halt their sequence (store.Sequence), that a
@@ -187,7 +185,7 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	}()
 	for len(gone) < limit {
 		e, ok := t.s.ended.top(t.s.validEnded)
-		if !ok || e.at.compare(stampOf(cutoff)) >= 0 {
+		if !ok || e.at.compare(before) >= 0 {
 			break
 		}
 		t.s.ended.pop()

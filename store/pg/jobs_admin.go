@@ -177,7 +177,7 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 
 // deleteOldJobsSQL is DeleteOldJobs's statement: $1 now, $2 the age, $3 the
 // limit; a deleted callback takes its batches row along (batch.go). It
-// reads jobs_ended_idx, keyed by end time and id (migration 0023), in
+// reads jobs_ended_idx, keyed by end time and id (migration 0022), in
 // order from its start and sorts nothing, so that it reads about limit
 // entries, whatever the history and whatever the statistics say. A row a
 // waiting job waits for (job_waits) stays; only rows marked awaited (a

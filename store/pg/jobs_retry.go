@@ -48,10 +48,7 @@ func (t *tx) retryJobs(ctx context.Context, ids, newIDs []ulid.ULID, delay time.
 	if err != nil {
 		return nil, nil, err
 	}
-	status := store.Scheduled
-	if delay <= 0 {
-		status = store.Available
-	}
+	status := rules.NextStatus(delay)
 	errs := make([]error, len(ids))
 	var olds, news []ulid.ULID
 	for i, id := range ids {
@@ -157,15 +154,11 @@ func (t *tx) insertNext(ctx context.Context, olds, news []ulid.ULID, delay time.
 	if len(olds) == 0 {
 		return nil, nil
 	}
-	newStatus := store.Scheduled
-	if delay <= 0 {
-		newStatus = store.Available
-	}
 	var made []store.Job
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) {
 		made, err = collectJobs(rows, len(news))
 		return err
-	}, t.s.sql(insertNextSQL), t.nowArg(), idArgs(olds), idArgs(news), string(newStatus), durationArg(delay),
+	}, t.s.sql(insertNextSQL), t.nowArg(), idArgs(olds), idArgs(news), string(rules.NextStatus(delay)), durationArg(delay),
 		int32(attemptStep), int32(snoozeStep))
 	var queues []string
 	byID := make(map[ulid.ULID]store.Job, len(made))

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/store"
 )
 
 // Truncate returns t as a store keeps it, by the store-time rule of
@@ -63,4 +65,13 @@ func ResizeRateSlots(last []time.Time, n int) []time.Time {
 		kept = append(kept, time.Time{})
 	}
 	return kept
+}
+
+// NextStatus is the status of a retry's or a snooze's next row, scheduled
+// delay after now: available at once when delay <= 0.
+func NextStatus(delay time.Duration) store.Status {
+	if delay <= 0 {
+		return store.Available
+	}
+	return store.Scheduled
 }
