@@ -136,9 +136,12 @@ func (b *retryBatch) refusal(id, newID ulid.ULID) error {
 	return nil
 }
 
-// accept records the retry of job id as newID, a row of status s.
+// accept records the retry of job id as newID, a row of status s, which
+// a later id of the batch may name: it is then refused as that row, not
+// as unknown.
 func (b *retryBatch) accept(id, newID ulid.ULID, s store.Status) {
 	b.next[id], b.taken[newID] = newID, true
+	b.rows[newID] = store.Job{ID: newID, Status: s}
 	if j := b.rows[id]; j.UniqueKey != "" && j.UniqueStates.Has(s) {
 		b.holders[j.UniqueKey] = newID
 	}

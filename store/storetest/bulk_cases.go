@@ -164,6 +164,19 @@ var bulkCases = []testCase{
 			func(tx store.Tx, i int) error { _, err := tx.ScheduleRetry(h.ctx, ids[i], newIDs[i], 0); return err },
 			[]error{c, nil, c, c, c, c, c, c, c, nil, c, c, nf})
 	}},
+	{"RetryOfARowTheBatchMade", func(h *harness) {
+		w := h.worker()
+		failed := h.running(w, "q")
+		h.fail(w, failed, "failed on purpose")
+		next, after := h.newID(), h.newID()
+		// The second id is the row the first retry makes: available, so
+		// refused as such, not as unknown (a pg-vs-mem differential run).
+		ids, newIDs := []ulid.ULID{failed, next}, []ulid.ULID{next, after}
+		h.wantAsSingles("retry jobs",
+			func(tx store.Tx) ([]error, error) { return tx.RetryJobs(h.ctx, ids, newIDs, 0) },
+			func(tx store.Tx, i int) error { _, err := tx.ScheduleRetry(h.ctx, ids[i], newIDs[i], 0); return err },
+			[]error{nil, store.ErrConflict})
+	}},
 	{"CancelAsSingles", func(h *harness) {
 		rows := h.bulkRows()
 		ids := append(slices.Clone(rows), rows[5], h.newID())
