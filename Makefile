@@ -142,6 +142,7 @@ mutants-pg:
 	$(GO) run -tags mutants ./cmd/simulate -store pg $(MUTANTS_PG_FLAGS) -mutant-seeds testdata/mutant_seeds.txt
 	$(GO) test -tags mutants -count=1 -run 'TestPictureOfAFailingSeed|TestRecordedMutantSeeds' ./cmd/simulate/
 	$(GO) test -tags mutants -count=1 -run TestReservationWithoutSkipLockedIsCaught ./store/pg/interleave/
+	$(GO) test -tags mutants -count=1 -run 'TestSelectedBugRewritesItsStatements|TestPlantPanicsOnAnEditThatFindsNothing' ./store/pg/
 
 mutants-pg-search:
 	$(GO) run -tags mutants ./cmd/simulate -store pg -interleave $(MUTANTS_PG_FLAGS)

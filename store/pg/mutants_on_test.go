@@ -32,7 +32,10 @@ func TestPlantPanicsOnAnEditThatFindsNothing(t *testing.T) {
 }
 
 // TestSelectedBugRewritesItsStatements: selecting a planted bug makes its
-// edits in the statements a store builds, and only its own.
+// edits in the statements a store builds, and only its own: every
+// statement a planted bug may edit is production's with the selected
+// bug's edits made, each once. (Bugs share statements, and a statement
+// may hold an edit's text more than once.)
 func TestSelectedBugRewritesItsStatements(t *testing.T) {
 	defer mutant.Select("")
 	s := &Store{ident: `"tickwork_x"`}
@@ -45,13 +48,19 @@ func TestSelectedBugRewritesItsStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 		planted := newStatements(s.sql)
-		stmt := *e.at(&planted)
-		if strings.Contains(stmt, e.old) || !strings.Contains(stmt, e.new) {
-			t.Errorf("planted bug %s: its statement was not edited:\n%s", e.bug, stmt)
+		want := prod
+		for _, mine := range plantedEdits {
+			if mine.bug == e.bug {
+				at := mine.at(&want)
+				*at = strings.Replace(*at, mine.old, mine.new, 1)
+			}
+		}
+		if *e.at(&planted) == *e.at(&prod) {
+			t.Errorf("planted bug %s: its statement was not edited:\n%s", e.bug, *e.at(&planted))
 		}
 		for _, o := range plantedEdits {
-			if o.bug != e.bug && *o.at(&planted) != *o.at(&prod) {
-				t.Errorf("planted bug %s edited the statement of %s", e.bug, o.bug)
+			if *o.at(&planted) != *o.at(&want) {
+				t.Errorf("planted bug %s: the statement %s edits is not production's with %s's edits:\n%s", e.bug, o.bug, e.bug, *o.at(&planted))
 			}
 		}
 	}
