@@ -63,14 +63,26 @@ func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 	}
 }
 
+// chainChanged reports a row whose link to its next attempt changed:
+// set twice, or cut by the deletion of the next attempt while the row
+// stays, which leaves it looking ended for good (its batch would count
+// it again; it would halt its sequence).
+func (c *Checker) chainChanged(b, a *JobRow) {
+	if a.NextAttemptID.IsZero() {
+		c.report(RetryBounds, fmt.Sprintf("job %s lost its link to next attempt %s, deleted before it", a.ID, b.NextAttemptID), withJobs(*b, *a))
+		return
+	}
+	c.report(RetryBounds, fmt.Sprintf("job %s got a second next attempt %s (had %s)", a.ID, a.NextAttemptID, b.NextAttemptID), withJobs(*b, *a))
+}
+
 // jobUpdated checks a row that changed in place.
 func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 	c.checkOutput(b, a)
 	c.checkDeadLettered(b, a)
 	if b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() {
 		sc.links = append(sc.links, link{prev: a.ID, next: a.NextAttemptID})
-	} else if !b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() && a.NextAttemptID != b.NextAttemptID {
-		c.report(RetryBounds, fmt.Sprintf("job %s got a second next attempt %s (had %s)", a.ID, a.NextAttemptID, b.NextAttemptID), withJobs(*b, *a))
+	} else if !b.NextAttemptID.IsZero() && a.NextAttemptID != b.NextAttemptID {
+		c.chainChanged(b, a)
 	}
 	if b.Status == a.Status {
 		if a.Status == Running && a.StartedBy != b.StartedBy {

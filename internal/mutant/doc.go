@@ -46,6 +46,7 @@ var Names = []string{
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
 	DeleteUnended,
+	DeleteCutsChains,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -174,6 +175,11 @@ const (
 	// DeleteUnended: both stores let an operator delete a job that has
 	// not ended, so a running job's row vanishes under its worker.
 	DeleteUnended = "delete-unended"
+	// DeleteCutsChains: both stores' rules let retention and an operator
+	// delete a retry while the attempt that names it stays, leaving that
+	// attempt's link NULL: it looks failed for good, so its batch counts
+	// it again and it halts its sequence.
+	DeleteCutsChains = "delete-cuts-chains"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

@@ -175,8 +175,9 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	gone := map[ulid.ULID]bool{}
 	var order []ulid.ULID
 	// kept: rows that halt their sequence (store.Sequence), that a
-	// waiting row waits for, or whose batch has not counted them, kept
-	// until released, settled or counted.
+	// waiting row waits for, whose batch has not counted them, or that
+	// an earlier attempt names, kept until released, settled, counted or
+	// that attempt is gone.
 	var kept []entry
 	defer func() {
 		for _, e := range kept {
@@ -205,7 +206,8 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 
 // kept is what keeps row id from deletion besides its status.
 func (t *tx) kept(id ulid.ULID) rules.Kept {
-	return rules.Kept{Awaited: len(t.s.childrenOf[id]) > 0, Uncounted: t.s.uncounted[id]}
+	_, chained := t.s.prevOf[id]
+	return rules.Kept{Awaited: len(t.s.childrenOf[id]) > 0, Uncounted: t.s.uncounted[id], Chained: chained}
 }
 
 // deleteJobs deletes the rows of ids in their order, then applies ON
@@ -262,9 +264,7 @@ func (t *tx) deleteJob(id ulid.ULID) (store.Job, error) {
 	if !ok {
 		return store.Job{}, fmt.Errorf("delete job %s: %w", id, store.ErrNotFound)
 	}
-	kept := t.kept(id)
-	_, kept.Chained = t.s.prevOf[id]
-	if err := rules.CheckDelete(*j, kept); err != nil {
+	if err := rules.CheckDelete(*j, t.kept(id)); err != nil {
 		return store.Job{}, err
 	}
 	row := *j

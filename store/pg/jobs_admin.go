@@ -182,16 +182,20 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 // entries, whatever the history and whatever the statistics say. A row a
 // waiting job waits for (job_waits) stays; only rows marked awaited (a
 // superset) are looked up there, and the OR keeps the planner from
-// turning the lookup into a join that reads all of job_waits.
+// turning the lookup into a join that reads all of job_waits. A row an
+// earlier attempt names stays until that attempt is gone (rules.Kept's
+// Chained); the scalar subquery, which the planner never turns into a
+// join, probes jobs_next_attempt_idx once per row it judges.
 const deleteOldJobsSQL = `
 	WITH gone AS (DELETE FROM {schema}.jobs WHERE id = ANY (ARRAY(
-		SELECT id FROM {schema}.jobs
+		SELECT j.id FROM {schema}.jobs AS j
 		WHERE status IN ('completed', 'failed', 'lost', 'cancelled', 'snoozed')
 		  AND coalesce(completed_at, failed_at, cancelled_at) < coalesce($1::timestamptz, now()) - $2::interval
 		  AND NOT (` + haltsSequence + `)
-		  AND (awaited IS NULL OR NOT EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = id)) -- see below
+		  AND (awaited IS NULL OR NOT EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = j.id)) -- see below
 		  AND NOT (` + batchUncounted + `)
-		ORDER BY coalesce(completed_at, failed_at, cancelled_at), id
+		  AND (SELECT true FROM {schema}.jobs AS p WHERE p.next_attempt_id = j.id LIMIT 1) IS NULL
+		ORDER BY coalesce(completed_at, failed_at, cancelled_at), j.id
 		LIMIT $3)) RETURNING id, callback_of),
 	batch AS (DELETE FROM {schema}.batches WHERE id = ANY (ARRAY(SELECT id FROM gone WHERE callback_of = id)))
 	SELECT count(*) FROM gone`

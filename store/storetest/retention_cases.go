@@ -9,6 +9,22 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
+// wantChainDeleted runs retention twice over a chain of two attempts
+// that both ended long ago: the first call deletes the first attempt only
+// (the second is named by it when the call starts), the next the second.
+func (h *harness) wantChainDeleted(first, second ulid.ULID) {
+	h.t.Helper()
+	if n := h.deleteOldJobs(time.Minute); n != 1 {
+		h.t.Fatalf("deleted %d rows, want the first attempt only", n)
+	}
+	if left := ids(h.state().Jobs); !slices.Equal(left, []ulid.ULID{second}) {
+		h.t.Fatalf("rows left %v, want the second attempt %s", left, second)
+	}
+	if n := h.deleteOldJobs(time.Minute); n != 1 {
+		h.t.Fatalf("the next call deleted %d rows, want the second attempt", n)
+	}
+}
+
 // deleteOldJobs runs DeleteOldJobs with a limit above every case's rows
 // and returns its count.
 func (h *harness) deleteOldJobs(age time.Duration) int {
@@ -161,9 +177,10 @@ var retentionCases = []testCase{
 			h.t.Fatalf("schedules = %+v, want %+v", got, want)
 		}
 	}},
-	{"NextAttemptLinkBecomesNull", func(h *harness) {
-		// A next attempt can only end before its predecessor when store
-		// time goes backwards; the foreign key must still hold then.
+	{"ChainGoesFromItsFirstAttemptWhenTimeGoesBack", func(h *harness) {
+		// A next attempt ends before its predecessor when store time goes
+		// back. Retention keeps it until the predecessor is gone, so the
+		// predecessor never looks failed for good.
 		w := h.worker()
 		first := h.running(w, "q")
 		h.fail(w, first, "x")
@@ -171,14 +188,32 @@ var retentionCases = []testCase{
 		second := h.retry(first, time.Minute)
 		h.cancel(second.ID)
 		h.clock.Advance(time.Hour + time.Minute)
-		if n := h.deleteOldJobs(30 * time.Minute); n != 1 {
-			h.t.Fatalf("deleted %d, want the second attempt only", n)
+		if n := h.deleteOldJobs(30 * time.Minute); n != 0 {
+			h.t.Fatalf("deleted %d rows, want the second attempt kept while the first names it", n)
 		}
-		want := h.job(first)
-		if want.NextAttemptID != (ulid.ULID{}) || want.Status != store.Failed {
-			h.t.Fatalf("first attempt after its next one was deleted: %s", store.FormatJob(want))
+		h.clock.Advance(time.Hour)
+		h.wantChainDeleted(first, second.ID)
+	}},
+	{"ChainGoesFromItsFirstAttemptOnATie", func(h *harness) {
+		// A retry that ends in the microsecond its predecessor failed in,
+		// with a smaller id, comes first in (end time, id) order. Deleting
+		// it first left the failed attempt's link NULL: its batch counted
+		// it again (found by the pg-vs-mem differential).
+		w := h.worker()
+		first := h.running(w, "q")
+		h.fail(w, first, "x")
+		smaller := first // the same millisecond, entropy zero
+		clear(smaller[6:])
+		h.do(func(tx store.Tx) error { _, err := tx.ScheduleRetry(h.ctx, first, smaller, 0); return err })
+		h.cancel(smaller)
+		h.clock.Advance(time.Hour)
+		var n int
+		h.do(func(tx store.Tx) (err error) { n, err = tx.DeleteOldJobs(h.ctx, time.Minute, 1); return err })
+		if left := ids(h.state().Jobs); n != 1 || !slices.Equal(left, []ulid.ULID{smaller}) {
+			h.t.Fatalf("limit 1 deleted %d rows and left %v, want the first attempt %s gone and its retry %s left", n, left, first, smaller)
 		}
-		// With the link gone the failed row may be retried again.
-		h.retry(first, 0)
+		if n := h.deleteOldJobs(time.Minute); n != 1 {
+			h.t.Fatalf("the next call deleted %d rows, want the retry", n)
+		}
 	}},
 }

@@ -17,11 +17,9 @@ import (
 
 // Uncounted reports whether member row j ended for good and its batch has
 // not counted it: completed, cancelled, or failed or lost with no next
-// attempt (a snoozed row always has one). A row whose next attempt
-// retention deleted would look ended again, but retention deletes the
-// rows of a chain in the order they ended and keeps none with a next
-// attempt (it holds no sequence, nothing waits for it, it is never
-// uncounted), so the earlier row is always gone first.
+// attempt (a snoozed row always has one). A row whose next attempt was
+// deleted would look ended again, so no deletion takes a row an earlier
+// attempt names (Kept.Chained): a chain goes from its first row.
 func Uncounted(j store.Job) bool {
 	if j.Batch == (ulid.ULID{}) || j.BatchCounted {
 		return false

@@ -7,16 +7,18 @@ import (
 	"github.com/tickwork/tickwork/store"
 )
 
-// Kept is what, besides its status, keeps an ended row from deletion.
-// Retention keeps a row for the first two, however old; it never meets
-// the third, since it deletes the earlier attempts of a chain first.
+// Kept is what, besides its status, keeps an ended row from deletion,
+// for retention and an operator alike, however old the row.
 type Kept struct {
 	Awaited   bool // a waiting job waits for it
 	Uncounted bool // its batch has not counted its end yet
 	// Chained: an earlier attempt names it as its next. Deleting it
 	// would leave that attempt looking failed for good (its
 	// next_attempt_id NULL): counted again by its batch, or halting its
-	// sequence.
+	// sequence. Retention meets it too: a retry that ends in the same
+	// microsecond as the attempt before it, with a smaller id, comes
+	// first in retention's (end time, id) order, and store time may go
+	// back.
 	Chained bool
 }
 
@@ -34,7 +36,7 @@ func CheckDelete(j store.Job, k Kept) error {
 		why = "a waiting job waits for it; it goes once the leader settles that job"
 	case k.Uncounted:
 		why = "its batch has not counted it yet; it may go after the leader's next pass"
-	case k.Chained:
+	case k.Chained && !mutant.On(mutant.DeleteCutsChains):
 		why = "it retries an earlier attempt; delete that one first"
 	default:
 		return nil
