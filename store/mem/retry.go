@@ -9,7 +9,6 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/internal/mutant"
-	"github.com/tickwork/tickwork/internal/names"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
@@ -39,19 +38,16 @@ func (t *tx) RetryJobs(_ context.Context, ids, newIDs []ulid.ULID, delay time.Du
 // scheduleRetry is ScheduleRetry in a transaction checked usable.
 func (t *tx) scheduleRetry(id, newID ulid.ULID, delay time.Duration) (store.Job, error) {
 	old, ok := t.s.jobs[id]
-	switch {
-	case !ok:
-		return store.Job{}, fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
-	case old.Status != store.Failed && old.Status != store.Lost:
-		return store.Job{}, fmt.Errorf("retry job %s: it is %s: %w", id, old.Status, store.ErrConflict)
-	case old.NextAttemptID != (ulid.ULID{}):
-		return store.Job{}, fmt.Errorf("retry job %s: it already has next attempt %s: %w", id, old.NextAttemptID, store.ErrConflict)
+	r := rules.RetryOf{Found: ok}
+	if ok {
+		r.Row, r.Next = *old, old.NextAttemptID
+		_, r.IDTaken = t.s.jobs[newID]
+		if old.UniqueKey != "" {
+			r.Holder = t.s.unique[old.UniqueKey]
+		}
 	}
-	if _, taken := t.s.jobs[newID]; taken {
-		return store.Job{}, fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
-	}
-	if holder, held := t.s.unique[old.UniqueKey]; held && old.UniqueKey != "" {
-		return store.Job{}, fmt.Errorf("retry job %s: job %s holds its unique key %s: %w", id, holder, names.Quote(old.UniqueKey), store.ErrConflict)
+	if err := rules.RetryRefusal(id, newID, r); err != nil {
+		return store.Job{}, err
 	}
 	return t.insertNext(old, newID, delay, old.Attempt+1, old.Snoozes), nil
 }

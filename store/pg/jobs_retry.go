@@ -119,21 +119,9 @@ func (b *retryBatch) refusal(id, newID ulid.ULID) error {
 	if !retried {
 		next = j.NextAttemptID
 	}
-	holder, held := b.holders[j.UniqueKey]
-	switch {
-	case !ok:
-		return fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
-	case j.Status != store.Failed && j.Status != store.Lost:
-		return fmt.Errorf("retry job %s: it is %s, not failed or lost: %w", id, j.Status, store.ErrConflict)
-	case next != (ulid.ULID{}):
-		return fmt.Errorf("retry job %s: it already has a next attempt %s: %w", id, next, store.ErrConflict)
-	case b.taken[newID]:
-		// Checked here: a unique violation would abort the transaction.
-		return fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
-	case held && j.UniqueKey != "":
-		return fmt.Errorf("retry job %s: job %s holds its unique key: %w", id, holder, store.ErrConflict)
-	}
-	return nil
+	// b.taken is checked here: a unique violation would abort the
+	// transaction.
+	return rules.RetryRefusal(id, newID, rules.RetryOf{Row: j, Found: ok, Next: next, IDTaken: b.taken[newID], Holder: b.holders[j.UniqueKey]})
 }
 
 // accept records the retry of job id as newID, a row of status s, which

@@ -35,3 +35,35 @@ func SameLength(what string, ids, other int) error {
 	}
 	return nil
 }
+
+// RetryOf is what a store read for ScheduleRetry(id, newID): the row
+// (found false: none), its next attempt (one made earlier in the same
+// batch too), whether newID names a row already, and the row holding the
+// row's unique key (zero: none).
+type RetryOf struct {
+	Row     store.Job
+	Found   bool
+	Next    ulid.ULID
+	IDTaken bool
+	Holder  ulid.ULID
+}
+
+// RetryRefusal is ScheduleRetry(id, newID)'s refusal given what the
+// store read, nil when the retry may go: ErrNotFound, or ErrConflict
+// saying why. The same in every store. It names the unique key's holder,
+// not the key: a key may be made from an encrypted job's clear payload.
+func RetryRefusal(id, newID ulid.ULID, r RetryOf) error {
+	switch {
+	case !r.Found:
+		return fmt.Errorf("retry job %s: %w", id, store.ErrNotFound)
+	case r.Row.Status != store.Failed && r.Row.Status != store.Lost:
+		return fmt.Errorf("retry job %s: it is %s, not failed or lost: %w", id, r.Row.Status, store.ErrConflict)
+	case r.Next != (ulid.ULID{}):
+		return fmt.Errorf("retry job %s: it already has a next attempt %s: %w", id, r.Next, store.ErrConflict)
+	case r.IDTaken:
+		return fmt.Errorf("retry job %s as %s: duplicate id: %w", id, newID, store.ErrConflict)
+	case r.Holder != (ulid.ULID{}) && r.Row.UniqueKey != "":
+		return fmt.Errorf("retry job %s: job %s holds its unique key: %w", id, r.Holder, store.ErrConflict)
+	}
+	return nil
+}
