@@ -17,10 +17,16 @@ import (
 type sequences map[string]map[ulid.ULID]struct{}
 
 // indexSequence keeps s.sequences and s.seqHolding in step with one row
-// change.
+// change, and forgets the fronts it may move.
 func (s *Store) indexSequence(id ulid.ULID, before, after *store.Job) {
 	s.sequences.index(id, before, after, func(store.Job) bool { return true })
 	s.seqHolding.index(id, before, after, store.Job.HoldsSequence)
+	if before != nil {
+		delete(s.seqFronts, before.Sequence.Key)
+	}
+	if after != nil {
+		delete(s.seqFronts, after.Sequence.Key)
+	}
 }
 
 // index keeps q in step with one row change: a row is in q under its key
@@ -77,17 +83,19 @@ func (t *tx) placeInSequences(rows []*store.Job) {
 // sequenceHead reports whether j, available, may start as far as its
 // sequence is concerned: no row of its key runs and none earlier in
 // enqueue order holds the sequence (store.Sequence). It reads the key's
-// front from fronts, a Reserve's memo, computing it on first use: a
-// reservation skips every waiting job of a sequence, and each look at
-// all the key's rows made it quadratic in the sequence's length.
-func (s *Store) sequenceHead(j *store.Job, fronts map[string]seqFront) bool {
+// front from s.seqFronts, computing it on first use: every reservation
+// skips every waiting job of a sequence, and each look at all the key's
+// rows made it quadratic in the sequence's length. The memo lives until a
+// row of the key changes (indexSequence), as the front is a function of
+// those rows alone.
+func (s *Store) sequenceHead(j *store.Job) bool {
 	if j.Sequence.Key == "" {
 		return true
 	}
-	f, ok := fronts[j.Sequence.Key]
+	f, ok := s.seqFronts[j.Sequence.Key]
 	if !ok {
 		f = s.sequenceFront(j.Sequence.Key)
-		fronts[j.Sequence.Key] = f
+		s.seqFronts[j.Sequence.Key] = f
 	}
 	return !f.running && (f.first == nil || f.first.ID == j.ID || !before(f.first, j))
 }

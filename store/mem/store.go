@@ -64,7 +64,8 @@ type Store struct {
 	// skipBuf is Reserve's list of the entries it skipped, kept between
 	// reservations: a sequence's waiting jobs are skipped at each one.
 	skipBuf []waiting
-	// seqFronts is Reserve's memo of the sequences' fronts (sequenceHead).
+	// seqFronts memoises the sequences' fronts for Reserve until a row of
+	// their key changes (sequenceHead).
 	seqFronts map[string]seqFront
 	// keyRooms is keyRoomOf's count of each per-key-limited queue.
 	keyRooms map[string]*keyRoom
