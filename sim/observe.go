@@ -6,6 +6,17 @@ import (
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
+// procObserver hands p's core events to s.observe. It is an Observer of
+// its own, not an ObserverFunc, because an Event is over a kilobyte and
+// ObserverFunc copies it once more to call its function: for every event.
+type procObserver struct {
+	s *sim
+	p *proc
+}
+
+// Observe calls s.observe.
+func (o *procObserver) Observe(e engine.Event) { o.s.observe(o.p, &e) }
+
 // observe receives p's core events: they go to the trace and the
 // coverage marks, and, translated as a live worker's history log
 // translates them (history.Translator), to the history. The simulator's
