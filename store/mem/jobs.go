@@ -182,7 +182,7 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		}
 		if !t.s.sequenceHead(j) {
 			// Skipped too: an earlier job of its sequence holds it.
-			early = append(early, waiting{h, e})
+			t.s.park(j.Sequence.Key, waiting{h, e})
 			continue
 		}
 		after := *j

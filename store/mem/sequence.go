@@ -17,16 +17,38 @@ import (
 type sequences map[string]map[ulid.ULID]struct{}
 
 // indexSequence keeps s.sequences and s.seqHolding in step with one row
-// change, and forgets the fronts it may move.
+// change, and undoes what Reserve concluded from the key's front before.
 func (s *Store) indexSequence(id ulid.ULID, before, after *store.Job) {
 	s.sequences.index(id, before, after, func(store.Job) bool { return true })
 	s.seqHolding.index(id, before, after, store.Job.HoldsSequence)
 	if before != nil {
-		delete(s.seqFronts, before.Sequence.Key)
+		s.frontMoved(before.Sequence.Key)
 	}
 	if after != nil {
-		delete(s.seqFronts, after.Sequence.Key)
+		s.frontMoved(after.Sequence.Key)
 	}
+}
+
+// frontMoved forgets key's memoised front and puts the entries parked
+// behind it back in their heaps: a change to a row of the key is the only
+// thing that can let one of them start.
+func (s *Store) frontMoved(key string) {
+	if key == "" {
+		return
+	}
+	delete(s.seqFronts, key)
+	for _, w := range s.parked[key] {
+		w.heap.push(w.entry)
+	}
+	delete(s.parked, key)
+}
+
+// park takes w, an available row of sequence key that sequenceHead refused,
+// out of Reserve's way until a row of key changes (frontMoved). Pushed
+// back after each reservation instead, a sequence's whole backlog was
+// popped and pushed again by every one.
+func (s *Store) park(key string, w waiting) {
+	s.parked[key] = append(s.parked[key], w)
 }
 
 // index keeps q in step with one row change: a row is in q under its key
