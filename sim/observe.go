@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
@@ -25,7 +26,8 @@ func (o *procObserver) Observe(e engine.Event) { o.s.observe(o.p, &e) }
 // transaction stamped keeps that transaction's store time, as its commit.
 func (s *sim) observe(p *proc, e *engine.Event) {
 	s.noteObserved(p, e)
-	if h, ok := p.history.Translate(e); ok {
+	var h props.Event
+	if p.history.Translate(e, &h) {
 		h.Process = p.name
 		if !s.interleaving() {
 			h.Time = time.Time{}
