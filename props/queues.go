@@ -171,7 +171,7 @@ func (c *Checker) checkPriority(e *Event, r JobRow) {
 	}
 	for id := range c.queues.available[r.Queue] {
 		k := &c.jobs[id].row
-		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) && !c.keyHeld(r.Queue, k.PartitionKey) && !c.sequenceHeld(id) {
+		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) && !c.keyHeld(r.Queue, k.PartitionKey) && !c.sequenceHeld(k) {
 			c.report(Priorities, fmt.Sprintf("job %s of priority %d reserved while job %s of priority %d stayed available in queue %s",
 				r.ID, r.Priority, k.ID, k.Priority, r.Queue), withJobs(r, *k))
 			return
