@@ -123,6 +123,9 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 		}
 		break
 	}
+	if len(h.running) == 0 { // as mostly: spare a range's setup
+		return first
+	}
 	for id := range h.running { // the least: map order decides nothing
 		if o := &c.jobs[id].row; o.ID != r.ID && (first == nil || placeOrder(o, first) < 0) {
 			first = o
