@@ -19,8 +19,8 @@ type sequences map[string]map[ulid.ULID]struct{}
 // indexSequence keeps s.sequences and s.seqHolding in step with one row
 // change, and undoes what Reserve concluded from the key's front before.
 func (s *Store) indexSequence(id ulid.ULID, before, after *store.Job) {
-	s.sequences.index(id, before, after, func(store.Job) bool { return true })
-	s.seqHolding.index(id, before, after, store.Job.HoldsSequence)
+	s.sequences.index(id, before, after, func(*store.Job) bool { return true })
+	s.seqHolding.index(id, before, after, func(j *store.Job) bool { return j.HoldsSequence() })
 	if before != nil {
 		s.frontMoved(before.Sequence.Key)
 	}
@@ -53,7 +53,7 @@ func (s *Store) park(key string, w waiting) {
 
 // index keeps q in step with one row change: a row is in q under its key
 // while keep says so.
-func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(store.Job) bool) {
+func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(*store.Job) bool) {
 	if before != nil && before.Sequence.Key != "" {
 		rows := q[before.Sequence.Key]
 		delete(rows, id)
@@ -61,7 +61,7 @@ func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(store
 			delete(q, before.Sequence.Key)
 		}
 	}
-	if after != nil && after.Sequence.Key != "" && keep(*after) {
+	if after != nil && after.Sequence.Key != "" && keep(after) {
 		rows := q[after.Sequence.Key]
 		if rows == nil {
 			rows = map[ulid.ULID]struct{}{}

@@ -22,7 +22,7 @@ import (
 // rows of a chain in the order they ended and keeps none with a next
 // attempt (it holds no sequence, nothing waits for it, it is never
 // uncounted), so the earlier row is always gone first.
-func Uncounted(j store.Job) bool {
+func Uncounted(j *store.Job) bool {
 	if j.Batch == (ulid.ULID{}) || j.BatchCounted {
 		return false
 	}
@@ -30,7 +30,7 @@ func Uncounted(j store.Job) bool {
 	case store.Completed, store.Cancelled:
 		return true
 	case store.Failed, store.Lost:
-		_, retried := NextOf(j)
+		_, retried := NextOf(*j)
 		return !retried || mutant.On(mutant.BatchCountsRetried)
 	}
 	return false
