@@ -51,7 +51,8 @@ func TestTranslate(t *testing.T) {
 		{engine.Event{Kind: engine.EventJobCancelled, Worker: w, Job: j, Reason: engine.CancelByNotification},
 			props.Event{Kind: props.ExecCancelled, Worker: w, Job: j.ID}, true},
 	} {
-		got, ok := tr.Translate(&c.in)
+		var got props.Event
+		ok := tr.Translate(&c.in, &got)
 		if ok != c.ok || (ok && got.String() != c.want.String()) {
 			t.Errorf("event %d (%s): got %v %s, want %v %s", i, c.in.Kind, ok, got.String(), c.ok, c.want.String())
 		}

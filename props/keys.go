@@ -66,8 +66,11 @@ func (ki *keyIndex) indexKeys(id ulid.ULID, before, after *JobRow) {
 // keyHeld reports whether a job of queue with key must wait for its key's
 // limit as the events stepped so far leave it.
 func (c *Checker) keyHeld(queue, key string) bool {
+	if key == "" { // most jobs: no need to look the queue up
+		return false
+	}
 	limit := c.queues.rows[queue].KeyLimit
-	return limit > 0 && key != "" && c.partitions.running[queueKey{queue, key}] >= limit
+	return limit > 0 && c.partitions.running[queueKey{queue, key}] >= limit
 }
 
 // KeyLoad returns how many of queue's jobs with key run and the queue's
@@ -118,7 +121,7 @@ func (c *Checker) checkQueueFairness(e *Event, queue string, reserved []ulid.ULI
 	for id := range c.queues.available[queue] {
 		w := &c.jobs[id].row
 		var r *JobRow
-		if !w.ScheduledAt.After(e.Time) && !c.keyHeld(queue, w.PartitionKey) && !c.sequenceHeld(id) {
+		if !w.ScheduledAt.After(e.Time) && !c.keyHeld(queue, w.PartitionKey) && !c.sequenceHeld(w) {
 			r = c.overtaker(w, reserved)
 		}
 		if r == nil {
@@ -165,9 +168,8 @@ func sortsBefore(a, b *JobRow) bool {
 }
 
 // keyReservable reports whether a pass at store time at could reserve
-// job id of queue as far as its key is concerned (see reservable).
-func (c *Checker) keyReservable(queue string, id ulid.ULID, at time.Time) bool {
-	r := &c.jobs[id].row
+// row r of queue as far as its key is concerned (see reservable).
+func (c *Checker) keyReservable(queue string, r *JobRow, at time.Time) bool {
 	return !r.ScheduledAt.After(at) && !c.keyHeld(queue, r.PartitionKey)
 }
 

@@ -35,13 +35,18 @@ import (
 type queueIndex struct {
 	rows      map[string]QueueRow
 	running   map[string]int
-	available map[string]map[ulid.ULID]struct{}
-	rates     map[string]*RateWindow
+	available map[string]map[ulid.ULID]int // each queue's available rows, with their priority
+	// priorities counts each queue's available rows by priority: a
+	// reservation's check of Priorities scans the queue's backlog only if
+	// a smaller priority number than its row's is available at all,
+	// which the reservations, taking the smallest first, seldom leave.
+	priorities map[string]map[int]int
+	rates      map[string]*RateWindow
 }
 
 func newQueueIndex() queueIndex {
-	return queueIndex{rows: map[string]QueueRow{}, running: map[string]int{}, available: map[string]map[ulid.ULID]struct{}{},
-		rates: map[string]*RateWindow{}}
+	return queueIndex{rows: map[string]QueueRow{}, running: map[string]int{}, available: map[string]map[ulid.ULID]int{},
+		priorities: map[string]map[int]int{}, rates: map[string]*RateWindow{}}
 }
 
 // QueueLoad returns how many of queue's jobs run and its limit (0 for
@@ -67,7 +72,7 @@ func (qi *queueIndex) indexJob(id ulid.ULID, before, after *JobRow) {
 		case Running:
 			qi.running[before.Queue]--
 		case Available:
-			delete(qi.available[before.Queue], id)
+			qi.dropAvailable(before.Queue, id)
 		}
 	}
 	if after != nil {
@@ -78,14 +83,46 @@ func (qi *queueIndex) indexJob(id ulid.ULID, before, after *JobRow) {
 				w.Start(after.StartedAt)
 			}
 		case Available:
-			m := qi.available[after.Queue]
-			if m == nil {
-				m = map[ulid.ULID]struct{}{}
-				qi.available[after.Queue] = m
-			}
-			m[id] = struct{}{}
+			qi.addAvailable(after.Queue, id, after.Priority)
 		}
 	}
+}
+
+// addAvailable notes row id of queue, of priority pri, as available.
+func (qi *queueIndex) addAvailable(queue string, id ulid.ULID, pri int) {
+	qi.dropAvailable(queue, id) // a history that repeats a row must not count it twice
+	m := qi.available[queue]
+	if m == nil {
+		m = map[ulid.ULID]int{}
+		qi.available[queue] = m
+		qi.priorities[queue] = map[int]int{}
+	}
+	m[id] = pri
+	qi.priorities[queue][pri]++
+}
+
+// dropAvailable notes that row id of queue is no longer available.
+func (qi *queueIndex) dropAvailable(queue string, id ulid.ULID) {
+	pri, ok := qi.available[queue][id]
+	if !ok {
+		return
+	}
+	delete(qi.available[queue], id)
+	counts := qi.priorities[queue]
+	if counts[pri]--; counts[pri] == 0 {
+		delete(counts, pri)
+	}
+}
+
+// smallerAvailable reports whether a row of queue with a smaller priority
+// number than pri is available.
+func (qi *queueIndex) smallerAvailable(queue string, pri int) bool {
+	for p := range qi.priorities[queue] {
+		if p < pri {
+			return true
+		}
+	}
+	return false
 }
 
 // checkReservations checks the rows the commit reserved against the
@@ -129,9 +166,12 @@ func (c *Checker) checkReservations(e *Event, sc *commitScope) {
 // number should have had reserved before r. The available rows are few
 // (a queue's backlog), so a scan is fine.
 func (c *Checker) checkPriority(e *Event, r JobRow) {
+	if !c.queues.smallerAvailable(r.Queue, r.Priority) {
+		return
+	}
 	for id := range c.queues.available[r.Queue] {
 		k := &c.jobs[id].row
-		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) && !c.keyHeld(r.Queue, k.PartitionKey) && !c.sequenceHeld(id) {
+		if k.Priority < r.Priority && !k.ScheduledAt.After(e.Time) && !c.keyHeld(r.Queue, k.PartitionKey) && !c.sequenceHeld(k) {
 			c.report(Priorities, fmt.Sprintf("job %s of priority %d reserved while job %s of priority %d stayed available in queue %s",
 				r.ID, r.Priority, k.ID, k.Priority, r.Queue), withJobs(r, *k))
 			return

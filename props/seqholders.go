@@ -56,6 +56,12 @@ func (c *Checker) inOrder(key string) []*JobRow {
 	if h == nil {
 		return nil
 	}
+	return c.ordered(h)
+}
+
+// ordered returns h's rows by (place, id), sorting them only after a
+// change.
+func (c *Checker) ordered(h *holders) []*JobRow {
 	if h.order == nil {
 		h.order = make([]*JobRow, 0, len(h.ids))
 		for id := range h.ids {
@@ -69,12 +75,4 @@ func (c *Checker) inOrder(key string) []*JobRow {
 // placeOrder orders rows by place, then id.
 func placeOrder(a, b *JobRow) int {
 	return cmp.Or(cmp.Compare(a.Sequence.Pos, b.Sequence.Pos), a.ID.Compare(b.ID))
-}
-
-// runningHolders returns key's running holding rows, in no set order.
-func (c *Checker) runningHolders(key string) map[ulid.ULID]struct{} {
-	if h := c.seqHolders[key]; h != nil {
-		return h.running
-	}
-	return nil
 }

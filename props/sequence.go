@@ -109,8 +109,12 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 	}
 	// The first by (place, id) of the holding rows placed before r, and of
 	// the running ones.
+	h := c.seqHolders[r.Sequence.Key]
+	if h == nil {
+		return nil
+	}
 	var first *JobRow
-	for _, o := range c.inOrder(r.Sequence.Key) {
+	for _, o := range c.ordered(h) {
 		if o.ID == r.ID {
 			continue
 		}
@@ -119,7 +123,10 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 		}
 		break
 	}
-	for id := range c.runningHolders(r.Sequence.Key) { // the least: map order decides nothing
+	if len(h.running) == 0 { // as mostly: spare a range's setup
+		return first
+	}
+	for id := range h.running { // the least: map order decides nothing
 		if o := &c.jobs[id].row; o.ID != r.ID && (first == nil || placeOrder(o, first) < 0) {
 			first = o
 		}
@@ -127,10 +134,9 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 	return first
 }
 
-// sequenceHeld reports whether row id waits for its sequence: a
+// sequenceHeld reports whether row r waits for its sequence: a
 // reservation may not take it.
-func (c *Checker) sequenceHeld(id ulid.ULID) bool {
-	r := &c.jobs[id].row
+func (c *Checker) sequenceHeld(r *JobRow) bool {
 	return r.Sequence.Key != "" && c.sequenceBlocker(r) != nil
 }
 

@@ -139,7 +139,10 @@ func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
 	var first ulid.ULID
 	found := false
 	for id := range c.queues.available[queue] {
-		if found && id.Compare(first) >= 0 || !c.keyReservable(queue, id, at) || c.sequenceHeld(id) {
+		if found && id.Compare(first) >= 0 {
+			continue
+		}
+		if r := &c.jobs[id].row; !c.keyReservable(queue, r, at) || c.sequenceHeld(r) {
 			continue
 		}
 		first, found = id, true

@@ -140,7 +140,7 @@ func (f *faultStore) run(tx store.Tx) error {
 
 // draw decides whether fault kind k strikes this transaction, counting it.
 func (f *faultStore) draw(k FaultKind) bool {
-	if !f.s.sc.On(k) || !f.s.procRand(f.p, k).Chance(f.s.sc.Rate(k)) {
+	if fs := f.s.sc.fault(k); fs == nil || !fs.On || !f.s.procRand(f.p, k).Chance(fs.Rate) {
 		return false
 	}
 	f.s.count(k)

@@ -66,7 +66,7 @@ func (s *sim) keyLimit(first bool) {
 // per-key limit while a ready job of the queue waits for its key's limit:
 // the reservation had to skip over it. Once noted, it costs nothing more.
 func (s *sim) keyLimitMark(e *props.Event) {
-	if s.res.Marks.Has(MarkKeyLimitHeld) || !s.sc.On(KeyLimits) {
+	if len(e.Jobs) == 0 || s.res.Marks.Has(MarkKeyLimitHeld) || !s.sc.On(KeyLimits) { // most events change no job
 		return
 	}
 	for _, ch := range e.Jobs {

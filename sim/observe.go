@@ -3,8 +3,20 @@ package sim
 import (
 	"time"
 
+	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker/engine"
 )
+
+// procObserver hands p's core events to s.observe. It is an Observer of
+// its own, not an ObserverFunc, because an Event is over a kilobyte and
+// ObserverFunc copies it once more to call its function: for every event.
+type procObserver struct {
+	s *sim
+	p *proc
+}
+
+// Observe calls s.observe.
+func (o *procObserver) Observe(e engine.Event) { o.s.observe(o.p, &e) }
 
 // observe receives p's core events: they go to the trace and the
 // coverage marks, and, translated as a live worker's history log
@@ -14,7 +26,8 @@ import (
 // transaction stamped keeps that transaction's store time, as its commit.
 func (s *sim) observe(p *proc, e *engine.Event) {
 	s.noteObserved(p, e)
-	if h, ok := p.history.Translate(e); ok {
+	var h props.Event
+	if p.history.Translate(e, &h) {
 		h.Process = p.name
 		if !s.interleaving() {
 			h.Time = time.Time{}

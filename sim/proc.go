@@ -181,7 +181,7 @@ func (s *sim) startProc(p *proc, inc int) {
 		return
 	}
 	rnd := s.master.Child("core").ChildN(p.name, p.inc)
-	core, err := engine.NewCore(p.store, s.cfg, rnd, engine.ObserverFunc(func(e engine.Event) { s.observe(p, &e) }))
+	core, err := engine.NewCore(p.store, s.cfg, rnd, &procObserver{s, p})
 	if err != nil {
 		s.stop(nil, fmt.Errorf("seed %d: %s: new core: %w", s.sc.Seed, p.name, err))
 		return

@@ -69,7 +69,7 @@ func (s *sim) releaseSequence() {
 // sequenceMark notes a commit that left a job halting its sequence with a
 // later job of the sequence waiting. Once noted, it costs nothing more.
 func (s *sim) sequenceMark(e *props.Event) {
-	if s.res.Marks.Has(MarkSequenceHalted) || !s.sc.On(Sequences) {
+	if len(e.Jobs) == 0 || s.res.Marks.Has(MarkSequenceHalted) || !s.sc.On(Sequences) { // most events change no job
 		return
 	}
 	for _, ch := range e.Jobs {

@@ -79,7 +79,8 @@ func newHistoryLog(out io.Writer, process string) *historyLog {
 // judged (a live history sets no PollBound nor WakeBound), and they would
 // be three lines a tick.
 func (h *historyLog) Observe(e engine.Event) {
-	ev, ok := h.tr.Translate(&e)
+	var ev props.Event
+	ok := h.tr.Translate(&e, &ev)
 	if ok && (ev.Kind == props.TickStarted || ev.Kind == props.Waiting || ev.Kind == props.Notified ||
 		ev.Kind == props.JobPass) {
 		ok = false

@@ -22,10 +22,10 @@ type batchBefore struct {
 // indexUncounted keeps uncounted = the member rows that ended for good
 // and that their batch has not counted (rules.Uncounted).
 func (s *Store) indexUncounted(id ulid.ULID, before, after *store.Job) {
-	if before != nil && rules.Uncounted(*before) {
+	if before != nil && rules.Uncounted(before) {
 		delete(s.uncounted, id)
 	}
-	if after != nil && rules.Uncounted(*after) {
+	if after != nil && rules.Uncounted(after) {
 		s.uncounted[id] = true
 	}
 }

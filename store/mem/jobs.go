@@ -157,8 +157,6 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		t.s.skipBuf = early[:0]
 	}()
 	open := t.s.openQueues(worker, queues, t.now)
-	fronts := t.s.seqFronts
-	clear(fronts)
 	for len(out) < limit {
 		i := t.s.nextAvailable(open)
 		if i < 0 {
@@ -182,9 +180,9 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 			}
 			continue
 		}
-		if !t.s.sequenceHead(j, fronts) {
+		if !t.s.sequenceHead(j) {
 			// Skipped too: an earlier job of its sequence holds it.
-			early = append(early, waiting{h, e})
+			t.s.park(j.Sequence.Key, waiting{h, e})
 			continue
 		}
 		after := *j
@@ -195,10 +193,6 @@ func (t *tx) Reserve(_ context.Context, worker ulid.ULID, queues []string, limit
 		out = append(out, export(&after))
 		t.takeSlot(j.Queue, worker)
 		open[i].keyTaken(j.PartitionKey)
-		if f, ok := fronts[j.Sequence.Key]; ok {
-			f.running = true // the head now runs
-			fronts[j.Sequence.Key] = f
-		}
 		if open[i].room--; open[i].room == 0 {
 			open = slices.Delete(open, i, i+1)
 		}

@@ -17,15 +17,43 @@ import (
 type sequences map[string]map[ulid.ULID]struct{}
 
 // indexSequence keeps s.sequences and s.seqHolding in step with one row
-// change.
+// change, and undoes what Reserve concluded from the key's front before.
 func (s *Store) indexSequence(id ulid.ULID, before, after *store.Job) {
-	s.sequences.index(id, before, after, func(store.Job) bool { return true })
-	s.seqHolding.index(id, before, after, store.Job.HoldsSequence)
+	s.sequences.index(id, before, after, func(*store.Job) bool { return true })
+	s.seqHolding.index(id, before, after, func(j *store.Job) bool { return j.HoldsSequence() })
+	if before != nil {
+		s.frontMoved(before.Sequence.Key)
+	}
+	if after != nil {
+		s.frontMoved(after.Sequence.Key)
+	}
+}
+
+// frontMoved forgets key's memoised front and puts the entries parked
+// behind it back in their heaps: a change to a row of the key is the only
+// thing that can let one of them start.
+func (s *Store) frontMoved(key string) {
+	if key == "" {
+		return
+	}
+	delete(s.seqFronts, key)
+	for _, w := range s.parked[key] {
+		w.heap.push(w.entry)
+	}
+	delete(s.parked, key)
+}
+
+// park takes w, an available row of sequence key that sequenceHead refused,
+// out of Reserve's way until a row of key changes (frontMoved). Pushed
+// back after each reservation instead, a sequence's whole backlog was
+// popped and pushed again by every one.
+func (s *Store) park(key string, w waiting) {
+	s.parked[key] = append(s.parked[key], w)
 }
 
 // index keeps q in step with one row change: a row is in q under its key
 // while keep says so.
-func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(store.Job) bool) {
+func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(*store.Job) bool) {
 	if before != nil && before.Sequence.Key != "" {
 		rows := q[before.Sequence.Key]
 		delete(rows, id)
@@ -33,7 +61,7 @@ func (q sequences) index(id ulid.ULID, before, after *store.Job, keep func(store
 			delete(q, before.Sequence.Key)
 		}
 	}
-	if after != nil && after.Sequence.Key != "" && keep(*after) {
+	if after != nil && after.Sequence.Key != "" && keep(after) {
 		rows := q[after.Sequence.Key]
 		if rows == nil {
 			rows = map[ulid.ULID]struct{}{}
@@ -77,17 +105,19 @@ func (t *tx) placeInSequences(rows []*store.Job) {
 // sequenceHead reports whether j, available, may start as far as its
 // sequence is concerned: no row of its key runs and none earlier in
 // enqueue order holds the sequence (store.Sequence). It reads the key's
-// front from fronts, a Reserve's memo, computing it on first use: a
-// reservation skips every waiting job of a sequence, and each look at
-// all the key's rows made it quadratic in the sequence's length.
-func (s *Store) sequenceHead(j *store.Job, fronts map[string]seqFront) bool {
+// front from s.seqFronts, computing it on first use: every reservation
+// skips every waiting job of a sequence, and each look at all the key's
+// rows made it quadratic in the sequence's length. The memo lives until a
+// row of the key changes (indexSequence), as the front is a function of
+// those rows alone.
+func (s *Store) sequenceHead(j *store.Job) bool {
 	if j.Sequence.Key == "" {
 		return true
 	}
-	f, ok := fronts[j.Sequence.Key]
+	f, ok := s.seqFronts[j.Sequence.Key]
 	if !ok {
 		f = s.sequenceFront(j.Sequence.Key)
-		fronts[j.Sequence.Key] = f
+		s.seqFronts[j.Sequence.Key] = f
 	}
 	return !f.running && (f.first == nil || f.first.ID == j.ID || !before(f.first, j))
 }

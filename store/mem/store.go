@@ -62,9 +62,13 @@ type Store struct {
 	// because every reservation needs one.
 	openBuf []openQueue
 	// skipBuf is Reserve's list of the entries it skipped, kept between
-	// reservations: a sequence's waiting jobs are skipped at each one.
+	// reservations: a key at its limit has its jobs skipped at each one.
 	skipBuf []waiting
-	// seqFronts is Reserve's memo of the sequences' fronts (sequenceHead).
+	// parked holds, per sequence key, the available-heap entries Reserve
+	// took out because an earlier row of the key holds it (park).
+	parked map[string][]waiting
+	// seqFronts memoises the sequences' fronts for Reserve until a row of
+	// their key changes (sequenceHead).
 	seqFronts map[string]seqFront
 	// keyRooms is keyRoomOf's count of each per-key-limited queue.
 	keyRooms map[string]*keyRoom
@@ -92,6 +96,7 @@ func New(now func() time.Time) *Store {
 		workers:    map[ulid.ULID]*store.Worker{},
 		schedules:  map[string]*store.Schedule{},
 		seqFronts:  map[string]seqFront{},
+		parked:     map[string][]waiting{},
 	}
 }
 

@@ -30,7 +30,7 @@ func MigrateFiles(ctx context.Context, s *Store, fsys fs.FS) (MigrateResult, err
 // TablesCreated lists the tables of each embedded migration.
 func TablesCreated() [][]string {
 	var out [][]string
-	for _, m := range migrations {
+	for _, m := range migrations() {
 		out = append(out, m.tables)
 	}
 	return out
@@ -40,7 +40,7 @@ func TablesCreated() [][]string {
 // earlier one created.
 func TablesDropped() [][]string {
 	var out [][]string
-	for _, m := range migrations {
+	for _, m := range migrations() {
 		out = append(out, m.dropped)
 	}
 	return out

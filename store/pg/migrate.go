@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -28,8 +29,12 @@ type migration struct {
 	tables, dropped []string
 }
 
-// migrations are the embedded files in version order.
-var migrations = mustLoadMigrations(migrationFiles)
+// migrations returns the embedded files in version order. They are read
+// on first use, not at init: finding the tables each creates runs a
+// regular expression over all of their SQL, which cost every program
+// importing the package (the simulator among them) ~20M instructions at
+// start.
+var migrations = sync.OnceValue(func() []migration { return mustLoadMigrations(migrationFiles) })
 
 var migrationName = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.sql$`)
 
@@ -95,7 +100,7 @@ func tablesCreated(sql string) (created, dropped []string) {
 }
 
 // SchemaVersion is the migration version this package's code needs.
-func SchemaVersion() int { return len(migrations) }
+func SchemaVersion() int { return len(migrations()) }
 
 // Errors of Migrate and CheckMigrated a caller can test with errors.Is.
 var (
@@ -147,7 +152,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 // and left as it is; so is one that records a migration whose tables are
 // gone (ErrSchemaDamaged).
 func (s *Store) ApplyMigrations(ctx context.Context) (MigrateResult, error) {
-	return s.migrate(ctx, migrations)
+	return s.migrate(ctx, migrations())
 }
 
 func (s *Store) migrate(ctx context.Context, list []migration) (MigrateResult, error) {
@@ -275,14 +280,14 @@ func (s *Store) checkTables(ctx context.Context, db querier, list []migration, v
 func (s *Store) CheckMigrated(ctx context.Context) error {
 	applied, err := s.appliedVersions(ctx, s.pool)
 	if err == nil {
-		err = newerThan(applied, migrations)
+		err = newerThan(applied, migrations())
 	}
 	if err == nil && len(applied) < SchemaVersion() {
 		v := slices.Max(append(applied, 0))
 		err = fmt.Errorf("%w: it is at migration %d, this code needs %d (call Migrate)", ErrNotMigrated, v, SchemaVersion())
 	}
 	if err == nil {
-		err = s.checkTables(ctx, s.pool, migrations, SchemaVersion())
+		err = s.checkTables(ctx, s.pool, migrations(), SchemaVersion())
 	}
 	if err != nil {
 		return fmt.Errorf("check schema %s: %w", s.target, err)

@@ -24,7 +24,7 @@ func (s *Store) MigrationScript(ctx context.Context) (string, []Migration, error
 		if applied, err = s.appliedVersions(ctx, s.pool); err != nil {
 			return "", nil, fmt.Errorf("print migrations for %s: %w", s.target, err)
 		}
-		if err := newerThan(applied, migrations); err != nil {
+		if err := newerThan(applied, migrations()); err != nil {
 			return "", nil, fmt.Errorf("print migrations for %s: %w", s.target, err)
 		}
 	}
@@ -32,7 +32,7 @@ func (s *Store) MigrationScript(ctx context.Context) (string, []Migration, error
 	fmt.Fprintf(&b, "CREATE SCHEMA IF NOT EXISTS %s;\n", s.ident)
 	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());\n", s.ident)
 	var pending []Migration
-	for _, m := range migrations {
+	for _, m := range migrations() {
 		if slices.Contains(applied, m.version) {
 			continue
 		}

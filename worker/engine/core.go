@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	"github.com/robfig/cron/v3"
 
 	"github.com/tickwork/tickwork/clockrng"
 	"github.com/tickwork/tickwork/internal/mutant"
@@ -41,7 +40,7 @@ type Core struct {
 	idRand, pollRand, backoffRand *clockrng.Rand
 
 	schedules []ScheduleSpec // sorted by name
-	crons     map[string]cron.Schedule
+	crons     map[string]*cronTimes
 	noNext    map[string]bool // schedules reported to have no next cron time
 
 	id           ulid.ULID // zero until registered, and after being declared dead
@@ -140,7 +139,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 	c := &Core{
 		st: st, cfg: cfg, obs: obs,
 		idRand: rnd.Child("ids"), pollRand: rnd.Child("poll"), backoffRand: rnd.Child("backoff"),
-		crons:     map[string]cron.Schedule{},
+		crons:     map[string]*cronTimes{},
 		noNext:    map[string]bool{},
 		executing: map[ulid.ULID]*store.Job{},
 		stopped:   map[ulid.ULID]bool{},
@@ -152,7 +151,8 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 	c.schedules = slices.Clone(cfg.Schedules)
 	slices.SortFunc(c.schedules, func(a, b ScheduleSpec) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range c.schedules {
-		c.crons[s.Name], _ = parseCron(s.Cron) // Validate checked it
+		sched, _ := parseCron(s.Cron) // Validate checked it
+		c.crons[s.Name] = &cronTimes{sched: sched}
 	}
 	return c, nil
 }

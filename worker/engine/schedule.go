@@ -84,7 +84,7 @@ func (c *Core) lastRunActive(ctx context.Context, tx store.Tx, id ulid.ULID, now
 // another row holds the schedule's unique key, nothing is enqueued: the
 // schedule is advanced past that cron time, still pointing at its last run.
 func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleSpec, row store.Schedule) error {
-	at, ok := nextRun(c.crons[s.Name], now)
+	at, ok := c.crons[s.Name].next(now)
 	if !ok {
 		c.noNextTime(s, now)
 		return nil

@@ -221,8 +221,8 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	if err == nil {
 		// After the starts, so that a history counts the places the pass
 		// left free as its process's open executions (property 22).
-		asked.Count = len(reserved)
-		c.emit(asked)
+		c.emit(Event{Kind: EventJobPass, Worker: id, StoreTime: asked.storeTime, Queues: asked.queues, Limit: asked.limit,
+			Count: len(reserved)})
 	}
 	return start, err
 }
@@ -257,12 +257,21 @@ func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
 	return recovered, nil
 }
 
+// passAsked is what a job pass asked the store for: its EventJobPass but
+// for the count reserved. It is not that Event, over a kilobyte, which
+// completeAndReserve would copy out at every pass.
+type passAsked struct {
+	queues    []string
+	limit     int
+	storeTime time.Time // zero when the pass ran no transaction
+}
+
 // completeAndReserve runs the store.JobPass: a heartbeat when due, the
 // successes, the cancel check when due, and a reservation of
 // min(MaxFetch, MaxConcurrent − running).
 // A worker found dead is reported with a deadError once the committed
-// completions are noted. asked is the EventJobPass of what it asked for.
-func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) (reserved []store.Job, asked Event, err error) {
+// completions are noted. asked is what it asked for, for the EventJobPass.
+func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered int) (reserved []store.Job, asked passAsked, err error) {
 	// Recovered jobs were read in a transaction before this one: a
 	// heartbeat proves the worker was not declared dead (and its jobs
 	// rescued) since, or the pass fails and they are read again.
@@ -283,9 +292,8 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	if !c.shuttingDown {
 		p.Queues, p.Limit = c.cfg.Queues, limit
 	}
-	asked = Event{Kind: EventJobPass, Worker: id}
 	if p.Reserves() { // a pass under no worker (its registration failed) reserves nothing
-		asked.Queues, asked.Limit = p.Queues, p.Limit
+		asked.queues, asked.limit = p.Queues, p.Limit
 	}
 	if p.Empty() {
 		return nil, asked, nil
@@ -302,7 +310,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 		}
 		return nil, asked, err
 	}
-	asked.StoreTime = res.Now
+	asked.storeTime = res.Now
 	if p.Heartbeat && !res.Dead {
 		c.lastHeartbeat = c.now
 		c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: res.Now})

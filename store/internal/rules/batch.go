@@ -20,7 +20,7 @@ import (
 // attempt (a snoozed row always has one). A row whose next attempt was
 // deleted would look ended again, so no deletion takes a row an earlier
 // attempt names (Kept.Chained): a chain goes from its first row.
-func Uncounted(j store.Job) bool {
+func Uncounted(j *store.Job) bool {
 	if j.Batch == (ulid.ULID{}) || j.BatchCounted {
 		return false
 	}
@@ -28,7 +28,7 @@ func Uncounted(j store.Job) bool {
 	case store.Completed, store.Cancelled:
 		return true
 	case store.Failed, store.Lost:
-		_, retried := NextOf(j)
+		_, retried := NextOf(*j)
 		return !retried || mutant.On(mutant.BatchCountsRetried)
 	}
 	return false
