@@ -125,7 +125,7 @@ var publicAPI = map[string][]string{
 		"MaxSequenceKeyBytes", "Sequence", "Sequence.String", "SequenceWait",
 		"MaxUniqueKeyBytes", "MinPriority,MaxPriority", "MinRatePeriod,MaxRatePeriod",
 		"MinTime,MaxTime", "NewJob", "NewJob.CoveredStatuses", "Notification", "Queue",
-		"Queue.Controlled", "Queue.NeedsRow", "RedrivePage", "AllQueues", "QueueChange", "QueueChange.Name", "QueueChange.Wakes", "QueueStats",
+		"Queue.Controlled", "Queue.NeedsRow", "Queue.History", "HistoryKeep,HistoryNone", "ParseHistory", "RedrivePage", "AllQueues", "QueueChange", "QueueChange.Name", "QueueChange.Wakes", "QueueStats",
 		"Queues", "RunJobPass", "Schedule", "ScheduleChange", "ScheduleChange.Name",
 		"Scheduled,Available,Running,Completed,Failed,Lost,Cancelled,Snoozed,Waiting", "Schedules",
 		"Snapshot", "State", "State.Equal", "State.JobsIn", "State.String", "Status",

@@ -46,6 +46,7 @@ var Names = []string{
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
 	DeleteUnended,
+	HistoryIgnored,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -174,6 +175,10 @@ const (
 	// DeleteUnended: both stores let an operator delete a job that has
 	// not ended, so a running job's row vanishes under its worker.
 	DeleteUnended = "delete-unended"
+	// HistoryIgnored: the in-memory store's completion deletes a row that
+	// nothing else keeps whatever its queue's history setting, so a queue
+	// that keeps history loses its completed rows before retention.
+	HistoryIgnored = "history-ignored"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

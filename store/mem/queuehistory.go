@@ -1,0 +1,29 @@
+package mem
+
+import (
+	"context"
+
+	"github.com/tickwork/tickwork/internal/mutant"
+	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/store/internal/rules"
+)
+
+// SetQueueHistory sets whether the queue keeps its completed rows.
+func (t *tx) SetQueueHistory(_ context.Context, name string, keep bool) error {
+	return t.editQueue("history", name, rules.HistoryEdit(keep))
+}
+
+// deletesAtCompletion reports whether completing running row j, leaving
+// done, deletes it: its queue keeps no history and
+// rules.DeletesAtCompletion lets it go, judged on the rows as the
+// completion finds them.
+func (t *tx) deletesAtCompletion(j *store.Job, done store.Job) bool {
+	q := t.s.queues[j.Queue]
+	if (q == nil || !q.NoHistory) && !mutant.On(mutant.HistoryIgnored) {
+		return false
+	}
+	_, chained := t.s.prevOf[j.ID]
+	k := t.kept(j.ID)
+	k.Chained = chained
+	return rules.DeletesAtCompletion(done, k)
+}
