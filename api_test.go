@@ -144,7 +144,7 @@ var publicAPI = map[string][]string{
 		"DefaultBulkBatch,MaxBulkBatch", "MaxBulkRefusals", "CallbackOptions", "EnqueueBatch", "Client", "Client.Bulk", "Client.Cancel", "Client.DeleteJob", "Client.Retry", "Client.ListQueues", "Client.OnEnqueue",
 		"Client.PauseAll", "Client.ResumeAll", "Client.PausedAll", "Client.SetEncryption", "Encrypted",
 		"Client.PauseQueue", "Client.ResumeQueue", "Client.SetQueueKeyLimit", "Client.SetQueueLimit",
-		"Client.Redrive", "Client.SetQueueDeadLetter", "DeadLetter",
+		"Client.Redrive", "Client.SetQueueDeadLetter", "DeadLetter", "Client.SetQueueHistory",
 		"Client.SetQueueRate", "Client.SkipJob", "SequenceContinuesOnFailure", "SequenceKey", "Config", "Decision", "DecisionOf", "DefaultConfig", "Enqueue", "PartitionKey", "PartitionKeyFrom",
 		"EnqueueHook", "EnqueueMany", "EnqueueOption", "EnqueueTx", "EnqueuePgxTx", "ErrJobCancelled", "ErrShutdownCancel",
 		"ErrJobLost,ErrReleased", "FailJob", "Handle", "HandlerOption", "Job",
