@@ -3,6 +3,8 @@ package mem
 import (
 	"context"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
@@ -25,5 +27,15 @@ func (t *tx) deletesAtCompletion(j *store.Job, done store.Job) bool {
 	_, chained := t.s.prevOf[j.ID]
 	k := t.kept(j.ID)
 	k.Chained = chained
-	return rules.DeletesAtCompletion(done, k)
+	return rules.DeletesAtCompletion(done, k, t.s.scheduleNames(j.ID))
+}
+
+// scheduleNames reports whether a schedule names row id as its last run.
+func (s *Store) scheduleNames(id ulid.ULID) bool {
+	for _, sc := range s.schedules {
+		if sc.LastScheduledJobID == id {
+			return true
+		}
+	}
+	return false
 }

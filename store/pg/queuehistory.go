@@ -30,8 +30,9 @@ const (
 // completeDelete deletes the rows of $2 running under worker $3 whose
 // queue keeps no history, when rules.DeletesAtCompletion lets them go:
 // nothing waits for them, no batch counts them or is theirs, no schedule
-// names them, their unique key does not hold while completed and no
-// earlier attempt names them as its next. Its first condition, a probe of
+// names them (schedules_last_job_idx), their unique key does not hold
+// while completed and no earlier attempt names them as its next
+// (jobs_next_attempt_idx). Its first condition, a probe of
 // queues_no_history_idx, is the whole cost for a store whose queues all
 // keep history: the planner makes it a one-time filter, and the job rows
 // are not read. The status is matched as in completeUpdate.
@@ -40,7 +41,8 @@ const completeDelete = `
 	WHERE (SELECT EXISTS (SELECT FROM {schema}.queues WHERE history = 'none'))
 	  AND j.id = ANY($2::uuid[]) AND j.status >= 'running' AND j.status <= 'running' AND j.started_by = $3
 	  AND EXISTS (SELECT FROM {schema}.queues AS q WHERE q.name = j.queue AND q.history = 'none')
-	  AND j.batch IS NULL AND j.callback_of IS NULL AND j.schedule_name IS NULL
+	  AND j.batch IS NULL AND j.callback_of IS NULL
+	  AND NOT EXISTS (SELECT FROM {schema}.schedules AS s WHERE s.last_scheduled_job_id = j.id)
 	  AND (j.unique_key IS NULL OR j.unique_states & 8 = 0) -- 8: completed's bit (jobs_unique_idx)
 	  AND NOT (j.awaited IS NOT NULL AND EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = j.id))
 	  AND NOT EXISTS (SELECT FROM {schema}.jobs AS p WHERE p.next_attempt_id = j.id)

@@ -135,6 +135,21 @@ var historyCases = []testCase{
 			h.t.Fatalf("earlier attempt after the retry completed: %s", store.FormatJob(j))
 		}
 	}},
+	{"ARunItsScheduleNamesIsKept", func(h *harness) {
+		h.setHistory("q", false)
+		named, unnamed := h.insert("q", time.Time{}), h.insert("q", time.Time{})
+		h.do(func(tx store.Tx) error {
+			if err := tx.EnsureSchedules(h.ctx, []string{"s"}); err != nil {
+				return err
+			}
+			return tx.AdvanceSchedule(h.ctx, "s", h.clock.Now(), named)
+		})
+		w := h.worker()
+		h.reserve(w, 2, "q")
+		h.complete(w, named, unnamed)
+		h.wantCompleted(named, "a row a schedule names as its last run")
+		h.wantGone(unnamed, "a row no schedule names")
+	}},
 	{"ASequenceGoesOnPastADeletedRow", func(h *harness) {
 		h.setHistory("q", false)
 		seq := h.insertSequenced("q", false, "k", "k")
