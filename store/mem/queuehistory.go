@@ -27,6 +27,7 @@ func (t *tx) deletesAtCompletion(j *store.Job, done store.Job) bool {
 	_, chained := t.s.prevOf[j.ID]
 	k := t.kept(j.ID)
 	k.Chained = chained
+	k.Awaited = k.Awaited || t.s.awaited[j.ID] // store/pg: its awaited mark
 	return rules.DeletesAtCompletion(done, k, t.s.scheduleNames(j.ID))
 }
 

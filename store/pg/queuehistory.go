@@ -32,7 +32,11 @@ const (
 // nothing waits for them, no batch counts them or is theirs, no schedule
 // names them (schedules_last_job_idx), their unique key does not hold
 // while completed and no earlier attempt names them as its next
-// (jobs_next_attempt_idx). Its first condition, a probe of
+// (jobs_next_attempt_idx). "Nothing waits" is read on the row itself, its
+// awaited mark, and not only in job_waits: a child inserted concurrently
+// locks its parent and marks it, and when that insert commits first this
+// DELETE rereads the parent's row (EvalPlanQual) but not job_waits, whose
+// new row its snapshot does not hold. Its first condition, a probe of
 // queues_no_history_idx, is the whole cost for a store whose queues all
 // keep history: the planner makes it a one-time filter, and the job rows
 // are not read. The status is matched as in completeUpdate.
@@ -44,7 +48,7 @@ const completeDelete = `
 	  AND j.batch IS NULL AND j.callback_of IS NULL
 	  AND NOT EXISTS (SELECT FROM {schema}.schedules AS s WHERE s.last_scheduled_job_id = j.id)
 	  AND (j.unique_key IS NULL OR j.unique_states & 8 = 0) -- 8: completed's bit (jobs_unique_idx)
-	  AND NOT (j.awaited IS NOT NULL AND EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = j.id))
+	  AND j.awaited IS NULL AND NOT EXISTS (SELECT FROM {schema}.job_waits AS w WHERE w.parent = j.id)
 	  AND NOT EXISTS (SELECT FROM {schema}.jobs AS p WHERE p.next_attempt_id = j.id)
 	RETURNING j.id, j.awaited, j.queue`
 

@@ -98,6 +98,20 @@ var historyCases = []testCase{
 			h.t.Fatalf("child after its parent completed: %s", store.FormatJob(j))
 		}
 	}},
+	{"ARowAChildWaitedForIsKeptUntilSettled", func(h *harness) {
+		// A child that stopped waiting leaves its parent marked awaited
+		// until the leader settles it (store/pg: jobs.awaited): the
+		// completion keeps the row, as on a store where a child's insert
+		// may be in flight.
+		h.setHistory("q", false)
+		parent := h.insert("q", time.Time{})
+		child := h.insertChild(false, parent)
+		if _, err := h.cancel(child); err != nil {
+			h.t.Fatal(err)
+		}
+		h.completeOne("q", parent)
+		h.wantCompleted(parent, "a parent whose child was cancelled")
+	}},
 	{"AnUncountedBatchMemberIsKept", func(h *harness) {
 		h.setHistory("m", false)
 		members, cb := h.insertBatchOf(1)

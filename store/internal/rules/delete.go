@@ -47,7 +47,11 @@ func CheckDelete(j store.Job, k Kept) error {
 // DeletesAtCompletion reports whether the completion of a job of a queue
 // that keeps no history (store.Queue.NoHistory) deletes its row: done is
 // the row as the completion leaves it, k what keeps it as the completion
-// finds it (Uncounted is implied by done's batch), named whether a
+// finds it (Uncounted is implied by done's batch; Awaited also when a
+// row waited for it since the leader last settled it, its awaited mark:
+// store/pg reads that mark on the row, which a concurrent child's insert
+// sets and the DELETE rereads, where the child's job_waits row may be
+// outside its snapshot), named whether a
 // schedule names it as its last run. The row goes only when CheckDelete
 // would let it go and, besides: its unique key does not hold while
 // completed (the key would be freed at once), it is not a batch's
