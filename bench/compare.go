@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tickwork/tickwork/internal/proccpu"
+	"github.com/tickwork/tickwork/store"
 )
 
 // compareFlags configure the side-by-side run.
@@ -26,6 +27,7 @@ type compareFlags struct {
 	samples       int
 	riverCooldown time.Duration
 	lanes         int
+	noHistory     bool // -tickwork-history none
 	systems       []string
 	graphileProcs int
 	maxRun        time.Duration
@@ -46,6 +48,7 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.IntVar(&f.rounds, "rounds", 3, "runs of each system per figure, the order alternating; the summary gives medians, so a single slow spell of a shared machine does not decide a figure")
 	fs.IntVar(&f.samples, "latency-samples", 200, "single enqueues timed on an idle worker; 0 skips the latency figure")
 	fs.IntVar(&f.lanes, "lanes", 0, "tickwork's lanes (worker.Options.Lanes) in the throughput runs; 0 is the rule of thumb, throughputLanes")
+	history := fs.String("tickwork-history", "keep", "tickwork's queue history in the throughput runs: keep (completed rows stay for retention) or none (each completion deletes its row, as graphile-worker does)")
 	fs.DurationVar(&f.riverCooldown, "river-fetch-cooldown", time.Millisecond, "River's FetchCooldown (River's default is 100 ms, which caps it at 10 fetches a second)")
 	systems := fs.String("systems", strings.Join(systemNames, ","), "comma-separated systems to run beside tickwork: river, graphile (graphile-worker with its published throughput settings), graphile-unbatched (its defaults)")
 	fs.DurationVar(&f.maxRun, "max-run", time.Minute, "a throughput run stops after this long even short of -process jobs (graphile-worker unbatched runs about 400 jobs/s here); its rate is over the jobs it ran")
@@ -53,7 +56,11 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
-	var err error
+	keep, err := store.ParseHistory(*history)
+	if err != nil {
+		return f, fmt.Errorf("-tickwork-history: %w", err)
+	}
+	f.noHistory = !keep
 	if f.systems, err = systemList(*systems); err != nil {
 		return f, fmt.Errorf("-systems: %w", err)
 	}
@@ -96,7 +103,7 @@ func (f compareFlags) openers() []opener {
 	for _, name := range f.systems {
 		switch name {
 		case "tickwork":
-			out = append(out, tickworkOpener(f.lanes))
+			out = append(out, tickworkOpener(f.lanes, f.noHistory))
 		case "river":
 			out = append(out, riverOpener(f.riverCooldown))
 		case "graphile":
@@ -134,7 +141,11 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f.lanes > 0 {
 		lanes = fmt.Sprintf("%d lanes (worker.Options.Lanes, -lanes)", f.lanes)
 	}
-	fmt.Fprintf(stdout, "tickwork: MaxFetch = jobs in flight, %s, DefaultConfig for latency\n", lanes)
+	history := "history kept (completed rows stay), span from the completed rows"
+	if f.noHistory {
+		history = "history none (-tickwork-history: each completion deletes its row), span from the handlers' clocks"
+	}
+	fmt.Fprintf(stdout, "tickwork: MaxFetch = jobs in flight, %s, DefaultConfig for latency, %s\n", lanes, history)
 	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default\n", f.riverCooldown)
 	fmt.Fprintf(stdout, "graphile-worker 0.17 (Node.js %s): %d processes share the jobs in flight; graphile: local queue 500, completions and failures batched at once (its published settings); graphile-unbatched: its defaults; span and latency from its processes' clocks, as it keeps no finished job\n\n", nodeVersion(ctx), f.graphileProcs)
 	c := &comparison{f: f, out: stdout, openers: f.openers()}
@@ -291,6 +302,9 @@ func (c *comparison) latency(ctx context.Context) error {
 func clockOf(sys system) string {
 	if _, ok := sys.(workerProcesses); ok {
 		return "worker processes' clocks"
+	}
+	if t, ok := sys.(*tickworkSystem); ok && t.noHistory {
+		return "its handlers' clock, no history kept"
 	}
 	return "database time"
 }

@@ -47,6 +47,7 @@ type QueueStats struct {
 	RatePeriodSec     float64              `json:"rate_period_seconds"` // 0: no rate
 	RateShown         string               `json:"-"`                   // the rate as the CLI writes it: 100/1m
 	DeadLetter        string               `json:"dead_letter"`         // where its jobs that fail for good go; "": none
+	History           string               `json:"history"`             // keep, or none: a completion deletes its job's row
 	Counts            map[store.Status]int `json:"counts"`
 	OldestReadyAgeSec *float64             `json:"oldest_ready_age_seconds"` // null: nothing ready
 	Completed         int                  `json:"completed"`
@@ -84,7 +85,7 @@ func (s *Server) overview(ctx context.Context) (*Overview, error) {
 	queue := func(name string) *QueueStats {
 		q := byQueue[name]
 		if q == nil {
-			q = &QueueStats{Queue: name, Counts: map[store.Status]int{}}
+			q = &QueueStats{Queue: name, Counts: map[store.Status]int{}, History: store.HistoryKeep}
 			byQueue[name] = q
 		}
 		return q
@@ -126,7 +127,7 @@ func queueControls(ctx context.Context, st store.Tx, now time.Time, queue func(s
 	}
 	for _, l := range list {
 		q := queue(l.Name)
-		q.Counts, q.Limit, q.KeyLimit, q.DeadLetter = l.Counts, l.Limit, l.KeyLimit, l.DeadLetter
+		q.Counts, q.Limit, q.KeyLimit, q.DeadLetter, q.History = l.Counts, l.Limit, l.KeyLimit, l.DeadLetter, l.History()
 		if l.Rate > 0 {
 			q.Rate, q.RatePeriodSec, q.RateShown = l.Rate, l.RatePeriod.Seconds(), format.Rate(l.Rate, l.RatePeriod)
 		}

@@ -383,6 +383,9 @@ type QueueRow struct {
 	RatePeriod time.Duration `json:",omitzero"`
 	KeyLimit   int           `json:",omitzero"` // most running at once per partition key; 0: none
 	DeadLetter string        `json:",omitzero"` // where its jobs that fail for good go; "": none
+	// NoHistory: a completion of one of its jobs deletes the row when
+	// nothing else keeps it (props/queuehistory.go).
+	NoHistory bool `json:",omitzero"`
 }
 
 // WorkerRow is a workers row. A zero ShutdownAt means alive.

@@ -16,6 +16,7 @@ import (
 //	running -> completed | failed | snoozed (by its own worker) | lost (rescue) | cancelled
 //	failed | lost | snoozed: only next_attempt_id may be set, once
 //	terminal -> deleted (retention, a leader duty; or an operator's DeleteJob)
+//	running -> deleted (its completion, on a queue without history)
 func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 	id := rowID(before, after, func(r *JobRow) ulid.ULID { return r.ID })
 	st := c.jobs[id]
@@ -26,6 +27,8 @@ func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 		c.report(WellFormed, fmt.Sprintf("job %s changed from a row the history never had", id), withJobs(st.row, *before))
 	}
 	switch {
+	case after == nil && before.Status == Running && !e.Worker.IsZero():
+		c.completionDeleted(e, before, sc)
 	case after == nil:
 		c.jobDeleted(before, sc)
 	case before == nil:

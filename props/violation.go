@@ -110,6 +110,11 @@ const (
 	// rows its filter selected, as its action may, at most its batch size
 	// of them, and nothing in a dry run (props/bulk.go).
 	BulkActions
+	// QueueHistory: a job's row vanishes at its completion only on a
+	// queue that keeps no history, by its own worker's commit, and only
+	// when nothing keeps it; a queue that keeps history loses no row
+	// before retention (props/queuehistory.go).
+	QueueHistory
 	numProperties // not a property: how many there are
 )
 
@@ -151,6 +156,7 @@ var propertyNames = [numProperties]string{
 	EncryptedAtRest:     "encrypted at rest",
 	QueueRemoval:        "queue removal",
 	BulkActions:         "bulk actions",
+	QueueHistory:        "queue history",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

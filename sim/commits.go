@@ -138,6 +138,7 @@ func (s *sim) jobMarks(ch props.JobChange) {
 	s.dependencyMarks(ch)
 	s.batchMarks(ch)
 	s.deadLetterMarks(ch)
+	s.historyMarks(ch)
 	if b == nil || a == nil || b.Status != props.Running {
 		return
 	}

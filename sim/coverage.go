@@ -48,6 +48,8 @@ const (
 	MarkBulkRetried                      // a bulk retry gave jobs that failed for good new attempts
 	MarkDeadLettered                     // a job that failed for good moved to its queue's dead-letter queue
 	MarkRedriven                         // a dead-lettered job was redriven back to its queue
+	MarkCompletionDeleted                // a completion on a queue without history deleted its job's row
+	MarkCompletionKept                   // a completion on a queue without history kept its row: something needed it
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -112,6 +114,8 @@ var markNames = [numMarks]string{
 	MarkBulkRetried:          "bulk retry of jobs failed for good",
 	MarkDeadLettered:         "job dead-lettered",
 	MarkRedriven:             "dead-lettered job redriven",
+	MarkCompletionDeleted:    "completion deleted its row (history none)",
+	MarkCompletionKept:       "completion kept a needed row (history none)",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

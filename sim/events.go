@@ -43,13 +43,14 @@ const (
 	evQueueChurn                       // fault timer: the process removes a queue or adds one back
 	evQueuesRestored                   // quiescence: the process adds back every queue it removed
 	evBulk                             // fault timer: an operator runs a bulk action
+	evHistory                          // fault timer: an operator sets a queue's history
 )
 
 // procEvent reports whether events of kind k belong to one process, and so
 // wait while it is busy in the store or stalled.
 func procEvent(k eventKind) bool {
 	switch k {
-	case evBurst, evCancel, evDelete, evBulk, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evPauseAll, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
+	case evBurst, evCancel, evDelete, evBulk, evQueueControl, evQueueRate, evKeyLimit, evSequenceRelease, evDeadLetter, evHistory, evPauseAll, evOutage, evQuiesce, evSettleCheck, evEnd, evTrip, evSignal, evLeaderStop:
 		return false
 	}
 	return true
@@ -103,6 +104,8 @@ func (s *sim) dispatch(e *event) {
 		s.keyLimit(e.gen == firstKeyLimit)
 	case evDeadLetter:
 		s.deadLetter(e.gen == firstDeadLetter)
+	case evHistory:
+		s.queueHistory(e.gen == firstHistory)
 	case evPauseAll:
 		s.pauseAll()
 	case evOutage:

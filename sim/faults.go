@@ -51,6 +51,7 @@ const (
 	QueueChurn                      // a running worker removes one of its queues (drained as at shutdown) or adds it back; rate: per worker per minute
 	Encryption                      // jobs are enqueued encrypted, a key joins mid-run, a process may lack one; rate: share of jobs encrypted
 	Bulk                            // an operator retries, cancels or deletes every job a filter selects (worker.Client.Bulk); rate: per minute
+	History                         // an operator sets queues' history to none (completions delete rows) or keep; rate: per minute
 	numFaultKinds
 )
 
@@ -60,7 +61,7 @@ var faultNames = [numFaultKinds]string{
 	"schedules", "retention", "retry", "fail", "panic", "timeout", "ignore-cancel",
 	"priorities", "queue-control", "vacuum", "snooze", "queue-rate", "half-open",
 	"read-only", "key-limits", "sequences", "dependencies", "batches", "deletes", "dead-letters", "pause-all", "queue-churn",
-	"encryption", "bulk",
+	"encryption", "bulk", "history",
 }
 
 // String returns the kind's flag name, e.g. "store-after".

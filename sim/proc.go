@@ -121,6 +121,7 @@ func (s *sim) start() {
 	s.armGlobalFault(QueueRate, evQueueRate)
 	s.armFirstKeyLimit()
 	s.armFirstDeadLetter()
+	s.armFirstHistory()
 	s.armGlobalFault(Sequences, evSequenceRelease)
 	s.armGlobalFault(PauseAll, evPauseAll)
 	if s.interleaving() {

@@ -16,6 +16,7 @@ func (s *sim) queueChanges(actor string, writes []store.QueueChange) []props.Que
 	for i, ch := range folded {
 		out[i] = props.QueueChange{Before: queueRow(ch.Before), After: queueRow(ch.After)}
 		s.rateWindow(rowName(ch.Before, ch.After)).Set(rateOf(ch.After))
+		s.noteHistory(rowName(ch.Before, ch.After), ch.After)
 		s.tr.printf(s.now, actor, "queue %s %s", rowName(ch.Before, ch.After), queueState(ch.After))
 	}
 	return out
@@ -26,7 +27,7 @@ func queueRow(q *store.Queue) *props.QueueRow {
 		return nil
 	}
 	return &props.QueueRow{Name: q.Name, PausedAt: q.PausedAt, Limit: q.Limit, Rate: q.Rate, RatePeriod: q.RatePeriod,
-		KeyLimit: q.KeyLimit, DeadLetter: q.DeadLetter}
+		KeyLimit: q.KeyLimit, DeadLetter: q.DeadLetter, NoHistory: q.NoHistory}
 }
 
 func sameQueue(a, b *store.Queue) bool {
@@ -34,7 +35,7 @@ func sameQueue(a, b *store.Queue) bool {
 		return n
 	}
 	return a.Name == b.Name && a.PausedAt.Equal(b.PausedAt) && a.Limit == b.Limit && a.Rate == b.Rate && a.RatePeriod == b.RatePeriod &&
-		a.KeyLimit == b.KeyLimit && a.DeadLetter == b.DeadLetter
+		a.KeyLimit == b.KeyLimit && a.DeadLetter == b.DeadLetter && a.NoHistory == b.NoHistory
 }
 
 func rowName(before, after *store.Queue) string {
@@ -58,6 +59,9 @@ func queueState(q *store.Queue) string {
 	}
 	if q != nil && q.Rate > 0 {
 		state += " rate " + strconv.Itoa(q.Rate) + "/" + q.RatePeriod.String()
+	}
+	if q != nil && q.NoHistory {
+		state += " history none"
 	}
 	return state
 }

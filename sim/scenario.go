@@ -222,6 +222,7 @@ var faultRates = [numFaultKinds]struct{ on, lo, hi float64 }{
 	QueueChurn:     {0.4, 1, 6},
 	Encryption:     {0.4, 0.2, 0.8},
 	Bulk:           {0.4, 2, 10},
+	History:        {0.4, 2, 8},
 }
 
 // drawFaults draws each kind from its own child source, so adding a kind

@@ -135,6 +135,7 @@ type sim struct {
 	lastHolder ulid.ULID                    // the last lease holder seen, kept across deletions
 	terms      leaseTerms                   // the lease terms of the rows and of the core's reports (leaseterm.go)
 	rates      map[string]*props.RateWindow // per queue with a rate: its starts, for MarkRateBound
+	noHistory  map[string]bool              // the queues set to keep no history, for historyMarks
 	il         *ilState                     // nil unless transactions are interleaved
 	keys       *simKeys                     // nil unless fault kind Encryption is on (encryption.go)
 	// bulk is the bulk action whose batch runs, nil between them: the

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 )
@@ -27,6 +28,11 @@ type Queue struct {
 	// DeadLetter is the queue the queue's jobs move to when they fail for
 	// good (Jobs.DeadLetterJob); "": none, they stay failed in place.
 	DeadLetter string
+	// NoHistory: a job of the queue that completes is deleted by the
+	// completion instead of being kept as completed for retention, when
+	// nothing else keeps it (rules.DeletesAtCompletion); false, the
+	// default: completed rows are kept.
+	NoHistory bool
 }
 
 // QueueStats is one line of ListQueues: a queue's controls and how many of
@@ -72,6 +78,12 @@ type Queues interface {
 	// (Jobs.DeadLetterJob); "" clears it. ErrInvalid for an invalid name
 	// and for a queue dead-lettering to itself.
 	SetQueueDeadLetter(ctx context.Context, name, dead string) error
+	// SetQueueHistory sets whether the queue keeps its completed rows
+	// (keep true, the default) or has each completion delete its row
+	// when nothing else keeps it (Queue.NoHistory). It applies to
+	// completions that commit after it; rows already completed stay for
+	// retention. ErrInvalid for an invalid name.
+	SetQueueHistory(ctx context.Context, name string, keep bool) error
 	// ListQueues returns every queue that has a row or a job, in name
 	// order, with its row counts by status; not the AllQueues row.
 	ListQueues(ctx context.Context) ([]QueueStats, error)
@@ -154,6 +166,34 @@ func (q Queue) Controlled() bool {
 	return !q.PausedAt.IsZero() || q.Limit > 0 || q.Rate > 0 || q.KeyLimit > 0
 }
 
-// NeedsRow reports whether q needs a row: it is controlled or has a
-// dead-letter queue.
-func (q Queue) NeedsRow() bool { return q.Controlled() || q.DeadLetter != "" }
+// NeedsRow reports whether q needs a row: it is controlled, has a
+// dead-letter queue or keeps no history.
+func (q Queue) NeedsRow() bool { return q.Controlled() || q.DeadLetter != "" || q.NoHistory }
+
+// History names a queue's history setting as operators give it: "keep"
+// or "none" (HistoryNames).
+func (q Queue) History() string {
+	if q.NoHistory {
+		return HistoryNone
+	}
+	return HistoryKeep
+}
+
+// HistoryKeep and HistoryNone are the names of Queue.NoHistory's two
+// settings.
+const (
+	HistoryKeep = "keep"
+	HistoryNone = "none"
+)
+
+// ParseHistory returns the keep argument of SetQueueHistory for a setting
+// named as Queue.History names it; ErrInvalid for any other name.
+func ParseHistory(name string) (keep bool, err error) {
+	switch name {
+	case HistoryKeep:
+		return true, nil
+	case HistoryNone:
+		return false, nil
+	}
+	return false, fmt.Errorf("queue history %q: want %s or %s: %w", name, HistoryKeep, HistoryNone, ErrInvalid)
+}

@@ -61,6 +61,19 @@ func (c *Client) SetQueueLimit(ctx context.Context, queue string, limit int) err
 	return c.queueControl(ctx, "set queue limit", queue, func(tx store.Tx) error { return tx.SetQueueLimit(ctx, queue, limit) })
 }
 
+// SetQueueHistory sets whether queue keeps the rows of its completed jobs
+// (keep true, the default) until retention deletes them, or has each
+// successful completion delete its job's row in the same statement: one
+// write fewer per job and nothing for retention to do, at the price of the
+// job's history and recorded output. A row something still needs is kept
+// whatever the setting: one a waiting job depends on, a batch's member or
+// callback, a schedule's run, a retry of an earlier attempt, one whose
+// unique key holds while completed (store/internal/rules.DeletesAtCompletion).
+// Rows completed before the change stay until retention.
+func (c *Client) SetQueueHistory(ctx context.Context, queue string, keep bool) error {
+	return c.queueControl(ctx, "set history of", queue, func(tx store.Tx) error { return tx.SetQueueHistory(ctx, queue, keep) })
+}
+
 // SetQueueRate bounds how many jobs of queue start in any window of
 // period of database time across every worker process to n; 0 removes the
 // bound. Each reservation's transaction admits its starts through the

@@ -46,17 +46,14 @@ func TestDeadLetterCommands(t *testing.T) {
 	id := ulid.MustParseStrict(strings.TrimSpace(out))
 	ctx := context.Background()
 	err := st.InTx(ctx, func(tx store.Tx) error { // a worker fails it for good, as the engine records it
-		w := ulid.Make()
-		if err := tx.RegisterWorker(ctx, w); err != nil {
-			return err
-		}
-		if _, err := tx.Reserve(ctx, w, []string{"mail"}, 1); err != nil {
+		w, err := reserveOne(ctx, tx, "mail")
+		if err != nil {
 			return err
 		}
 		if err := tx.FailJob(ctx, w, id, "bounced"); err != nil {
 			return err
 		}
-		_, err := tx.DeadLetterJob(ctx, id)
+		_, err = tx.DeadLetterJob(ctx, id)
 		return err
 	})
 	if err != nil {

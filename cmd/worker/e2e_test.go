@@ -84,6 +84,17 @@ var fastRun = []string{
 	"-webhook-allow-private", "-log-level", "debug",
 }
 
+// reserveOne registers a worker in tx and reserves one job of queue
+// under it, as the engine does; it returns the worker.
+func reserveOne(ctx context.Context, tx store.Tx, queue string) (ulid.ULID, error) {
+	w := ulid.Make()
+	if err := tx.RegisterWorker(ctx, w); err != nil {
+		return w, err
+	}
+	_, err := tx.Reserve(ctx, w, []string{queue}, 1)
+	return w, err
+}
+
 func getJob(t *testing.T, st store.Store, id ulid.ULID) store.Job {
 	t.Helper()
 	var job store.Job

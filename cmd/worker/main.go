@@ -67,6 +67,8 @@ Usage:
                                            at most N jobs of Q starting per PERIOD across all workers
   worker queues set-dead-letter [flags] Q DEAD|none
                                            move the jobs of Q that fail for good to queue DEAD
+  worker queues set-history [flags] Q none|keep
+                                           none: each completion of a job of Q deletes its row
   worker version                           print the version and build information
   worker console [-addr A] [-admin-token T] [flags]
                                            serve the web console (read-only without a token)

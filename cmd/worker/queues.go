@@ -23,6 +23,7 @@ const queuesUsage = `Usage:
   worker queues set-limit [flags] QUEUE N|none [-per-key]
   worker queues set-rate [flags] QUEUE N/PERIOD|none
   worker queues set-dead-letter [flags] QUEUE DEAD|none
+  worker queues set-history [flags] QUEUE none|keep
 
 A paused queue still takes new jobs, and its running jobs finish, but no
 worker reserves a job of it until it is resumed. pause-all does the same
@@ -38,10 +39,14 @@ database time across every worker process, e.g. 100/1m, 5/s, 1000/1h30m
 dead-letter queue DEAD receives the queue's jobs that fail for good, kept
 failed with the queue they came from ('worker jobs redrive -queue DEAD'
 sends them back); none clears it, and a queue cannot dead-letter to
-itself. All are kept in the database. Run 'worker queues <command> -help' for the flags.
+itself. A queue with history none deletes each job's row when it
+completes, instead of keeping it completed until retention (a row that
+a waiting job, a batch, a schedule, an earlier attempt or a unique key
+held while completed still needs is kept); keep, the default, restores
+it. All are kept in the database. Run 'worker queues <command> -help' for the flags.
 `
 
-const queuesCommands = "queues list, queues pause, queues resume, queues pause-all, queues resume-all, queues set-limit, queues set-rate or queues set-dead-letter"
+const queuesCommands = "queues list, queues pause, queues resume, queues pause-all, queues resume-all, queues set-limit, queues set-rate, queues set-dead-letter or queues set-history"
 
 // queuesCmd dispatches the queues subcommands and returns the full command
 // name for messages.
@@ -65,6 +70,8 @@ func (c *cli) queuesCmd(ctx context.Context, args []string) (string, error) {
 		return "queues set-rate", c.queueControlCmd(ctx, "set-rate", args[1:])
 	case "set-dead-letter":
 		return "queues set-dead-letter", c.queueControlCmd(ctx, "set-dead-letter", args[1:])
+	case "set-history":
+		return "queues set-history", c.queueControlCmd(ctx, "set-history", args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, queuesUsage)
 		return "queues", nil
@@ -84,6 +91,8 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		synopsis, want = synopsis+" N/PERIOD|none", 2
 	case "set-dead-letter":
 		synopsis, want = synopsis+" DEAD|none", 2
+	case "set-history":
+		synopsis, want = synopsis+" none|keep", 2
 	}
 	fs, db := c.dbFlagSet("worker queues "+verb, synopsis)
 	var perKey bool
@@ -101,7 +110,7 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 	if err := names.Check("queue", queue); err != nil {
 		return usagef("%v", err)
 	}
-	limit, period, dead := 0, time.Duration(0), ""
+	limit, period, dead, keep := 0, time.Duration(0), "", true
 	switch verb {
 	case "set-limit":
 		limit, err = parseLimit(rest[1])
@@ -109,6 +118,10 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		limit, period, err = parseRate(rest[1])
 	case "set-dead-letter":
 		dead, err = parseDeadLetter(queue, rest[1])
+	case "set-history":
+		if keep, err = store.ParseHistory(rest[1]); err != nil {
+			err = usagef("history %s: want none or keep", shown(rest[1]))
+		}
 	}
 	if err != nil {
 		return err
@@ -128,6 +141,11 @@ func (c *cli) queueControlCmd(ctx context.Context, verb string, args []string) e
 		err, msg = client.SetQueueDeadLetter(ctx, queue, dead), fmt.Sprintf("queue %s dead-letters to %s", shown(queue), shown(dead))
 		if dead == "" {
 			msg = fmt.Sprintf("queue %s has no dead-letter queue", shown(queue))
+		}
+	case "set-history":
+		err, msg = client.SetQueueHistory(ctx, queue, keep), fmt.Sprintf("queue %s keeps the rows of its completed jobs", shown(queue))
+		if !keep {
+			msg = fmt.Sprintf("queue %s deletes each job's row at its completion (history none)", shown(queue))
 		}
 	case "set-rate":
 		err, msg = client.SetQueueRate(ctx, queue, limit, period), fmt.Sprintf("queue %s limited to %s starts", shown(queue), formatRate(limit, period))
@@ -234,9 +252,10 @@ func parseDeadLetter(queue, s string) (string, error) {
 
 const queuesListSynopsis = `worker queues list [-format table|json] [flags]
 
-Prints every queue that has jobs, is paused, limited, rate-limited or
-dead-letters: its state, its limit, its per-key limit, its rate, its
-dead-letter queue and how many of its jobs are in each status,
+Prints every queue that has jobs, is paused, limited, rate-limited,
+dead-letters or keeps no history: its state, its limit, its per-key
+limit, its rate, its dead-letter queue, its history (keep or none) and
+how many of its jobs are in each status,
 read in one query. While every queue is paused (pause-all), a first line
 says so, and each queue's state is "paused (all)" unless paused on its
 own; in JSON, each queue has "paused_all": true.`
@@ -279,7 +298,7 @@ var listedStatuses = store.Statuses()
 
 func printQueues(w io.Writer, queues []store.QueueStats, pausedAll time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tPER-KEY\tRATE\tDEAD-LETTER")
+	fmt.Fprint(tw, "QUEUE\tSTATE\tLIMIT\tPER-KEY\tRATE\tDEAD-LETTER\tHISTORY")
 	for _, s := range listedStatuses {
 		fmt.Fprintf(tw, "\t%s", s)
 	}
@@ -304,7 +323,7 @@ func printQueues(w io.Writer, queues []store.QueueStats, pausedAll time.Time) er
 		if q.DeadLetter != "" {
 			dead = truncate(cell(q.DeadLetter), 40)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, perKey, rate, dead)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", truncate(cell(q.Name), 40), state, limit, perKey, rate, dead, q.History())
 		for _, s := range listedStatuses {
 			fmt.Fprintf(tw, "\t%d", q.Counts[s])
 		}
@@ -326,6 +345,7 @@ type queueJSON struct {
 	Rate              int                  `json:"rate,omitempty"`
 	RatePeriodSeconds float64              `json:"rate_period_seconds,omitempty"`
 	DeadLetter        string               `json:"dead_letter,omitempty"`
+	History           string               `json:"history"` // keep or none
 	Counts            map[store.Status]int `json:"counts"`
 }
 
@@ -333,7 +353,7 @@ func queuesJSON(queues []store.QueueStats, pausedAll time.Time) []queueJSON {
 	out := make([]queueJSON, len(queues))
 	for i, q := range queues {
 		out[i] = queueJSON{Name: q.Name, Paused: !q.PausedAt.IsZero(), PausedAll: !pausedAll.IsZero(), Limit: q.Limit, KeyLimit: q.KeyLimit, Rate: q.Rate,
-			RatePeriodSeconds: q.RatePeriod.Seconds(), DeadLetter: q.DeadLetter, Counts: q.Counts}
+			RatePeriodSeconds: q.RatePeriod.Seconds(), DeadLetter: q.DeadLetter, History: q.History(), Counts: q.Counts}
 		if out[i].Paused {
 			out[i].PausedAt = formatTime(q.PausedAt)
 		}

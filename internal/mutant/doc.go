@@ -47,6 +47,7 @@ var Names = []string{
 	BatchWaitsForCompletion,
 	DeleteUnended,
 	DeleteCutsChains,
+	HistoryIgnored,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -180,6 +181,10 @@ const (
 	// attempt's link NULL: it looks failed for good, so its batch counts
 	// it again and it halts its sequence.
 	DeleteCutsChains = "delete-cuts-chains"
+	// HistoryIgnored: the in-memory store's completion deletes a row that
+	// nothing else keeps whatever its queue's history setting, so a queue
+	// that keeps history loses its completed rows before retention.
+	HistoryIgnored = "history-ignored"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

@@ -143,6 +143,9 @@ func (t *tx) SettleWaitingJobs(context.Context) ([]store.Job, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
+	if len(t.s.awaited) > 0 {
+		defer t.clearEndedMarks()
+	}
 	if len(t.s.childrenOf) == 0 && len(t.s.uncounted) == 0 {
 		return nil, nil // nothing waits nor is to count: the common case, at every leader pass
 	}

@@ -341,6 +341,10 @@ func (t *tx) CompleteJobs(_ context.Context, c store.Completion) ([]ulid.ULID, e
 		after.Status = store.Completed
 		after.CompletedAt = t.now
 		after.Output = bytes.Clone(c.Output(i))
+		if t.deletesAtCompletion(j, after) {
+			t.deleteJobs([]ulid.ULID{id}) // nothing links to it: no SET NULL to apply
+			continue
+		}
 		t.setJob(j, &after)
 		if len(t.s.childrenOf[id]) > 0 {
 			parents = append(parents, id)

@@ -99,6 +99,9 @@ func (t *tx) insertNext(old *store.Job, newID ulid.ULID, delay time.Duration, at
 		CallbackOf:   old.CallbackOf,
 	}
 	t.setJob(nil, next)
+	if t.s.awaited[old.ID] {
+		t.setAwaited(newID, true) // store/pg's insert copies the mark
+	}
 	linked := *old
 	linked.NextAttemptID = newID
 	t.setJob(old, &linked)

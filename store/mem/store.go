@@ -46,6 +46,8 @@ type Store struct {
 	// ended for good and that their batch has not counted (batch.go).
 	batches   map[ulid.ULID]*store.Batch
 	uncounted map[ulid.ULID]bool
+	// awaited: the rows marked awaited (awaited.go).
+	awaited map[ulid.ULID]bool
 
 	workers   map[ulid.ULID]*store.Worker
 	lease     *store.Lease
@@ -93,6 +95,7 @@ func New(now func() time.Time) *Store {
 		childrenOf: map[ulid.ULID][]ulid.ULID{},
 		batches:    map[ulid.ULID]*store.Batch{},
 		uncounted:  map[ulid.ULID]bool{},
+		awaited:    map[ulid.ULID]bool{},
 		workers:    map[ulid.ULID]*store.Worker{},
 		schedules:  map[string]*store.Schedule{},
 		seqFronts:  map[string]seqFront{},

@@ -39,6 +39,9 @@ type tx struct {
 	// batchesBefore holds each batches row as it was before the
 	// transaction first wrote it, for the rollback (batch.go).
 	batchesBefore []batchBefore
+	// awaitedBefore holds each awaited mark the transaction changed, as
+	// it was before (awaited.go).
+	awaitedBefore []awaitMark
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -110,6 +113,7 @@ func (t *tx) rollback() {
 	for i := len(t.batchesBefore) - 1; i >= 0; i-- {
 		t.s.writeBatch(t.batchesBefore[i].id, t.batchesBefore[i].batch)
 	}
+	t.undoAwaited()
 }
 
 // setJob records and applies one job row write.
@@ -120,6 +124,14 @@ func (t *tx) setJob(before, after *store.Job) {
 	}
 	t.jobs = append(t.jobs, c)
 	t.s.writeJob(c.ID(), before, after)
+	switch {
+	case after == nil:
+		t.setAwaited(c.ID(), false)
+	case after.Status == store.Waiting:
+		for _, p := range after.Parents {
+			t.setAwaited(p, true)
+		}
+	}
 }
 
 // setWorker records and applies one worker row write.

@@ -106,26 +106,27 @@ func completeStatement(c store.Completion, now pgtype.Timestamptz) (string, []an
 // and bitmap scans never mark the entries of finished rows dead, so until a
 // vacuum every completion reads an entry for every job the table ever ran
 // (seen with autovacuum off: 40,000 entries read to complete 100 jobs).
-const completeSQL = `WITH done AS (` + completeUpdate + `)` + releaseChildren + `
+const completeSQL = completionHead + completeUpdate + completionTail + releaseChildren + `
 	SELECT id FROM done WHERE ` + childrenNotified
 
-// completeUpdate is completeSQL's update of the completed rows.
+// completeUpdate is completeSQL's update of the completed rows it keeps.
 const completeUpdate = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
-	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
-	RETURNING id, awaited`
+	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + ` AND ` + notGone + `
+	RETURNING id, awaited, queue`
 
 // completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
 // (which holds each id once).
-const completeOutputSQL = `WITH done AS (` + completeOutputUpdate + `)` + releaseChildren + `
+const completeOutputSQL = completionHead + completeOutputUpdate + completionTail + releaseChildren + `
 	SELECT id FROM done WHERE ` + childrenNotified
 
-// completeOutputUpdate is completeOutputSQL's update of the completed rows.
+// completeOutputUpdate is completeOutputSQL's update of the completed
+// rows it keeps: their outputs go with the rows it deletes.
 const completeOutputUpdate = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now()), output = o.output::json
 	FROM unnest($2::uuid[], $4::text[]) AS o(done_id, output)
-	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
-	RETURNING id, awaited`
+	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + ` AND ` + notGone + `
+	RETURNING id, awaited, queue`
 
 // readFenced reads completeSQL's rows and returns the ids among ids that it
 // did not complete, in the order given.

@@ -2,7 +2,6 @@ package pg
 
 import (
 	"context"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/tickwork/tickwork/store/internal/rules"
@@ -82,8 +81,8 @@ var (
 
 // recording wraps a completion's update as recordEnded describes: it
 // appends one [queue, count] pair per queue of the rows it completed.
-func recording(completion string) string {
-	return `WITH done AS (` + strings.Replace(completion, "RETURNING id", "RETURNING id, queue", 1) + `)` + releaseChildren + `,
+func recording(update string) string {
+	return completionHead + update + completionTail + releaseChildren + `,
 	recorded AS MATERIALIZED (
 		SELECT set_config('tickwork.ended', (coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb
 			|| coalesce((SELECT jsonb_agg(jsonb_build_array(n.queue, n.ended)) FROM (SELECT queue, count(*) AS ended FROM done GROUP BY queue) AS n), '[]'))::text, true))

@@ -36,7 +36,7 @@ func TestPlansStayBoundedWithStaleStatistics(t *testing.T) {
 	}
 	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
 		for _, c := range planCases {
-			plan := explainPlan(t, s, planOptions{mode: mode, guarded: c.guarded}, c.sql(s), c.args)
+			plan := explainPlan(t, s, c.options(s, mode), c.sql(s), c.args)
 			if bad := c.check(plan); len(bad) > 0 {
 				t.Errorf("%s, stale statistics, %s: %s\n%s", c.name, mode, strings.Join(bad, "; "), plan)
 			}

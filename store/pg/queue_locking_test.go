@@ -18,9 +18,17 @@ import (
 // and fails the test if none does within 10 s.
 func waitForLockWait(t *testing.T, s *pg.Store) {
 	t.Helper()
+	waitForLock(t, s, "advisory", "a queue's lock")
+}
+
+// waitForLock returns once some backend waits for a lock of locktype (as
+// pg_locks names it), and fails the test, naming what, if none does
+// within 10 s.
+func waitForLock(t *testing.T, s *pg.Store, locktype, what string) {
+	t.Helper()
 	for range 1000 {
 		var waiting bool
-		err := s.Pool().QueryRow(t.Context(), `SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)`).Scan(&waiting)
+		err := s.Pool().QueryRow(t.Context(), `SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = $1 AND NOT granted)`, locktype).Scan(&waiting)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +37,7 @@ func waitForLockWait(t *testing.T, s *pg.Store) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("no transaction came to wait for a queue's lock")
+	t.Fatalf("no transaction came to wait for %s", what)
 }
 
 // inBackground runs fn in a transaction of its own and returns a channel

@@ -111,13 +111,13 @@ func (t *tx) writeEdit(ctx context.Context, what, name string, edit func(*store.
 		_, err = t.db.Exec(ctx, t.s.sql(`DELETE FROM {schema}.queues WHERE name = $1`), name)
 	} else {
 		_, err = t.db.Exec(ctx, t.s.sql(`
-			INSERT INTO {schema}.queues (name, paused_at, max_running, rate_starts, rate_period, key_limit, dead_letter)
-			VALUES ($1, $2, nullif($3, 0), nullif($4, 0), nullif($5::interval, '0'), nullif($6, 0), nullif($7, ''))
+			INSERT INTO {schema}.queues (name, paused_at, max_running, rate_starts, rate_period, key_limit, dead_letter, history)
+			VALUES ($1, $2, nullif($3, 0), nullif($4, 0), nullif($5::interval, '0'), nullif($6, 0), nullif($7, ''), $8)
 			ON CONFLICT (name) DO UPDATE SET paused_at = excluded.paused_at, max_running = excluded.max_running,
 				rate_starts = excluded.rate_starts, rate_period = excluded.rate_period, key_limit = excluded.key_limit,
-				dead_letter = excluded.dead_letter`),
+				dead_letter = excluded.dead_letter, history = excluded.history`),
 			name, timeArg(after.PausedAt), int32(after.Limit), int32(after.Rate), durationArg(after.RatePeriod), int32(after.KeyLimit),
-			after.DeadLetter)
+			after.DeadLetter, after.History())
 	}
 	if err == nil && (store.QueueChange{Before: before, After: after}).Wakes() {
 		err = t.notifyAvailable(ctx, t.db, []string{name})
@@ -187,12 +187,12 @@ const listQueuesSQL = `
 	WITH counts AS (SELECT queue, status, count(*) AS n FROM {schema}.jobs GROUP BY queue, status)
 	SELECT coalesce(q.name, c.queue), ` + queueColumns + `, c.status, coalesce(c.n, 0)
 	FROM (SELECT * FROM {schema}.queues WHERE name <> '') AS q FULL JOIN counts AS c ON c.queue = q.name
-	ORDER BY 1, 8`
+	ORDER BY 1, 9`
 
 // queueColumns are a queues row q's controls as queueRow scans them (a
 // missing row reads as no controls).
 const queueColumns = `q.paused_at, coalesce(q.max_running, 0), coalesce(q.rate_starts, 0), coalesce(q.rate_period, '0'),
-	coalesce(q.key_limit, 0), coalesce(q.dead_letter, '')`
+	coalesce(q.key_limit, 0), coalesce(q.dead_letter, ''), coalesce(q.history, 'keep')`
 
 // queueRow is what queueColumns read.
 type queueRow struct {
@@ -201,13 +201,15 @@ type queueRow struct {
 	period      pgtype.Interval
 	keyLimit    int32
 	deadLetter  string
+	history     string
 }
 
 func (r *queueRow) dest() []any {
-	return []any{&r.paused, &r.limit, &r.rate, &r.period, &r.keyLimit, &r.deadLetter}
+	return []any{&r.paused, &r.limit, &r.rate, &r.period, &r.keyLimit, &r.deadLetter, &r.history}
 }
 
 func (r *queueRow) queue(name string) *store.Queue {
 	return &store.Queue{Name: name, PausedAt: toTime(r.paused), Limit: int(r.limit), Rate: int(r.rate),
-		RatePeriod: fromInterval(r.period), KeyLimit: int(r.keyLimit), DeadLetter: r.deadLetter}
+		RatePeriod: fromInterval(r.period), KeyLimit: int(r.keyLimit), DeadLetter: r.deadLetter,
+		NoHistory: r.history == store.HistoryNone}
 }

@@ -59,6 +59,7 @@ var opDrawers = map[string]func(rt *rapid.T, d *diff) op{
 	"lastVacuum":          drawLastVacuum,
 	"settleWaitingJobs":   drawSettle,
 	"setQueueDeadLetter":  drawSetQueueDeadLetter,
+	"setQueueHistory":     drawSetQueueHistory,
 	"deadLetterJob":       drawDeadLetterJob,
 	"redrive":             drawRedrive,
 	"retryJobs":           drawRetryJobs,
@@ -82,6 +83,8 @@ var stepKinds = append([]string{
 	"insertJobs", "cancelJob", "settleWaitingJobs", "settleWaitingJobs", "deleteJob", "resumeAll",
 	"setQueueDeadLetter", "failJob", "deadLetterJob", "deadLetterJob", "redrive",
 	"failJob", "retryJobs", "cancelJobsFrom", "deleteJobs",
+	"setQueueHistory", "completeJobs", "jobPass", "setQueueHistory", "reserve", "completeJobs",
+	"setQueueHistory", "insertJobs", "reserve", "jobPass",
 }, opNameList...)
 
 func drawRegister(rt *rapid.T, d *diff) op {

@@ -99,7 +99,7 @@ func drawListQueues(*rapid.T, *diff) op {
 func fmtQueueStats(stats []store.QueueStats) string {
 	var b strings.Builder
 	for _, q := range stats {
-		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s dead-letter=%q", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod, q.DeadLetter)
+		fmt.Fprintf(&b, "queue %q paused=%s limit=%d rate=%d/%s dead-letter=%q history=%s", q.Name, format.Time(q.PausedAt), q.Limit, q.Rate, q.RatePeriod, q.DeadLetter, q.History())
 		for _, s := range store.Statuses() {
 			if n := q.Counts[s]; n > 0 {
 				fmt.Fprintf(&b, " %s=%d", s, n)

@@ -34,6 +34,7 @@ var suites = []struct {
 	{"Output", outputCases},
 	{"Retry", retryCases},
 	{"DeadLetters", deadLetterCases},
+	{"History", historyCases},
 	{"Snooze", snoozeCases},
 	{"MaxAttempts", maxAttemptsCases},
 	{"Rescue", rescueCases},

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
@@ -42,4 +44,24 @@ func CheckDelete(j store.Job, k Kept) error {
 		return nil
 	}
 	return fmt.Errorf("delete job %s: %s: %w", j.ID, why, store.ErrConflict)
+}
+
+// DeletesAtCompletion reports whether the completion of a job of a queue
+// that keeps no history (store.Queue.NoHistory) deletes its row: done is
+// the row as the completion leaves it, k what keeps it as the completion
+// finds it (Uncounted is implied by done's batch; Awaited also when a
+// row waited for it since the leader last settled it, its awaited mark:
+// store/pg reads that mark on the row, which a concurrent child's insert
+// sets and the DELETE rereads, where the child's job_waits row may be
+// outside its snapshot), named whether a
+// schedule names it as its last run. The row goes only when CheckDelete
+// would let it go and, besides: its unique key does not hold while
+// completed (the key would be freed at once), it is not a batch's
+// callback (its batch would go with it) and no schedule names it (the
+// worker's commit would write the schedule's row, a leader's to write).
+// Anything else is completed as before and left to retention. The same in
+// every store.
+func DeletesAtCompletion(done store.Job, k Kept, named bool) bool {
+	k.Uncounted = done.Batch != ulid.ULID{}
+	return CheckDelete(done, k) == nil && !done.Holds() && done.CallbackOf == (ulid.ULID{}) && !named
 }

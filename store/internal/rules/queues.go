@@ -74,3 +74,8 @@ func CheckDeadLetter(j store.Job) error {
 	}
 	return nil
 }
+
+// HistoryEdit: see PauseEdit.
+func HistoryEdit(keep bool) func(*store.Queue) {
+	return func(q *store.Queue) { q.NoHistory = !keep }
+}
