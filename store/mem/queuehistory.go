@@ -24,9 +24,7 @@ func (t *tx) deletesAtCompletion(j *store.Job, done store.Job) bool {
 	if (q == nil || !q.NoHistory) && !mutant.On(mutant.HistoryIgnored) {
 		return false
 	}
-	_, chained := t.s.prevOf[j.ID]
 	k := t.kept(j.ID)
-	k.Chained = chained
 	k.Awaited = k.Awaited || t.s.awaited[j.ID] // store/pg: its awaited mark
 	return rules.DeletesAtCompletion(done, k, t.s.scheduleNames(j.ID))
 }
