@@ -117,6 +117,7 @@ type sim struct {
 	canonWorkerIDs []ulid.ULID
 	canonWorkers   []change[store.Worker]
 	histSeq        int64
+	stamped        stamped // record's last store time
 	tr             tracer
 	res            Result
 
