@@ -69,7 +69,7 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		if contents {
 			withContents(pc.Before, ch.Before)
-			withContents(pc.After, ch.After)
+			withContentsAfter(pc.After, ch.After, pc.Before)
 		}
 		s.rows.change(pc.Before, pc.After)
 		if pc.Before == nil && pc.After != nil {
@@ -129,6 +129,24 @@ func withContents(r *props.JobRow, j *store.Job) *props.JobRow {
 		r.Payload, r.Metadata = string(j.Payload), string(j.Metadata)
 	}
 	return r
+}
+
+// withContentsAfter is withContents for the row after a change, sharing
+// the strings of before, the row it changed from, where its bytes are
+// the same: most changes leave both as they were, and each copy of them
+// is an allocation.
+func withContentsAfter(r *props.JobRow, j *store.Job, before *props.JobRow) {
+	if r == nil || before == nil {
+		withContents(r, j)
+		return
+	}
+	r.Payload, r.Metadata = before.Payload, before.Metadata
+	if r.Payload != string(j.Payload) {
+		r.Payload = string(j.Payload)
+	}
+	if r.Metadata != string(j.Metadata) {
+		r.Metadata = string(j.Metadata)
+	}
 }
 
 // jobMarks notes the rare job transitions.
