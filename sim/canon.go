@@ -22,10 +22,17 @@ func canonical[W, K, R any](writes []W, key func(W) K, rows func(W) (before, aft
 // canonicalInto is canonical appending to keys[:0] and out[:0], whose
 // room it reuses.
 func canonicalInto[W, K, R any](keys []K, out []change[R], writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
-	if len(writes) == 0 {
-		return keys[:0], out[:0]
-	}
 	keys, out = keys[:0], out[:0]
+	switch len(writes) {
+	case 0:
+		return keys, out
+	case 1: // most transactions write one row once: nothing to fold or sort
+		before, after := rows(writes[0])
+		if same(before, after) {
+			return keys, out
+		}
+		return append(keys, key(writes[0])), append(out, change[R]{Before: before, After: after})
+	}
 	for _, w := range writes {
 		k := key(w)
 		before, after := rows(w)
