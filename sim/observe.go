@@ -18,6 +18,10 @@ type procObserver struct {
 // Observe calls s.observe.
 func (o *procObserver) Observe(e engine.Event) { o.s.observe(o.p, &e) }
 
+// ObserveRef calls s.observe on the core's own copy of e: a core hands a
+// RefObserver the events of a transaction without copying them again.
+func (o *procObserver) ObserveRef(e *engine.Event) { o.s.observe(o.p, e) }
+
 // observe receives p's core events: they go to the trace and the
 // coverage marks, and, translated as a live worker's history log
 // translates them (history.Translator), to the history. The simulator's
