@@ -3,7 +3,6 @@ package sim
 import (
 	"time"
 
-	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
@@ -30,13 +29,13 @@ func (o *procObserver) ObserveRef(e *engine.Event) { o.s.observe(o.p, e) }
 // transaction stamped keeps that transaction's store time, as its commit.
 func (s *sim) observe(p *proc, e *engine.Event) {
 	s.noteObserved(p, e)
-	var h props.Event
-	if p.history.Translate(e, &h) {
+	h := &s.observed
+	if p.history.Translate(e, h) {
 		h.Process = p.name
 		if !s.interleaving() {
 			h.Time = time.Time{}
 		}
-		s.record(&h)
+		s.record(h)
 	}
 }
 

@@ -118,8 +118,11 @@ type sim struct {
 	canonWorkers   []change[store.Worker]
 	histSeq        int64
 	stamped        stamped // record's last store time
-	tr             tracer
-	res            Result
+	// observed is observe's history event, which Translate clears: a
+	// variable of observe's own would be cleared twice, every event.
+	observed props.Event
+	tr       tracer
+	res      Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
