@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tickwork/tickwork/internal/envelope"
+	"github.com/tickwork/tickwork/internal/jsonobject"
 	"github.com/tickwork/tickwork/internal/mutant"
 )
 
@@ -33,7 +34,7 @@ func (r *Ring) SealJob(payload, metadata json.RawMessage, metaKeys []string) (js
 	}
 	var entries map[string]json.RawMessage
 	if len(metadata) > 0 {
-		if err := json.Unmarshal(metadata, &entries); err != nil {
+		if entries, err = jsonobject.Members(metadata); err != nil {
 			return nil, nil, fmt.Errorf("encryption: metadata is not a JSON object: %w", err)
 		}
 	}
@@ -77,8 +78,8 @@ func (r *Ring) OpenJob(payload, metadata json.RawMessage) (Opened, error) {
 	if !bytes.Contains(metadata, []byte(envelope.Field)) {
 		return o, nil
 	}
-	var entries map[string]json.RawMessage
-	if json.Unmarshal(metadata, &entries) != nil {
+	entries, err := jsonobject.Members(metadata)
+	if err != nil {
 		return o, nil // not an object: nothing in it was sealed by SealJob
 	}
 	for _, k := range slices.Sorted(maps.Keys(entries)) { // Keys in a fixed order
