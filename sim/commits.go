@@ -64,7 +64,7 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 		func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After }, sameJob, ulid.ULID.Compare)
 	s.canonJobIDs, s.canonJobs = ids, folded
 	out, rows := commitBuffers(s, &s.changeBuf, &s.rowBuf, len(folded))
-	contents := s.keys != nil || s.sc.On(Bulk) // only EncryptedAtRest and BulkActions read them
+	contents := s.keys != nil || s.on(Bulk) // only EncryptedAtRest and BulkActions read them
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		if contents {
@@ -330,11 +330,11 @@ func (s *sim) deliver(notes []store.Notification) {
 		}
 		delay := time.Millisecond
 		if s.phase == chaos {
-			if s.sc.On(NotifyLoss) && s.procRand(p, NotifyLoss).Chance(s.sc.Rate(NotifyLoss)) {
+			if s.on(NotifyLoss) && s.procRand(p, NotifyLoss).Chance(s.rate(NotifyLoss)) {
 				s.count(NotifyLoss)
 				continue
 			}
-			if s.sc.On(NotifyDelay) && s.procRand(p, NotifyDelay).Chance(s.sc.Rate(NotifyDelay)) {
+			if s.on(NotifyDelay) && s.procRand(p, NotifyDelay).Chance(s.rate(NotifyDelay)) {
 				s.count(NotifyDelay)
 				delay = s.procRand(p, NotifyDelay).DurationBetween(10*time.Millisecond, 2*time.Second)
 			}

@@ -36,7 +36,7 @@ type simKeys struct {
 
 // drawKeys sets the run's keys up, after its processes.
 func (s *sim) drawKeys() {
-	if !s.sc.On(Encryption) {
+	if !s.on(Encryption) {
 		return
 	}
 	r := s.master.Child("encryption")
@@ -98,7 +98,7 @@ func (s *sim) startKeys(p *proc) {
 // sealJob seals a share of the jobs enqueued, payload and a metadata
 // value, with the client's ring, recording their clear texts first.
 func (s *sim) sealJob(j *store.NewJob) {
-	if s.keys == nil || !s.keys.rnd.Chance(s.sc.Rate(Encryption)) {
+	if s.keys == nil || !s.keys.rnd.Chance(s.rate(Encryption)) {
 		return
 	}
 	account := strconv.Quote("a" + j.ID.String())

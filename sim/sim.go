@@ -118,6 +118,10 @@ type sim struct {
 	canonWorkers   []change[store.Worker]
 	histSeq        int64
 	stamped        stamped // record's last store time
+	// faultOf is sc.fault(k) for each kind, looked up once: the store
+	// calls draw kinds several times each. It points into sc.Faults, whose
+	// settings nothing moves during a run.
+	faultOf [numFaultKinds]*FaultSetting
 	// observed is observe's history event, which Translate clears: a
 	// variable of observe's own would be cleared twice, every event.
 	observed props.Event
@@ -212,6 +216,9 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	}
 	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
 	s.rows.runsLeft = s.sc.runsLeft
+	for k := range s.faultOf {
+		s.faultOf[k] = s.sc.fault(FaultKind(k))
+	}
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines, opt.Quiet && opt.Trace == nil)
 	s.onRecord = opt.Record
