@@ -72,7 +72,7 @@ func (c *Checker) jobPass(e *Event) {
 	defer p.forgetOwed()
 	free := c.params.MaxConcurrent - len(p.open)
 	if !c.params.SerialTransactions || c.params.MaxFetch <= 0 ||
-		p.shuttingDown || e.Worker.IsZero() || free <= 0 || e.Reserved >= c.params.MaxFetch {
+		p.shuttingDown || e.Worker == (ulid.ULID{}) || free <= 0 || e.Reserved >= c.params.MaxFetch {
 		return
 	}
 	for _, q := range p.owed.queues {

@@ -52,7 +52,7 @@ func (s *sim) batchMarks(ch props.JobChange) {
 	if a == nil {
 		return
 	}
-	if !a.Batch.IsZero() && (b == nil || b.Status != a.Status) {
+	if a.Batch != (ulid.ULID{}) && (b == nil || b.Status != a.Status) {
 		s.noteMember(a)
 	}
 	if b == nil || b.Status != props.Awaiting || a.CallbackOf != a.ID || a.Status == props.Cancelled {

@@ -219,7 +219,7 @@ func (c *Core) nextPoll() time.Duration {
 	if mutant.On(mutant.PollTwice) {
 		d *= 2
 	}
-	if c.id.IsZero() || c.shuttingDown {
+	if c.id == (ulid.ULID{}) || c.shuttingDown {
 		return d
 	}
 	due := untilDue(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
