@@ -37,9 +37,11 @@ type stamped struct {
 }
 
 // stampNow is storeNow, worked out once per instant: record stamps two
-// or three events an instant, each a time.Time addition otherwise. Only
-// record uses it, on the run's goroutine; storeNow goes to the backend,
-// whose interleaved transactions may read it from theirs.
+// or three events an instant, and a transaction or two begins, each a
+// time.Time addition otherwise. It runs on the run's goroutine only: the
+// in-memory store of a run not interleaved gets it as its clock; another
+// backend, or an interleaved run's, whose transactions may read the
+// clock from goroutines of their own, gets storeNow.
 func (s *sim) stampNow() time.Time {
 	if s.stamped.t.IsZero() || s.stamped.at != s.now {
 		s.stamped = stamped{at: s.now, t: s.storeNow()}

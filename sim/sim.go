@@ -208,6 +208,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
+	ownClock := opt.Backend == nil && opt.Interleave == nil // see stampNow
 	if opt.Backend == nil {
 		opt.Backend = MemBackend
 	}
@@ -240,7 +241,11 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
 	}
 	s.checker = checker
-	be, err := opt.Backend(s.storeNow)
+	now := s.storeNow
+	if ownClock {
+		now = s.stampNow
+	}
+	be, err := opt.Backend(now)
 	if err != nil {
 		return nil, fmt.Errorf("scenario seed %d: store: %w", sc.Seed, err)
 	}
