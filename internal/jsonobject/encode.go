@@ -46,7 +46,7 @@ func plainKey(k string) bool {
 // plainValue reports whether the encoder writes v as it is: valid JSON
 // without space outside its strings, nor a byte it would escape.
 func plainValue(v json.RawMessage) bool {
-	if len(v) == 0 || !valid(v) {
+	if len(v) == 0 || !json.Valid(v) {
 		return false
 	}
 	inString := false

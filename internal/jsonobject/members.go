@@ -27,7 +27,7 @@ func Members(raw []byte) (map[string]json.RawMessage, error) {
 // or a byte outside ASCII (the decoder unescapes and repairs those).
 func split(raw []byte) (map[string]json.RawMessage, bool) {
 	i := skipSpace(raw, 0)
-	if i == len(raw) || raw[i] != '{' || !valid(raw) {
+	if i == len(raw) || raw[i] != '{' || !json.Valid(raw) {
 		return nil, false
 	}
 	m := map[string]json.RawMessage{}
