@@ -47,7 +47,7 @@ func (r *Ring) SealJob(payload, metadata json.RawMessage, metaKeys []string) (js
 			return nil, nil, err
 		}
 	}
-	meta, err := jsonobject.Encode(entries)
+	meta, err := json.Marshal(entries)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encryption: encode metadata: %w", err)
 	}
@@ -92,7 +92,7 @@ func (r *Ring) OpenJob(payload, metadata json.RawMessage) (Opened, error) {
 			o.Keys = append(o.Keys, key)
 		}
 	}
-	if o.Metadata, err = jsonobject.Encode(entries); err != nil {
+	if o.Metadata, err = json.Marshal(entries); err != nil {
 		return Opened{}, fmt.Errorf("encryption: encode opened metadata: %w", err)
 	}
 	return o, nil

@@ -1,7 +1,7 @@
 // Package jsonobject reads the members of a JSON object as
-// json.Unmarshal into a map[string]json.RawMessage does, and writes them
-// as json.Marshal does, without encoding/json's reflection where it can:
-// the simulator seals and opens a job's metadata many times a run.
+// json.Unmarshal into a map[string]json.RawMessage does, without the
+// decoder's reflection where it can: the simulator seals and opens a
+// job's metadata, and checks it sealed, many times a run.
 package jsonobject
 
 import (

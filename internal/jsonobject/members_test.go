@@ -31,23 +31,3 @@ func TestMembersReadsAsTheDecoderDoes(t *testing.T) {
 		}
 	}
 }
-
-// Encode must write what the encoder writes, byte for byte, and fail
-// when it fails.
-func TestEncodeWritesTheEncodersText(t *testing.T) {
-	maps := []map[string]json.RawMessage{
-		nil, {}, {"a": json.RawMessage(`1`)}, {"b": json.RawMessage(`"x"`), "a": json.RawMessage(`{"c":[1,"} ]"]}`)},
-		{"a": json.RawMessage(`{ "c": 1 }`)}, {"a": json.RawMessage(`"<&>"`)}, {"a": json.RawMessage(`"é"`)},
-		{"a": json.RawMessage(`"\u2028"`)}, {"a": json.RawMessage("\"\u2028\"")}, {"a": nil}, {"a": json.RawMessage{}},
-		{"a": json.RawMessage(`{`)}, {"a": json.RawMessage(`1 2`)}, {`k"`: json.RawMessage(`1`)}, {"k<": json.RawMessage(`1`)},
-		{"é": json.RawMessage(`1`)}, {"": json.RawMessage(`"a b\" c"`)}, {"a": json.RawMessage(` 1`)},
-		{"account": json.RawMessage(`{"tickwork_encrypted":{"key":"k1","nonce":"AQ==","data":"Ag=="}}`), "z": json.RawMessage(`null`)},
-	}
-	for _, m := range maps {
-		want, wantErr := json.Marshal(m)
-		got, err := Encode(m)
-		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() || string(got) != string(want) {
-			t.Errorf("Encode(%q) = %s, %v; the encoder's %s, %v", m, got, err, want, wantErr)
-		}
-	}
-}
