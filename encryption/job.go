@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/tickwork/tickwork/internal/envelope"
-	"github.com/tickwork/tickwork/internal/jsonobject"
 	"github.com/tickwork/tickwork/internal/mutant"
 )
 
@@ -34,7 +33,7 @@ func (r *Ring) SealJob(payload, metadata json.RawMessage, metaKeys []string) (js
 	}
 	var entries map[string]json.RawMessage
 	if len(metadata) > 0 {
-		if entries, err = jsonobject.Members(metadata); err != nil {
+		if err := json.Unmarshal(metadata, &entries); err != nil {
 			return nil, nil, fmt.Errorf("encryption: metadata is not a JSON object: %w", err)
 		}
 	}
@@ -78,8 +77,8 @@ func (r *Ring) OpenJob(payload, metadata json.RawMessage) (Opened, error) {
 	if !bytes.Contains(metadata, []byte(envelope.Field)) {
 		return o, nil
 	}
-	entries, err := jsonobject.Members(metadata)
-	if err != nil {
+	var entries map[string]json.RawMessage
+	if json.Unmarshal(metadata, &entries) != nil {
 		return o, nil // not an object: nothing in it was sealed by SealJob
 	}
 	for _, k := range slices.Sorted(maps.Keys(entries)) { // Keys in a fixed order
