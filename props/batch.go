@@ -36,7 +36,7 @@ type batchIndex struct {
 
 // index notes a row's new version (nil: deleted).
 func (b *batchIndex) index(id ulid.ULID, before, after *JobRow) {
-	if after != nil && !after.Batch.IsZero() && (before == nil || before.Batch != after.Batch) {
+	if after != nil && after.Batch != (ulid.ULID{}) && (before == nil || before.Batch != after.Batch) {
 		b.members[after.Batch] = append(b.members[after.Batch], id)
 	}
 	switch {

@@ -86,6 +86,9 @@ func (c *Checker) cancelChecked(e *Event) {
 // execution a check found cancelled before now whose context is still
 // not cancelled, and forgets the stops that are settled.
 func (c *Checker) checkCancelsDue(now time.Time) {
+	if len(c.cancelsDue) == 0 { // most steps: spare the closure
+		return
+	}
 	c.cancelsDue = slices.DeleteFunc(c.cancelsDue, func(d cancelDue) bool {
 		if d.x.cancelled || !c.isOpen(d.x) {
 			return true

@@ -178,8 +178,13 @@ func rowID[R any, K comparable](before, after *R, id func(*R) K) K {
 }
 
 // normTime makes equal instants compare equal with ==: UTC, no monotonic
-// reading.
-func normTime(t time.Time) time.Time { return t.UTC().Round(0) }
+// reading. The zero Time, most of a row's times, is its own form.
+func normTime(t time.Time) time.Time {
+	if t == (time.Time{}) {
+		return t
+	}
+	return t.UTC().Round(0)
+}
 
 // norm copies the row r points at into dst with normalized times and
 // returns dst, or nil for an absent row. The caller's dst lives on its

@@ -29,7 +29,7 @@ import (
 func (c *Checker) redrivenIn(e *Event, out []ulid.ULID) []ulid.ULID {
 	for _, ch := range e.Jobs {
 		b, a := ch.Before, ch.After
-		if a == nil || b == nil || !b.NextAttemptID.IsZero() || a.NextAttemptID.IsZero() {
+		if a == nil || b == nil || b.NextAttemptID != (ulid.ULID{}) || a.NextAttemptID == (ulid.ULID{}) {
 			continue
 		}
 		if a.DeadFrom != "" || c.inRedrivenChain(a.ID) || e.operatorRetry() {
@@ -43,7 +43,7 @@ func (c *Checker) redrivenIn(e *Event, out []ulid.ULID) []ulid.ULID {
 // redriven.
 func (c *Checker) inRedrivenChain(id ulid.ULID) bool {
 	st := c.jobs[id]
-	if st == nil || st.chain.IsZero() {
+	if st == nil || st.chain == (ulid.ULID{}) {
 		return false
 	}
 	ch := c.chains[st.chain]
@@ -60,7 +60,7 @@ func (c *Checker) checkDeadLettered(b, a *JobRow) {
 	case a.DeadFrom != b.Queue || a.Queue == a.DeadFrom:
 		c.report(DeadLetters, fmt.Sprintf("job %s of queue %q moved to queue %q recording dead from %q",
 			a.ID, b.Queue, a.Queue, a.DeadFrom), withJobs(*b, *a))
-	case (a.Status != Failed && a.Status != Lost) || !a.NextAttemptID.IsZero():
+	case (a.Status != Failed && a.Status != Lost) || a.NextAttemptID != (ulid.ULID{}):
 		c.report(DeadLetters, fmt.Sprintf("job %s was dead-lettered to queue %q while %s with next attempt %s: it did not fail for good",
 			a.ID, a.Queue, a.Status, formatID(a.NextAttemptID)), withJobs(*b, *a))
 	}

@@ -71,7 +71,7 @@ func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 // stays, which leaves it looking ended for good (its batch would count
 // it again; it would halt its sequence).
 func (c *Checker) chainChanged(b, a *JobRow) {
-	if a.NextAttemptID.IsZero() {
+	if a.NextAttemptID == (ulid.ULID{}) {
 		c.report(RetryBounds, fmt.Sprintf("job %s lost its link to next attempt %s, deleted before it", a.ID, b.NextAttemptID), withJobs(*b, *a))
 		return
 	}
@@ -82,9 +82,9 @@ func (c *Checker) chainChanged(b, a *JobRow) {
 func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 	c.checkOutput(b, a)
 	c.checkDeadLettered(b, a)
-	if b.NextAttemptID.IsZero() && !a.NextAttemptID.IsZero() {
+	if b.NextAttemptID == (ulid.ULID{}) && a.NextAttemptID != (ulid.ULID{}) {
 		sc.links = append(sc.links, link{prev: a.ID, next: a.NextAttemptID})
-	} else if !b.NextAttemptID.IsZero() && a.NextAttemptID != b.NextAttemptID {
+	} else if b.NextAttemptID != (ulid.ULID{}) && a.NextAttemptID != b.NextAttemptID {
 		c.chainChanged(b, a)
 	}
 	if b.Status == a.Status {
@@ -115,7 +115,7 @@ func (c *Checker) jobUpdated(e *Event, b, a *JobRow, sc *commitScope) {
 		sc.reserved = append(sc.reserved, a.ID)
 		c.reserved(e, b, a)
 	case b.Status == Running && (a.Status == Completed || a.Status == Failed || a.Status == Snoozed):
-		if !e.Worker.IsZero() && e.Worker != b.StartedBy {
+		if e.Worker != (ulid.ULID{}) && e.Worker != b.StartedBy {
 			c.report(SingleExecution, fmt.Sprintf("worker %s recorded a result for job %s, which runs under %s (not fenced)",
 				e.Worker, a.ID, b.StartedBy), withJobs(*b, *a))
 		}
@@ -236,7 +236,7 @@ func (c *Checker) decisionHonoured(id ulid.ULID) {
 		c.snoozeHonoured(st)
 		return
 	}
-	if bound := c.bound(r); r.Status == Failed && st.decided == Retry && r.NextAttemptID.IsZero() && r.Attempt+1 < bound {
+	if bound := c.bound(r); r.Status == Failed && st.decided == Retry && r.NextAttemptID == (ulid.ULID{}) && r.Attempt+1 < bound {
 		c.report(RetryBounds, fmt.Sprintf("attempt %d of job %s failed with a Retry decision and retries left, but got no next attempt in that transaction",
 			r.Attempt, id), withJobs(r))
 	}

@@ -69,7 +69,7 @@ func (c *Checker) proc(e *Event) *procState {
 		p = &procState{name: key, open: make(map[ulid.ULID]*execution), started: make(map[ulid.ULID]struct{})}
 		c.procs[key] = p
 	}
-	if !e.Worker.IsZero() {
+	if e.Worker != (ulid.ULID{}) {
 		c.workerProc[e.Worker] = key
 	}
 	c.lastProc = procMemo{process: e.Process, worker: e.Worker, state: p}

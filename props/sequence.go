@@ -38,7 +38,7 @@ type JobSequence struct {
 
 // holdsSequence reports whether r holds its sequence (above).
 func holdsSequence(r *JobRow) bool {
-	if r.Sequence.Key == "" || !r.NextAttemptID.IsZero() {
+	if r.Sequence.Key == "" || r.NextAttemptID != (ulid.ULID{}) {
 		return false
 	}
 	switch r.Status {

@@ -72,7 +72,7 @@ func (c *Checker) jobPass(e *Event) {
 	defer p.forgetOwed()
 	free := c.params.MaxConcurrent - len(p.open)
 	if !c.params.SerialTransactions || c.params.MaxFetch <= 0 ||
-		p.shuttingDown || e.Worker.IsZero() || free <= 0 || e.Reserved >= c.params.MaxFetch {
+		p.shuttingDown || e.Worker == (ulid.ULID{}) || free <= 0 || e.Reserved >= c.params.MaxFetch {
 		return
 	}
 	for _, q := range p.owed.queues {
@@ -128,7 +128,8 @@ func (p *procState) forgetOwed() {
 // per-key fairness (keys.go) rather than 21 or 22: it stopped at a key at
 // its limit instead of skipping over it.
 func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
-	if c.pausedAll() {
+	avail := c.queues.available[queue]
+	if len(avail) == 0 || c.pausedAll() { // none available: no row to look up
 		return ulid.ULID{}, false
 	}
 	if q, ok := c.queues.rows[queue]; ok {
@@ -138,7 +139,7 @@ func (c *Checker) reservable(queue string, at time.Time) (ulid.ULID, bool) {
 	}
 	var first ulid.ULID
 	found := false
-	for id := range c.queues.available[queue] {
+	for id := range avail {
 		if found && id.Compare(first) >= 0 {
 			continue
 		}

@@ -19,11 +19,11 @@ import (
 // drawBatch makes jobs, about to be inserted, the members of a batch and
 // returns them with its callback appended, or returns jobs unchanged.
 func (s *sim) drawBatch(jobs []store.NewJob) []store.NewJob {
-	if !s.sc.On(Batches) || len(jobs) == 0 {
+	if !s.on(Batches) || len(jobs) == 0 {
 		return jobs
 	}
 	br := s.clientRand(Batches)
-	if !br.Chance(s.sc.Rate(Batches)) {
+	if !br.Chance(s.rate(Batches)) {
 		return jobs
 	}
 	cb := store.NewJob{ID: clockrng.NewULID(s.storeNow(), s.client), Queue: s.cfg.Queues[br.IntN(s.sc.Queues)],
@@ -52,7 +52,7 @@ func (s *sim) batchMarks(ch props.JobChange) {
 	if a == nil {
 		return
 	}
-	if !a.Batch.IsZero() && (b == nil || b.Status != a.Status) {
+	if a.Batch != (ulid.ULID{}) && (b == nil || b.Status != a.Status) {
 		s.noteMember(a)
 	}
 	if b == nil || b.Status != props.Awaiting || a.CallbackOf != a.ID || a.Status == props.Cancelled {

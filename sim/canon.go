@@ -15,21 +15,28 @@ type change[R any] struct{ Before, After *R }
 // After), in key order, and none for a row that ended as it began. Two
 // stores that apply the same transaction give the same changes, however
 // many writes they report and in whatever order.
-func canonical[W, K, R any](writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
+func canonical[W any, K comparable, R any](writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
 	return canonicalInto(nil, nil, writes, key, rows, same, cmpKey)
 }
 
 // canonicalInto is canonical appending to keys[:0] and out[:0], whose
 // room it reuses.
-func canonicalInto[W, K, R any](keys []K, out []change[R], writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
-	if len(writes) == 0 {
-		return keys[:0], out[:0]
-	}
+func canonicalInto[W any, K comparable, R any](keys []K, out []change[R], writes []W, key func(W) K, rows func(W) (before, after *R), same func(a, b *R) bool, cmpKey func(a, b K) int) ([]K, []change[R]) {
 	keys, out = keys[:0], out[:0]
+	switch len(writes) {
+	case 0:
+		return keys, out
+	case 1: // most transactions write one row once: nothing to fold or sort
+		before, after := rows(writes[0])
+		if same(before, after) {
+			return keys, out
+		}
+		return append(keys, key(writes[0])), append(out, change[R]{Before: before, After: after})
+	}
 	for _, w := range writes {
 		k := key(w)
 		before, after := rows(w)
-		i := slices.IndexFunc(keys, func(x K) bool { return cmpKey(x, k) == 0 })
+		i := slices.Index(keys, k) // cmpKey is 0 exactly for equal keys: == spares its call
 		if i < 0 {
 			keys = append(keys, k)
 			out = append(out, change[R]{Before: before})

@@ -64,12 +64,12 @@ func (s *sim) jobChanges(actor string, writes []store.JobChange) []props.JobChan
 		func(w store.JobChange) (*store.Job, *store.Job) { return w.Before, w.After }, sameJob, ulid.ULID.Compare)
 	s.canonJobIDs, s.canonJobs = ids, folded
 	out, rows := commitBuffers(s, &s.changeBuf, &s.rowBuf, len(folded))
-	contents := s.keys != nil || s.sc.On(Bulk) // only EncryptedAtRest and BulkActions read them
+	contents := s.keys != nil || s.on(Bulk) // only EncryptedAtRest and BulkActions read them
 	for i, ch := range folded {
 		pc := props.JobChange{Before: fillJobRow(&rows[2*i], ch.Before), After: fillJobRow(&rows[2*i+1], ch.After)}
 		if contents {
 			withContents(pc.Before, ch.Before)
-			withContents(pc.After, ch.After)
+			withContentsAfter(pc.After, ch.After, pc.Before)
 		}
 		s.rows.change(pc.Before, pc.After)
 		if pc.Before == nil && pc.After != nil {
@@ -129,6 +129,24 @@ func withContents(r *props.JobRow, j *store.Job) *props.JobRow {
 		r.Payload, r.Metadata = string(j.Payload), string(j.Metadata)
 	}
 	return r
+}
+
+// withContentsAfter is withContents for the row after a change, sharing
+// the strings of before, the row it changed from, where its bytes are
+// the same: most changes leave both as they were, and each copy of them
+// is an allocation.
+func withContentsAfter(r *props.JobRow, j *store.Job, before *props.JobRow) {
+	if r == nil || before == nil {
+		withContents(r, j)
+		return
+	}
+	r.Payload, r.Metadata = before.Payload, before.Metadata
+	if r.Payload != string(j.Payload) {
+		r.Payload = string(j.Payload)
+	}
+	if r.Metadata != string(j.Metadata) {
+		r.Metadata = string(j.Metadata)
+	}
 }
 
 // jobMarks notes the rare job transitions.
@@ -313,11 +331,11 @@ func (s *sim) deliver(notes []store.Notification) {
 		}
 		delay := time.Millisecond
 		if s.phase == chaos {
-			if s.sc.On(NotifyLoss) && s.procRand(p, NotifyLoss).Chance(s.sc.Rate(NotifyLoss)) {
+			if s.on(NotifyLoss) && s.procRand(p, NotifyLoss).Chance(s.rate(NotifyLoss)) {
 				s.count(NotifyLoss)
 				continue
 			}
-			if s.sc.On(NotifyDelay) && s.procRand(p, NotifyDelay).Chance(s.sc.Rate(NotifyDelay)) {
+			if s.on(NotifyDelay) && s.procRand(p, NotifyDelay).Chance(s.rate(NotifyDelay)) {
 				s.count(NotifyDelay)
 				delay = s.procRand(p, NotifyDelay).DurationBetween(10*time.Millisecond, 2*time.Second)
 			}

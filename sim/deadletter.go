@@ -29,7 +29,7 @@ const deadLetterPage = 10
 // armFirstDeadLetter has the operator set a dead-letter queue as soon as
 // chaos begins, when DeadLetters is on, so that short runs dead-letter.
 func (s *sim) armFirstDeadLetter() {
-	if s.sc.On(DeadLetters) && s.phase == chaos {
+	if s.on(DeadLetters) && s.phase == chaos {
 		s.after(0, &event{kind: evDeadLetter, w: -1, gen: firstDeadLetter})
 	}
 }

@@ -25,13 +25,13 @@ const recentParents = 8
 // drawParents gives some of jobs parents; a job with parents loses its
 // unique key and its sequence, which no job with parents may have.
 func (s *sim) drawParents(jobs []store.NewJob) {
-	if !s.sc.On(Dependencies) {
+	if !s.on(Dependencies) {
 		return
 	}
 	r := s.clientRand(Dependencies)
 	recent := s.inserted[max(0, len(s.inserted)-recentParents):]
 	for i := range jobs {
-		if !r.Chance(s.sc.Rate(Dependencies)) || i == 0 && len(recent) == 0 {
+		if !r.Chance(s.rate(Dependencies)) || i == 0 && len(recent) == 0 {
 			continue
 		}
 		j := &jobs[i]

@@ -58,8 +58,8 @@ var outcomeKinds = [...]FaultKind{asksRetry: HandlerRetry, fails: HandlerFail, p
 func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 	total := 4.0
 	for o := asksRetry; o <= snoozes; o++ {
-		if s.sc.On(outcomeKinds[o]) {
-			total += s.sc.Rate(outcomeKinds[o])
+		if s.on(outcomeKinds[o]) {
+			total += s.rate(outcomeKinds[o])
 		}
 	}
 	x := float64(r.Float64() * total)
@@ -68,13 +68,13 @@ func (s *sim) drawOutcome(r interface{ Float64() float64 }) outcome {
 	}
 	x -= 4
 	for o := asksRetry; o <= snoozes; o++ {
-		if !s.sc.On(outcomeKinds[o]) {
+		if !s.on(outcomeKinds[o]) {
 			continue
 		}
-		if x < s.sc.Rate(outcomeKinds[o]) {
+		if x < s.rate(outcomeKinds[o]) {
 			return o
 		}
-		x -= s.sc.Rate(outcomeKinds[o])
+		x -= s.rate(outcomeKinds[o])
 	}
 	return succeeds
 }
@@ -116,7 +116,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 		s.count(outcomeKinds[o])
 	}
 	s.openJob(p, &j, ex)
-	ex.ignoreCancel = s.sc.On(IgnoreCancel) && r.Chance(s.sc.Rate(IgnoreCancel))
+	ex.ignoreCancel = s.on(IgnoreCancel) && r.Chance(s.rate(IgnoreCancel))
 	ex.hangs = ex.ignoreCancel && r.Chance(0.5) // r's last draw: the others stay as they were
 	ex.endAt = (s.now + p.clock.trueDelay(run)).Truncate(time.Microsecond)
 	p.execs = append(p.execs, ex)

@@ -138,9 +138,23 @@ func (f *faultStore) run(tx store.Tx) error {
 	return nil
 }
 
+// on is s.sc.On(k) through s.faultOf.
+func (s *sim) on(k FaultKind) bool {
+	f := s.faultOf[k]
+	return f != nil && f.On
+}
+
+// rate is s.sc.Rate(k) through s.faultOf.
+func (s *sim) rate(k FaultKind) float64 {
+	if f := s.faultOf[k]; f != nil {
+		return f.Rate
+	}
+	return 0
+}
+
 // draw decides whether fault kind k strikes this transaction, counting it.
 func (f *faultStore) draw(k FaultKind) bool {
-	if fs := f.s.sc.fault(k); fs == nil || !fs.On || !f.s.procRand(f.p, k).Chance(fs.Rate) {
+	if fs := f.s.faultOf[k]; fs == nil || !fs.On || !f.s.procRand(f.p, k).Chance(fs.Rate) {
 		return false
 	}
 	f.s.count(k)
@@ -203,12 +217,12 @@ func (s *sim) inOutage() bool {
 
 // drawOutages places the outage windows inside the chaos phase.
 func (s *sim) drawOutages() []window {
-	if !s.sc.On(Outage) {
+	if !s.on(Outage) {
 		return nil
 	}
 	r := s.clientRand(Outage)
 	var out []window
-	for range int(s.sc.Rate(Outage)) {
+	for range int(s.rate(Outage)) {
 		from := r.DurationBetween(0, s.sc.Chaos.D()).Truncate(time.Microsecond)
 		length := r.DurationBetween(time.Second, s.sc.DeadThreshold.D()*3/2).Truncate(time.Microsecond)
 		out = append(out, window{from, min(from+length, s.sc.Chaos.D())})

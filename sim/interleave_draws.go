@@ -132,10 +132,10 @@ func (d *tripDraws) fault(s *sim, conn string, commit bool) TripFault {
 	r := d.faults
 	x := r.Float64()
 	switch rate := func(k FaultKind) float64 {
-		if !s.sc.On(k) {
+		if !s.on(k) {
 			return 0
 		}
-		return s.sc.Rate(k) / 4 // per round trip, not per transaction
+		return s.rate(k) / 4 // per round trip, not per transaction
 	}; {
 	case x < rate(StoreBefore):
 		s.count(StoreBefore)

@@ -18,7 +18,7 @@ var partitionKeys = []string{"hot", "k1", "k2", "k3"}
 // drawPartitionKey is a job's partition key: none unless KeyLimits is on,
 // else none one time in five, the hot key half of the rest.
 func (s *sim) drawPartitionKey() string {
-	if !s.sc.On(KeyLimits) {
+	if !s.on(KeyLimits) {
 		return ""
 	}
 	r := s.clientRand(KeyLimits)
@@ -40,7 +40,7 @@ const firstKeyLimit = 1
 // apart) often set none in a short run, and concurrent reservations of a
 // limited key, which the interleaved run needs, came too seldom.
 func (s *sim) armFirstKeyLimit() {
-	if s.sc.On(KeyLimits) && s.phase == chaos {
+	if s.on(KeyLimits) && s.phase == chaos {
 		s.after(0, &event{kind: evKeyLimit, w: -1, gen: firstKeyLimit})
 	}
 }
@@ -66,7 +66,7 @@ func (s *sim) keyLimit(first bool) {
 // per-key limit while a ready job of the queue waits for its key's limit:
 // the reservation had to skip over it. Once noted, it costs nothing more.
 func (s *sim) keyLimitMark(e *props.Event) {
-	if len(e.Jobs) == 0 || s.res.Marks.Has(MarkKeyLimitHeld) || !s.sc.On(KeyLimits) { // most events change no job
+	if len(e.Jobs) == 0 || s.res.Marks.Has(MarkKeyLimitHeld) || !s.on(KeyLimits) { // most events change no job
 		return
 	}
 	for _, ch := range e.Jobs {

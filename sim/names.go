@@ -28,7 +28,7 @@ func (n *names) job(id ulid.ULID) string {
 
 // appendJob appends job(id).
 func (n *names) appendJob(b []byte, id ulid.ULID) []byte {
-	if id.IsZero() {
+	if id == (ulid.ULID{}) {
 		return append(b, '-')
 	}
 	k, ok := n.jobs[id]
@@ -59,7 +59,7 @@ func (n *names) appendJobList(b []byte, ids []ulid.ULID) []byte {
 
 // worker returns the worker row's name ("w?" for one not seen registering).
 func (n *names) worker(id ulid.ULID) string {
-	if id.IsZero() {
+	if id == (ulid.ULID{}) {
 		return "-"
 	}
 	if s, ok := n.workers[id]; ok {

@@ -3,7 +3,6 @@ package sim
 import (
 	"time"
 
-	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
@@ -18,6 +17,10 @@ type procObserver struct {
 // Observe calls s.observe.
 func (o *procObserver) Observe(e engine.Event) { o.s.observe(o.p, &e) }
 
+// ObserveRef calls s.observe on the core's own copy of e: a core hands a
+// RefObserver the events of a transaction without copying them again.
+func (o *procObserver) ObserveRef(e *engine.Event) { o.s.observe(o.p, e) }
+
 // observe receives p's core events: they go to the trace and the
 // coverage marks, and, translated as a live worker's history log
 // translates them (history.Translator), to the history. The simulator's
@@ -26,13 +29,13 @@ func (o *procObserver) Observe(e engine.Event) { o.s.observe(o.p, &e) }
 // transaction stamped keeps that transaction's store time, as its commit.
 func (s *sim) observe(p *proc, e *engine.Event) {
 	s.noteObserved(p, e)
-	var h props.Event
-	if p.history.Translate(e, &h) {
+	h := &s.observed
+	if p.history.Translate(e, h) {
 		h.Process = p.name
 		if !s.interleaving() {
 			h.Time = time.Time{}
 		}
-		s.record(&h)
+		s.record(h)
 	}
 }
 

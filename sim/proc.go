@@ -82,8 +82,8 @@ func (s *sim) newProc(i int) *proc {
 	p := &proc{idx: i, name: fmt.Sprintf("w%d", i)}
 	p.silentVacuums = s.master.Child("proc/vacuum-half-open").ChildN(p.name, i)
 	var ppm int64
-	if s.sc.On(Drift) {
-		limit := int64(s.sc.Rate(Drift) * 1e6)
+	if s.on(Drift) {
+		limit := int64(s.rate(Drift) * 1e6)
 		ppm = int64(s.procRand(p, Drift).IntN(int(2*limit+1))) - limit
 		s.count(Drift)
 	}
@@ -137,17 +137,17 @@ var procFaultEvent = map[FaultKind]eventKind{Crash: evCrash, Stall: evStall, Clo
 // uniformly around the mean so that no transcendental function (whose last
 // bit may differ between machines) enters the draw.
 func (s *sim) armProcFault(p *proc, k FaultKind) {
-	if !s.sc.On(k) || s.phase != chaos {
+	if !s.on(k) || s.phase != chaos {
 		return
 	}
-	s.after(spacing(s.procRand(p, k), s.sc.Rate(k)), &event{kind: procFaultEvent[k], w: p.idx})
+	s.after(spacing(s.procRand(p, k), s.rate(k)), &event{kind: procFaultEvent[k], w: p.idx})
 }
 
 func (s *sim) armGlobalFault(k FaultKind, kind eventKind) {
-	if !s.sc.On(k) || s.phase != chaos {
+	if !s.on(k) || s.phase != chaos {
 		return
 	}
-	s.after(spacing(s.clientRand(k), s.sc.Rate(k)), &event{kind: kind, w: -1})
+	s.after(spacing(s.clientRand(k), s.rate(k)), &event{kind: kind, w: -1})
 }
 
 // procRand is p's source for faults of kind k, made when first drawn

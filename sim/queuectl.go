@@ -11,11 +11,11 @@ import (
 // drawPriority is a job's priority: the default unless the Priorities
 // kind is on. Its own source, so that seeds without it draw as before.
 func (s *sim) drawPriority() int {
-	if !s.sc.On(Priorities) {
+	if !s.on(Priorities) {
 		return 0
 	}
 	r := s.clientRand(Priorities)
-	if !r.Chance(s.sc.Rate(Priorities)) {
+	if !r.Chance(s.rate(Priorities)) {
 		return 0
 	}
 	s.count(Priorities)
@@ -66,10 +66,10 @@ func (s *sim) pauseAll() {
 
 // resumeQueues resumes every queue, at the end of chaos.
 func (s *sim) resumeQueues() {
-	if s.sc.On(PauseAll) {
+	if s.on(PauseAll) {
 		s.operator(func(tx store.Tx) error { return tx.ResumeAll(s.ctx) })
 	}
-	if !s.sc.On(QueueControl) {
+	if !s.on(QueueControl) {
 		return
 	}
 	s.operator(func(tx store.Tx) error {

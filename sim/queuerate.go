@@ -32,7 +32,7 @@ func (s *sim) queueRate() {
 
 // removeRates removes every queue's rate, at the end of chaos.
 func (s *sim) removeRates() {
-	if !s.sc.On(QueueRate) {
+	if !s.on(QueueRate) {
 		return
 	}
 	s.operator(func(tx store.Tx) error {

@@ -24,7 +24,7 @@ var sequenceKeys = []string{"s1", "s2", "s3"}
 // partition key: three times in four, a quarter of those continuing on
 // failure.
 func (s *sim) drawSequence(j *store.NewJob) {
-	if !s.sc.On(Sequences) || j.PartitionKey != "" {
+	if !s.on(Sequences) || j.PartitionKey != "" {
 		return
 	}
 	r := s.clientRand(Sequences)
@@ -69,7 +69,7 @@ func (s *sim) releaseSequence() {
 // sequenceMark notes a commit that left a job halting its sequence with a
 // later job of the sequence waiting. Once noted, it costs nothing more.
 func (s *sim) sequenceMark(e *props.Event) {
-	if len(e.Jobs) == 0 || s.res.Marks.Has(MarkSequenceHalted) || !s.sc.On(Sequences) { // most events change no job
+	if len(e.Jobs) == 0 || s.res.Marks.Has(MarkSequenceHalted) || !s.on(Sequences) { // most events change no job
 		return
 	}
 	for _, ch := range e.Jobs {

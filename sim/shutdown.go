@@ -121,7 +121,7 @@ func (s *sim) request(p *proc, sig string) {
 // that runners give the shutdown up and leave their jobs to a leader.
 func (s *sim) outageAtShutdown() {
 	r := s.clientRand(Outage)
-	if !s.sc.On(Outage) || !r.Chance(0.2) {
+	if !s.on(Outage) || !r.Chance(0.2) {
 		return
 	}
 	length := r.DurationBetween(time.Second, s.sc.DrainTimeout.D()+40*s.sc.PollInterval.D()).Truncate(time.Microsecond)
@@ -135,7 +135,7 @@ func (s *sim) outageAtShutdown() {
 // calls returns but by its timeout, so the runner gives its shutdown up
 // within engine.ShutdownBound. Drawn from a source of its own.
 func (s *sim) silenceAtShutdown(p *proc) {
-	if !s.sc.On(Outage) {
+	if !s.on(Outage) {
 		return
 	}
 	if s.silenceRnd == nil {

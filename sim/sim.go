@@ -117,8 +117,16 @@ type sim struct {
 	canonWorkerIDs []ulid.ULID
 	canonWorkers   []change[store.Worker]
 	histSeq        int64
-	tr             tracer
-	res            Result
+	stamped        stamped // record's last store time
+	// faultOf is sc.fault(k) for each kind, looked up once: the store
+	// calls draw kinds several times each. It points into sc.Faults, whose
+	// settings nothing moves during a run.
+	faultOf [numFaultKinds]*FaultSetting
+	// observed is observe's history event, which Translate clears: a
+	// variable of observe's own would be cleared twice, every event.
+	observed props.Event
+	tr       tracer
+	res      Result
 
 	client     *clockrng.Rand // ids of the enqueuing client
 	uniqueRnd  *clockrng.Rand // its unique keys and bulk bursts
@@ -201,6 +209,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
+	ownClock := opt.Backend == nil && opt.Interleave == nil // see stampNow
 	if opt.Backend == nil {
 		opt.Backend = MemBackend
 	}
@@ -209,6 +218,9 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 	}
 	s := &sim{sc: sc, ctx: context.Background(), master: clockrng.NewRand(sc.Seed)}
 	s.rows.runsLeft = s.sc.runsLeft
+	for k := range s.faultOf {
+		s.faultOf[k] = s.sc.fault(FaultKind(k))
+	}
 	s.res.Scenario = sc
 	s.tr = newTracer(opt.Trace, opt.TailLines, opt.Quiet && opt.Trace == nil)
 	s.onRecord = opt.Record
@@ -230,7 +242,11 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		return nil, fmt.Errorf("scenario seed %d: %w", sc.Seed, err)
 	}
 	s.checker = checker
-	be, err := opt.Backend(s.storeNow)
+	now := s.storeNow
+	if ownClock {
+		now = s.stampNow
+	}
+	be, err := opt.Backend(now)
 	if err != nil {
 		return nil, fmt.Errorf("scenario seed %d: store: %w", sc.Seed, err)
 	}

@@ -24,7 +24,7 @@ import (
 func (s *sim) startVacuum(p *proc, a engine.Action) {
 	d := s.procRand(p, Vacuum).DurationBetween(time.Millisecond, 2*s.sc.LeaseTTL.D()).Truncate(time.Microsecond)
 	s.count(Vacuum)
-	if s.phase == chaos && s.sc.On(HalfOpen) && p.silentVacuums.Chance(s.sc.Rate(HalfOpen)*vacuumSilenceShare) {
+	if s.phase == chaos && s.on(HalfOpen) && p.silentVacuums.Chance(s.rate(HalfOpen)*vacuumSilenceShare) {
 		s.count(HalfOpen)
 		s.silentVacuum(p, a)
 		return

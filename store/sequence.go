@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // Sequence places a job in the sequence of its key: the jobs with one
@@ -46,7 +48,7 @@ func (s Sequence) String() string {
 // HoldsSequence reports whether j is open in its sequence (see Sequence):
 // no later job of its key may start while it is.
 func (j Job) HoldsSequence() bool {
-	if j.Sequence.Key == "" || !j.NextAttemptID.IsZero() {
+	if j.Sequence.Key == "" || j.NextAttemptID != (ulid.ULID{}) {
 		return false
 	}
 	switch j.Status {

@@ -23,8 +23,12 @@ type Sealed struct {
 	Data  []byte `json:"data"`
 }
 
-// Wrap returns s as a stored JSON value.
+// Wrap returns s as a stored JSON value: the encoder's text, written by
+// appendWrapped when it can.
 func Wrap(s Sealed) json.RawMessage {
+	if b, ok := appendWrapped(nil, s); ok {
+		return b
+	}
 	b, _ := json.Marshal(map[string]Sealed{Field: s}) // a struct of strings and bytes always encodes
 	return b
 }

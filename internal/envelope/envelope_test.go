@@ -1,6 +1,9 @@
 package envelope
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // Parse takes an envelope in any JSON spelling (jsonb respaces and
 // reorders it) and nothing else that mentions the field.
@@ -49,5 +52,23 @@ func TestWrappedFormReadsAsTheDecoderDoes(t *testing.T) {
 	}
 	if _, ok := parseWrapped(Wrap(Sealed{Key: "k2", Nonce: []byte{9}, Data: []byte{8}})); !ok {
 		t.Error("the wrapped form's reader refused what Wrap wrote")
+	}
+}
+
+// Wrap writes by hand what the JSON encoder writes, byte for byte: stored
+// values and the simulator's traces depend on the text.
+func TestWrapWritesTheEncodersText(t *testing.T) {
+	keys := []string{"k1", "key-2.old_x", `k"1`, `k\1`, "k<1>", "k&1", "k\x7f", "ké", "k\n", " ", ""}
+	bytesOf := [][]byte{nil, {}, {0}, {1, 2, 3}, []byte("sealed bytes, longer than a block of base64")}
+	for _, k := range keys {
+		for _, n := range bytesOf {
+			for _, d := range bytesOf {
+				s := Sealed{Key: k, Nonce: n, Data: d}
+				want, _ := json.Marshal(map[string]Sealed{Field: s})
+				if got := Wrap(s); string(got) != string(want) {
+					t.Errorf("Wrap(%+v) = %s, the encoder writes %s", s, got, want)
+				}
+			}
+		}
 	}
 }

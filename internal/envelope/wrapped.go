@@ -16,6 +16,25 @@ var (
 	wrappedTail  = []byte(`"}}`)
 )
 
+// appendWrapped appends s as json.Marshal writes Wrap's map, member by
+// member, without the encoder's reflection (most of what sealing a value
+// cost). It reports false, appending nothing, for a key id the encoder
+// would escape or a nil nonce or data (null): Wrap encodes those.
+func appendWrapped(b []byte, s Sealed) ([]byte, bool) {
+	if s.Nonce == nil || s.Data == nil {
+		return b, false
+	}
+	for i := 0; i < len(s.Key); i++ {
+		if c := s.Key[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return b, false
+		}
+	}
+	b = append(append(b, wrappedHead...), s.Key...)
+	b = base64.StdEncoding.AppendEncode(append(b, wrappedNonce...), s.Nonce)
+	b = base64.StdEncoding.AppendEncode(append(b, wrappedData...), s.Data)
+	return append(b, wrappedTail...), true
+}
+
 // parseWrapped is Parse for a value in the exact form Wrap writes. It
 // reports false for any other spelling, which Parse then decodes.
 func parseWrapped(raw []byte) (Sealed, bool) {

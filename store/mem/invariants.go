@@ -61,7 +61,7 @@ func jobDisagrees(j *store.Job) string {
 	switch {
 	case j.CreatedAt.IsZero() || j.ScheduledAt.IsZero():
 		return "no created_at or scheduled_at"
-	case !j.NextAttemptID.IsZero() && j.Status != store.Failed && j.Status != store.Lost && j.Status != store.Snoozed:
+	case j.NextAttemptID != (ulid.ULID{}) && j.Status != store.Failed && j.Status != store.Lost && j.Status != store.Snoozed:
 		return "a next attempt on a row that did not fail or snooze"
 	case len(j.Parents) > 0 && j.Status != store.Waiting:
 		return "parents on a row that does not wait"

@@ -20,14 +20,28 @@ import (
 var emptyObject = []byte("{}")
 
 // export copies a row for a caller, so that nothing a caller does to the
-// returned bytes can reach the store.
+// returned bytes can reach the store. Payload, metadata and output share
+// one allocation, each capped at its end so that an append to one moves
+// it rather than overwrite the next.
 func export(j *store.Job) store.Job {
 	out := *j
-	out.Payload = bytes.Clone(j.Payload)
-	out.Metadata = bytes.Clone(j.Metadata)
-	out.Output = bytes.Clone(j.Output)
+	buf := make([]byte, 0, len(j.Payload)+len(j.Metadata)+len(j.Output))
+	out.Payload, buf = cloneInto(buf, j.Payload)
+	out.Metadata, buf = cloneInto(buf, j.Metadata)
+	out.Output, _ = cloneInto(buf, j.Output)
 	out.Parents = slices.Clone(j.Parents)
 	return out
+}
+
+// cloneInto is bytes.Clone(b) appended to buf, which has room for it; it
+// returns the clone and buf after it.
+func cloneInto(buf, b []byte) (clone, rest []byte) {
+	if b == nil {
+		return nil, buf
+	}
+	n := len(buf)
+	buf = append(buf, b...)
+	return buf[n:len(buf):len(buf)], buf
 }
 
 // InsertJobs validates every job first (ErrInvalid), then rejects an id

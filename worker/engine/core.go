@@ -34,6 +34,7 @@ type Core struct {
 	st  store.Store
 	cfg Config
 	obs Observer
+	ref RefObserver // obs, if it takes events by reference
 
 	// Independent children of the caller's source, so that drawing poll
 	// jitter does not change the ids or backoff delays a seed produces.
@@ -145,6 +146,7 @@ func NewCore(st store.Store, cfg Config, rnd *clockrng.Rand, obs Observer) (*Cor
 		stopped:   map[ulid.ULID]bool{},
 		removed:   map[string]bool{},
 	}
+	c.ref, _ = obs.(RefObserver)
 	c.txBody, c.leaseBody = c.runTxBody, c.takeLease
 	c.cfg.Queues, c.cfg.Policies = slices.Compact(slices.Sorted(slices.Values(cfg.Queues))), maps.Clone(cfg.Policies)
 	c.cfg.DeadLetters = maps.Clone(cfg.DeadLetters)
@@ -217,7 +219,7 @@ func (c *Core) nextPoll() time.Duration {
 	if mutant.On(mutant.PollTwice) {
 		d *= 2
 	}
-	if c.id.IsZero() || c.shuttingDown {
+	if c.id == (ulid.ULID{}) || c.shuttingDown {
 		return d
 	}
 	due := untilDue(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
@@ -311,6 +313,10 @@ func (c *Core) deliver(phase string, err error) error {
 		return fmt.Errorf("worker %s: %s: %w", c.id, phase, err)
 	}
 	for i := range events {
+		if c.ref != nil {
+			c.ref.ObserveRef(&events[i])
+			continue
+		}
 		c.obs.Observe(events[i])
 	}
 	return nil

@@ -18,6 +18,15 @@ type Observer interface {
 	Observe(Event)
 }
 
+// RefObserver is an Observer that also takes an event by reference, the
+// event valid only for the call and not to be changed: a core hands it
+// the events a transaction noted in place, where Observe would copy each,
+// over a kilobyte, once more.
+type RefObserver interface {
+	Observer
+	ObserveRef(*Event)
+}
+
 // ObserverFunc adapts a function to Observer.
 type ObserverFunc func(Event)
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // The core and the runner policy assert their invariants after every call
@@ -32,7 +34,7 @@ func (c *Core) check(after string, pendingApart bool) {
 			}
 		}
 	}
-	if c.leader && c.id.IsZero() {
+	if c.leader && c.id == (ulid.ULID{}) {
 		broken = append(broken, "the core believes it leads with no worker id")
 	}
 	if c.dutiesDue && !c.leader {

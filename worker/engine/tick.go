@@ -36,7 +36,7 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 	c.now = now
 	c.dutiesDue = false
 	c.cancelFound = nil
-	if c.id.IsZero() && !c.shuttingDown {
+	if c.id == (ulid.ULID{}) && !c.shuttingDown {
 		if err := c.register(ctx); err != nil {
 			return tickResult{}, c.tickFailed(err)
 		}
@@ -277,7 +277,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	// rescued) since, or the pass fails and they are read again.
 	p := store.JobPass{
 		Worker:    id,
-		Heartbeat: !id.IsZero() && (recovered > 0 || due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)),
+		Heartbeat: id != (ulid.ULID{}) && (recovered > 0 || due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)),
 		Complete:  c.completions(),
 		Executing: c.cancelCheck(),
 	}
@@ -365,7 +365,7 @@ func (c *Core) hand(recovered, reserved []store.Job) []store.Job {
 func (c *Core) handOut(jobs []store.Job, reason string) {
 	for i := range jobs {
 		j := &jobs[i]
-		if j.StartedBy.IsZero() || j.Status != store.Running {
+		if j.StartedBy == (ulid.ULID{}) || j.Status != store.Running {
 			panic(fmt.Sprintf("worker: invariant broken: handed out job %s is %s under worker %s, want running under a worker", j.ID, j.Status, j.StartedBy))
 		}
 		c.executing[j.ID] = j

@@ -15,6 +15,9 @@ import (
 // precision), in UTC. The zero time stays the zero time, which stores write
 // as NULL.
 func Truncate(t time.Time) time.Time {
+	if t.Nanosecond()%1000 == 0 { // whole already, as most are: only the monotonic reading goes
+		return t.Round(0).UTC()
+	}
 	return t.Truncate(time.Microsecond).UTC()
 }
 
