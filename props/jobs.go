@@ -27,7 +27,7 @@ func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 		c.report(WellFormed, fmt.Sprintf("job %s changed from a row the history never had", id), withJobs(st.row, *before))
 	}
 	switch {
-	case after == nil && before.Status == Running && !e.Worker.IsZero():
+	case after == nil && before.Status == Running && e.Worker != (ulid.ULID{}):
 		c.completionDeleted(e, before, sc)
 	case after == nil:
 		c.jobDeleted(before, sc)
@@ -35,6 +35,9 @@ func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 		c.jobInserted(after, sc)
 	default:
 		c.jobUpdated(e, before, after, sc)
+	}
+	if after == nil {
+		c.noteDeleted(id, sc)
 	}
 	c.applyJob(id, before, after)
 }
@@ -61,8 +64,13 @@ func (c *Checker) jobDeleted(r *JobRow, sc *commitScope) {
 	if !r.Status.Terminal() {
 		c.report(WellFormed, fmt.Sprintf("job %s deleted while %s", r.ID, r.Status), withJobs(*r))
 	}
+}
+
+// noteDeleted keeps a deleted row for the commit's check that no parent a
+// row waits for was deleted (checkParentsDeleted), while any row waits.
+func (c *Checker) noteDeleted(id ulid.ULID, sc *commitScope) {
 	if len(c.deps.parents) > 0 {
-		sc.deleted = append(sc.deleted, r.ID)
+		sc.deleted = append(sc.deleted, id)
 	}
 }
 

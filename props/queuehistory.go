@@ -37,9 +37,6 @@ func (c *Checker) completionDeleted(e *Event, b *JobRow, sc *commitScope) {
 	} else if why := c.keptAtCompletion(b, sc); why != "" {
 		c.report(QueueHistory, fmt.Sprintf("job %s was deleted at its completion, but %s", b.ID, why), withJobs(*b))
 	}
-	if len(c.deps.parents) > 0 {
-		sc.deleted = append(sc.deleted, b.ID)
-	}
 }
 
 // keptAtCompletion says what keeps running row b at its completion, ""

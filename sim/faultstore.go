@@ -154,7 +154,7 @@ func (s *sim) rate(k FaultKind) float64 {
 
 // draw decides whether fault kind k strikes this transaction, counting it.
 func (f *faultStore) draw(k FaultKind) bool {
-	if fs := f.s.faultOf[k]; fs == nil || !fs.On || !f.s.procRand(f.p, k).Chance(fs.Rate) {
+	if !f.s.on(k) || !f.s.procRand(f.p, k).Chance(f.s.rate(k)) {
 		return false
 	}
 	f.s.count(k)

@@ -19,7 +19,7 @@ const firstHistory = 1
 // armFirstHistory has the operator drop a queue's history as soon as
 // chaos begins, when History is on, so that short runs delete rows.
 func (s *sim) armFirstHistory() {
-	if s.sc.On(History) && s.phase == chaos {
+	if s.on(History) && s.phase == chaos {
 		s.after(0, &event{kind: evHistory, w: -1, gen: firstHistory})
 	}
 }

@@ -19,7 +19,6 @@ import (
 func TestHistoryCommands(t *testing.T) {
 	st := pgtest.OpenWith(t, pg.Options{})
 	db := dbArgs(t, st.Schema())
-	run := func(want int, args ...string) (string, string) { t.Helper(); return runWant(t, want, args...) }
 	for _, c := range []struct {
 		args []string
 		want string
@@ -28,21 +27,21 @@ func TestHistoryCommands(t *testing.T) {
 		{[]string{"bad\x00", "none"}, "queue"},
 		{[]string{"mail"}, "want 2 arguments"},
 	} {
-		if _, stderr := run(exitUsage, cmdArgs([]string{"queues", "set-history"}, db, c.args...)...); !strings.Contains(stderr, c.want) {
+		if _, stderr := runWant(t, exitUsage, cmdArgs([]string{"queues", "set-history"}, db, c.args...)...); !strings.Contains(stderr, c.want) {
 			t.Errorf("set-history %q: stderr does not say %q:\n%s", c.args, c.want, stderr)
 		}
 	}
-	out, _ := run(exitOK, cmdArgs([]string{"queues", "set-history"}, db, "mail", "none")...)
+	out, _ := runWant(t, exitOK, cmdArgs([]string{"queues", "set-history"}, db, "mail", "none")...)
 	if !strings.Contains(out, `queue "mail" deletes each job's row at its completion`) {
 		t.Errorf("set-history none printed %q", out)
 	}
-	if out, _ := run(exitOK, cmdArgs([]string{"queues", "list"}, db)...); !strings.Contains(out, "HISTORY") || !strings.Contains(out, "none") {
+	if out, _ := runWant(t, exitOK, cmdArgs([]string{"queues", "list"}, db)...); !strings.Contains(out, "HISTORY") || !strings.Contains(out, "none") {
 		t.Errorf("queues list does not show the history:\n%s", out)
 	}
-	if out, _ := run(exitOK, cmdArgs([]string{"queues", "list"}, db, "-format", "json")...); !strings.Contains(out, `"history": "none"`) {
+	if out, _ := runWant(t, exitOK, cmdArgs([]string{"queues", "list"}, db, "-format", "json")...); !strings.Contains(out, `"history": "none"`) {
 		t.Errorf("queues list -format json does not show the history:\n%s", out)
 	}
-	out, _ = run(exitOK, cmdArgs([]string{"enqueue"}, db, "-queue", "mail", "-payload", "{}")...)
+	out, _ = runWant(t, exitOK, cmdArgs([]string{"enqueue"}, db, "-queue", "mail", "-payload", "{}")...)
 	id := ulid.MustParseStrict(strings.TrimSpace(out))
 	ctx := context.Background()
 	err := st.InTx(ctx, func(tx store.Tx) error { // a worker completes it, as the engine records it
@@ -60,7 +59,7 @@ func TestHistoryCommands(t *testing.T) {
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("job %s completed on a queue without history: %v, want it gone", id, err)
 	}
-	out, _ = run(exitOK, cmdArgs([]string{"queues", "set-history"}, db, "mail", "keep")...)
+	out, _ = runWant(t, exitOK, cmdArgs([]string{"queues", "set-history"}, db, "mail", "keep")...)
 	if !strings.Contains(out, `queue "mail" keeps the rows of its completed jobs`) {
 		t.Errorf("set-history keep printed %q", out)
 	}
