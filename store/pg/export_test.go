@@ -180,3 +180,7 @@ func Classify(s *Store, err error) error { return s.classify(err) }
 
 // DeadLetterSQL is DeadLetterJob's statement, for the plan tests.
 func DeadLetterSQL(s *Store) string { return s.sql(deadLetterSQL) }
+
+// CompleteKeepingSQL is the job pass's completing statement for a store
+// whose queues all keep history.
+func CompleteKeepingSQL(s *Store) string { return s.sql(completeKeepingSQL) }
