@@ -50,9 +50,7 @@ func TestCompletionCost(t *testing.T) {
 			t.Logf("batch %d, %s: median per job %v (rounds: %v)", batch, st.name, median(perJob[i]), perJob[i])
 		}
 	}
-	for _, st := range stmts {
-		explainCompletion(t, conn, schema, st)
-	}
+	explainCompletions(t, conn, schema, stmts)
 }
 
 // namedSQL is a statement measured and the name it is reported under.
@@ -116,36 +114,49 @@ func backendCPU(t *testing.T, pid uint32) time.Duration {
 	return time.Duration(ns)
 }
 
-// explainCompletion logs, for batches of 5, the plan cache's choice and
-// the planning and execution times EXPLAIN ANALYZE reports for st
-// prepared on conn: the median, and the least, the figure a busy machine
-// disturbs least.
-func explainCompletion(t *testing.T, conn *pgxpool.Conn, schema string, st namedSQL) {
-	ctx := t.Context()
-	execOn(t, conn, `PREPARE c_`+st.name+` AS `+st.sql)
-	defer execOn(t, conn, `DEALLOCATE c_`+st.name)
-	var plan, exe []float64
-	for range 101 {
-		var ids string
-		if err := conn.QueryRow(ctx, `WITH r AS (INSERT INTO `+schema+`.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by)
-			SELECT gen_random_uuid(), 'q', '{}', '{}', 'running', 0, now(), now(), now(), `+liveWorker+` FROM generate_series(1, 5) RETURNING id::text)
-			SELECT array_agg(id)::text FROM r`).Scan(&ids); err != nil {
-			t.Fatal(err)
-		}
-		var out []map[string]any
-		if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) EXECUTE c_`+st.name+`(NULL, '`+ids+`', `+liveWorker+`)`).Scan(&out); err != nil {
-			t.Fatal(err)
-		}
-		plan, exe = append(plan, out[0]["Planning Time"].(float64)), append(exe, out[0]["Execution Time"].(float64))
+// explainCompletions logs, for batches of 5, the plan cache's choice and
+// the planning and execution times EXPLAIN ANALYZE reports for each of
+// stmts prepared on conn, alternating them: the median, and the least,
+// the figure a busy machine disturbs least.
+func explainCompletions(t *testing.T, conn *pgxpool.Conn, schema string, stmts []namedSQL) {
+	plan, exe := make([][]float64, len(stmts)), make([][]float64, len(stmts))
+	for _, st := range stmts {
+		execOn(t, conn, `PREPARE c_`+st.name+` AS `+st.sql)
+		defer execOn(t, conn, `DEALLOCATE c_`+st.name)
 	}
-	var generic, custom int64
-	if err := conn.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1`, "c_"+st.name).Scan(&generic, &custom); err != nil {
+	for range 101 {
+		for i, st := range stmts {
+			p, e := explainCompletion(t, conn, schema, st.name)
+			plan[i], exe[i] = append(plan[i], p), append(exe[i], e)
+		}
+	}
+	for i, st := range stmts {
+		var generic, custom int64
+		if err := conn.QueryRow(t.Context(), `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1`, "c_"+st.name).Scan(&generic, &custom); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(plan[i])
+		slices.Sort(exe[i])
+		t.Logf("%s, 5 jobs: %d generic plans, %d custom; planning median %.3f ms (least %.3f), execution median %.3f ms (least %.3f)",
+			st.name, generic, custom, plan[i][50], plan[i][0], exe[i][50], exe[i][0])
+	}
+}
+
+// explainCompletion completes 5 fresh running rows with the statement
+// prepared as c_name and returns its planning and execution times (ms).
+func explainCompletion(t *testing.T, conn *pgxpool.Conn, schema, name string) (planning, execution float64) {
+	ctx := t.Context()
+	var ids string
+	if err := conn.QueryRow(ctx, `WITH r AS (INSERT INTO `+schema+`.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, started_at, started_by)
+		SELECT gen_random_uuid(), 'q', '{}', '{}', 'running', 0, now(), now(), now(), `+liveWorker+` FROM generate_series(1, 5) RETURNING id::text)
+		SELECT array_agg(id)::text FROM r`).Scan(&ids); err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(plan)
-	slices.Sort(exe)
-	t.Logf("%s, 5 jobs: %d generic plans, %d custom; planning median %.3f ms (least %.3f), execution median %.3f ms (least %.3f)",
-		st.name, generic, custom, plan[50], plan[0], exe[50], exe[0])
+	var out []map[string]any
+	if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) EXECUTE c_`+name+`(NULL, '`+ids+`', `+liveWorker+`)`).Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out[0]["Planning Time"].(float64), out[0]["Execution Time"].(float64)
 }
 
 func execOn(t *testing.T, conn *pgxpool.Conn, sql string) {
