@@ -180,3 +180,17 @@ func Classify(s *Store, err error) error { return s.classify(err) }
 
 // DeadLetterSQL is DeadLetterJob's statement, for the plan tests.
 func DeadLetterSQL(s *Store) string { return s.sql(deadLetterSQL) }
+
+// CompleteBeforeHistorySQL is completeSQL as it was before queues without
+// history (69d3e4c^1), for measuring what the deleting part costs.
+func CompleteBeforeHistorySQL(s *Store) string {
+	return s.sql(`WITH done AS (
+	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
+	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
+	RETURNING id, awaited)` + releaseChildren + `
+	SELECT id FROM done WHERE ` + childrenNotified)
+}
+
+// CompleteKeepingSQL is the job pass's completing statement for a store
+// whose queues all keep history.
+func CompleteKeepingSQL(s *Store) string { return s.sql(completeKeepingSQL) }

@@ -47,8 +47,11 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	for _, c := range p.Complete {
 		if len(c.IDs) > 0 {
 			sql, args := completeStatement(c, now)
-			if full {
+			switch {
+			case full:
 				sql = recordEnded(sql)
+			case !s.noHistory.Load():
+				sql = keepingHistory(sql)
 			}
 			b.Queue(s.sql(sql), args...)
 		}
@@ -70,6 +73,12 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 	})
 	if err != nil {
 		s.hints.forget() // its reservation may be rolled back
+		// A completion that refused (keephistory.go) rolled the pass back
+		// whole: it is sent again, deleting as the queues say.
+		if refusedHistory(err) {
+			s.noHistory.Store(true) // never cleared, so the pass is sent again once
+			return s.RunJobPass(ctx, p)
+		}
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))
 	}
 	return res, nil

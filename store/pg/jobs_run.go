@@ -110,9 +110,15 @@ const completeSQL = completionHead + completeUpdate + completionTail + releaseCh
 	SELECT id FROM done WHERE ` + childrenNotified
 
 // completeUpdate is completeSQL's update of the completed rows it keeps.
-const completeUpdate = `
+const completeUpdate = completeSet + ` AND ` + notGone + completedReturning
+
+// completeSet is completeUpdate without its last condition, notGone.
+const completeSet = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
-	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + ` AND ` + notGone + `
+	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3
+
+// completedReturning ends a completion's update: what done lists.
+const completedReturning = `
 	RETURNING id, awaited, queue`
 
 // completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
@@ -122,11 +128,13 @@ const completeOutputSQL = completionHead + completeOutputUpdate + completionTail
 
 // completeOutputUpdate is completeOutputSQL's update of the completed
 // rows it keeps: their outputs go with the rows it deletes.
-const completeOutputUpdate = `
+const completeOutputUpdate = completeOutputSet + ` AND ` + notGone + completedReturning
+
+// completeOutputSet is completeOutputUpdate without notGone.
+const completeOutputSet = `
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now()), output = o.output::json
 	FROM unnest($2::uuid[], $4::text[]) AS o(done_id, output)
-	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + ` AND ` + notGone + `
-	RETURNING id, awaited, queue`
+	WHERE id = o.done_id AND status >= 'running' AND status <= 'running' AND ` + startedByIs3
 
 // readFenced reads completeSQL's rows and returns the ids among ids that it
 // did not complete, in the order given.

@@ -287,6 +287,13 @@ var planCases = []planCase{
 		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_next_attempt_idx") },
 	},
 	{
+		// A job pass's completion while every queue keeps history: the
+		// rows by id, and queues_no_history_idx for the refusal.
+		name: "complete, keeping history", sql: pg.CompleteKeepingSQL, guarded: true,
+		args:  "NULL, '{00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000004}', " + liveWorker,
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+	},
+	{
 		// The same statement with the jobs' queue set to keep no history:
 		// the rows it deletes are found by id, the earlier attempt that
 		// would keep one through jobs_next_attempt_idx.

@@ -101,6 +101,9 @@ type Store struct {
 	// dependents: this Store inserted a job with parents, whose release
 	// by a completion may put a row below a hint (dependencies.go).
 	dependents atomic.Bool
+	// noHistory: a job pass saw a queue without history, and its
+	// completions carry their deleting part from then on (keephistory.go).
+	noHistory atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)

@@ -79,6 +79,20 @@ var historyCases = []testCase{
 		h.wantGone(gone, "completed by a job pass on a queue without history")
 		h.wantCompleted(kept, "completed by a job pass on a queue that keeps history")
 	}},
+	{"AJobPassOfNoLimitDeletesToo", func(h *harness) {
+		// store/pg: the completion sent first leaves out the deleting
+		// part, refuses on seeing q, and the pass is sent again whole.
+		h.setHistory("q", false)
+		w := h.worker()
+		gone, kept := h.running(w, "q"), h.running(w, "k")
+		outputs := []json.RawMessage{nil, json.RawMessage(`{"sent":1}`)}
+		res := h.pass(store.JobPass{Worker: w, Heartbeat: true, Complete: []store.Completion{{Worker: w, IDs: []ulid.ULID{gone, kept}, Outputs: outputs}}, Queues: []string{"q"}, Limit: 1})
+		if len(res.Fenced) != 0 || res.Dead {
+			h.t.Fatalf("job pass: %s", FormatPass(res))
+		}
+		h.wantGone(gone, "completed by a job pass of no limit on a queue without history")
+		h.wantCompleted(kept, "completed by a job pass of no limit on a queue that keeps history")
+	}},
 	{"OutputGoesWithTheDeletedRow", func(h *harness) {
 		h.setHistory("q", false)
 		w := h.worker()
