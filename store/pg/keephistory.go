@@ -11,9 +11,8 @@ import (
 // completeKeepingSQL or completeOutputKeepingSQL: the completion
 // statements without their deleting part (completeDelete), which costs
 // every execution even when no queue needs it, since a generic plan's
-// executor starts all its nodes (measured in TestCompletionCost: 0.26 ms
-// against 0.28 ms of execution for 5 jobs, the share that made the
-// server's CPU per job about 10% higher, issue #32). Each refuses, with
+// executor starts all its nodes (BenchmarkCompletionCost: about a tenth
+// more of the server's processor time per job). Each refuses, with
 // an error that aborts the pass, when its own snapshot holds a queue
 // without history: the full statement, with that snapshot, would have
 // deleted nothing otherwise, so a statement that does not refuse does
