@@ -233,8 +233,12 @@ type Event struct {
 	// StoreTime is Tx.Now of the transaction the event happened in.
 	StoreTime time.Time
 
-	Job  store.Job // the row concerned, as the core knows it
-	Next store.Job // EventRetryScheduled: the new attempt's row
+	Job store.Job // the row concerned, as the core knows it
+	// Next is the new attempt's row of EventRetryScheduled and
+	// EventJobSnoozed, nil for other events. A pointer, as few events
+	// have one: a row is half a kilobyte, and every event is copied and
+	// cleared along the core's and the observers' paths.
+	Next *store.Job
 	// Delay is the backoff delay of a retry, or the wait of a snooze
 	// (EventJobSnoozed, and EventJobFinished with Decision Snooze).
 	Delay    time.Duration
@@ -264,7 +268,7 @@ func (e Event) String() string {
 	if e.Job.ID != (ulid.ULID{}) {
 		s += fmt.Sprintf(" job=%s queue=%s attempt=%d", e.Job.ID, e.Job.Queue, e.Job.Attempt)
 	}
-	if e.Next.ID != (ulid.ULID{}) {
+	if e.Next != nil {
 		s += fmt.Sprintf(" next=%s delay=%v", e.Next.ID, e.Delay)
 	}
 	if e.Kind == EventResultRecorded || e.Kind == EventResultFenced || e.Kind == EventRetryAbandoned || e.Kind == EventJobFinished {

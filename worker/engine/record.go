@@ -171,7 +171,7 @@ func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, w
 	if err != nil {
 		return fmt.Errorf("schedule retry of job %s: %w", job.ID, err)
 	}
-	c.note(Event{Kind: EventRetryScheduled, Worker: worker, StoreTime: now, Job: job, Next: next, Delay: delay, Decision: d})
+	c.note(Event{Kind: EventRetryScheduled, Worker: worker, StoreTime: now, Job: job, Next: &next, Delay: delay, Decision: d})
 	return nil
 }
 

@@ -33,6 +33,6 @@ func (c *Core) snoozeJob(ctx context.Context, tx store.Tx, now time.Time, r pend
 	snoozed := job
 	snoozed.Status, snoozed.CompletedAt, snoozed.NextAttemptID = store.Snoozed, now, next.ID
 	c.note(Event{Kind: EventResultRecorded, Worker: worker, StoreTime: now, Job: snoozed, Decision: Snooze})
-	c.note(Event{Kind: EventJobSnoozed, Worker: worker, StoreTime: now, Job: snoozed, Next: next, Delay: delay})
+	c.note(Event{Kind: EventJobSnoozed, Worker: worker, StoreTime: now, Job: snoozed, Next: &next, Delay: delay})
 	return nil
 }
