@@ -94,6 +94,8 @@ func (p *Policy) ReportJobsCancelled(a Action) {
 		}
 		c.stopped[id] = true
 		job := c.executing[id]
-		c.emit(Event{Kind: EventJobCancelled, Worker: job.StartedBy, Job: *job, Reason: a.Reason})
+		e := c.event(EventJobCancelled, job.StartedBy)
+		e.Job, e.Reason = *job, a.Reason
+		c.emit(e)
 	}
 }

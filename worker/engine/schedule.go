@@ -123,9 +123,11 @@ func (c *Core) noNextTime(s ScheduleSpec, now time.Time) {
 		return
 	}
 	c.noNext[s.Name] = true
-	c.emit(Event{Kind: EventScheduleNoNextTime, Worker: c.id, StoreTime: now, Schedule: s.Name,
-		Reason: fmt.Sprintf("cron expression %q has no time within %d years of %s: no run enqueued", s.Cron,
-			ScheduleHorizon/(365*24*time.Hour), now.UTC().Format(time.RFC3339))})
+	reason := fmt.Sprintf("cron expression %q has no time within %d years of %s: no run enqueued", s.Cron,
+		ScheduleHorizon/(365*24*time.Hour), now.UTC().Format(time.RFC3339))
+	e := c.event(EventScheduleNoNextTime, c.id)
+	e.StoreTime, e.Schedule, e.Reason = now, s.Name, reason
+	c.emit(e)
 }
 
 // endedAt is when a terminal row ended.

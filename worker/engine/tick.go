@@ -128,7 +128,9 @@ func (c *Core) register(ctx context.Context) error {
 // under it keep running and stay counted; their results are written under
 // the old id and fenced if a leader rescued them.
 func (c *Core) declaredDead(err error) {
-	c.emit(Event{Kind: EventDeclaredDead, Worker: c.id, Err: err})
+	e := c.event(EventDeclaredDead, c.id)
+	e.Err = err
+	c.emit(e)
 	c.id = ulid.ULID{}
 	c.leader = false
 	c.unseenReserve = false
@@ -221,8 +223,9 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	if err == nil {
 		// After the starts, so that a history counts the places the pass
 		// left free as its process's open executions (property 22).
-		c.emit(Event{Kind: EventJobPass, Worker: id, StoreTime: asked.storeTime, Queues: asked.queues, Limit: asked.limit,
-			Count: len(reserved)})
+		e := c.event(EventJobPass, id)
+		e.StoreTime, e.Queues, e.Limit, e.Count = asked.storeTime, asked.queues, asked.limit, len(reserved)
+		c.emit(e)
 	}
 	return start, err
 }
@@ -369,6 +372,8 @@ func (c *Core) handOut(jobs []store.Job, reason string) {
 			panic(fmt.Sprintf("worker: invariant broken: handed out job %s is %s under worker %s, want running under a worker", j.ID, j.Status, j.StartedBy))
 		}
 		c.executing[j.ID] = j
-		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: *j, Reason: reason})
+		e := c.event(EventJobStarted, j.StartedBy)
+		e.StoreTime, e.Job, e.Reason = j.StartedAt, *j, reason
+		c.emit(e)
 	}
 }
