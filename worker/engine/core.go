@@ -267,10 +267,14 @@ func errorBackoff(cfg Config, failures int) time.Duration {
 // maintenance and leader duties. Ticks still record finished results.
 func (c *Core) beginShutdown() { c.shuttingDown = true }
 
-// note buffers an event of the current transaction.
-func (c *Core) note(e Event) {
-	e.Local = c.now
-	c.events = append(c.events, e)
+// note buffers an event of the current transaction and returns it, set
+// to kind, worker and the store time at, for the caller to fill in before
+// it notes another. It is built in the buffer: an Event is near a
+// kilobyte, and a literal passed by value was first written to the stack,
+// on cold cache lines in the simulator (see event).
+func (c *Core) note(kind EventKind, worker ulid.ULID, at time.Time) *Event {
+	c.events = append(c.events, Event{Kind: kind, Worker: worker, Local: c.now, StoreTime: at})
+	return &c.events[len(c.events)-1]
 }
 
 // event returns the core's one slot for an event that needs no

@@ -113,7 +113,7 @@ func (c *Core) register(ctx context.Context) error {
 				return err
 			}
 		}
-		c.note(Event{Kind: EventRegistered, Worker: id, StoreTime: now})
+		c.note(EventRegistered, id, now)
 		return nil
 	})
 	if err != nil {
@@ -178,8 +178,8 @@ func (c *Core) takeLease(tx store.Tx, now time.Time) error {
 	if err != nil {
 		return asDead(c.id, err)
 	}
-	e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
-	c.leaseFound.held, c.leaseFound.until = held, e.LeaseExpires
+	until := now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))
+	c.leaseFound.held, c.leaseFound.until = held, until
 	switch {
 	case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
 		// A renewal extends only an unexpired lease: once the one we
@@ -187,15 +187,12 @@ func (c *Core) takeLease(tx store.Tx, now time.Time) error {
 		// term, even if another worker deleted the old row and this
 		// transaction expired nothing (seen in the failover chaos run,
 		// where every worker was cut off for longer than the TTL).
-		e.Kind = EventLeaseAcquired
+		c.note(EventLeaseAcquired, c.id, now).LeaseExpires = until
 	case held:
-		e.Kind = EventLeaseRenewed
+		c.note(EventLeaseRenewed, c.id, now).LeaseExpires = until
 	case c.leader:
-		e = Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now}
-	default:
-		return nil
+		c.note(EventLeaseLost, c.id, now)
 	}
-	c.note(e)
 	return nil
 }
 
@@ -316,7 +313,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	asked.storeTime = res.Now
 	if p.Heartbeat && !res.Dead {
 		c.lastHeartbeat = c.now
-		c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: res.Now})
+		c.note(EventHeartbeat, id, res.Now)
 	}
 	c.noteCompletions(res.Now, res.Fenced)
 	c.noteCancelCheck(id, p.Executing, res)

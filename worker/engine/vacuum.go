@@ -68,7 +68,8 @@ func (c *Core) claimVacuum(ctx context.Context, tx store.Tx, now time.Time) (boo
 	if err := tx.RecordVacuum(ctx, dead); err != nil {
 		return false, err
 	}
-	c.note(Event{Kind: EventVacuumClaimed, Worker: c.id, StoreTime: now, Count: int(dead)})
+	e := c.note(EventVacuumClaimed, c.id, now)
+	e.Count = int(dead)
 	return true, nil
 }
 
