@@ -283,8 +283,12 @@ func (c *Core) note(kind EventKind, worker ulid.ULID, at time.Time) *Event {
 // a value, passed and copied on to the observer, it took fresh stack lines
 // at each step, a third of the simulator's cache write misses.
 func (c *Core) event(kind EventKind, worker ulid.ULID) *Event {
-	c.emitted = Event{Kind: kind, Worker: worker}
-	return &c.emitted
+	e := &c.emitted
+	e.resetButJob(kind, worker)
+	if e.Job.ID != (ulid.ULID{}) { // every event's row has an id
+		e.Job = store.Job{}
+	}
+	return e
 }
 
 // emit delivers e, the slot event returned, stamped with the local time.

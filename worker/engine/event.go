@@ -259,6 +259,18 @@ type Event struct {
 	Err          error
 }
 
+// resetButJob sets every field but Job to zero, but for Kind and Worker.
+// The core's slot of emitted events (Core.event) clears the row, over
+// half the event, only when the last event had one: most have none, and
+// clearing the whole event wrote cold cache lines each time, a tenth of
+// the simulator's D1 write misses. TestResetButJob checks it misses none.
+func (e *Event) resetButJob(kind EventKind, worker ulid.ULID) {
+	e.Kind, e.Worker, e.Local, e.StoreTime = kind, worker, time.Time{}, time.Time{}
+	e.Next, e.Delay, e.Decision, e.Reason, e.Output = nil, 0, 0, "", nil
+	e.LeaseExpires, e.Schedule, e.CronTime = time.Time{}, "", time.Time{}
+	e.Workers, e.Jobs, e.Queues, e.Limit, e.Count, e.Err = nil, nil, nil, 0, 0, nil
+}
+
 // String renders the event on one line, for traces and logs.
 func (e Event) String() string {
 	s := fmt.Sprintf("%s worker=%s", e.Kind, e.Worker)
