@@ -119,7 +119,7 @@ func eventAttrs(e engine.Event) []slog.Attr {
 	if !e.Job.ID.IsZero() {
 		attrs = append(attrs, slog.String("job_id", e.Job.ID.String()), slog.String("queue", e.Job.Queue), slog.Int("attempt", e.Job.Attempt))
 	}
-	if !e.Next.ID.IsZero() {
+	if e.Next != nil {
 		attrs = append(attrs, slog.String("next_job_id", e.Next.ID.String()), slog.Duration("delay", e.Delay))
 	}
 	switch e.Kind { // the decision taken, whatever the handler asked

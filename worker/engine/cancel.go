@@ -56,7 +56,8 @@ func (c *Core) noteCancelCheck(worker ulid.ULID, asked []ulid.ULID, res store.Jo
 	}
 	c.lastCancelCheck = c.now
 	c.cancelFound = append(c.cancelFound, res.Cancelled...)
-	c.note(Event{Kind: EventCancelChecked, Worker: worker, StoreTime: res.Now, Jobs: asked, Count: len(res.Cancelled)})
+	e := c.note(EventCancelChecked, worker, res.Now)
+	e.Jobs, e.Count = asked, len(res.Cancelled)
 }
 
 // cancelWanted reports whether id is an executing job whose context is
@@ -94,6 +95,8 @@ func (p *Policy) ReportJobsCancelled(a Action) {
 		}
 		c.stopped[id] = true
 		job := c.executing[id]
-		c.emit(Event{Kind: EventJobCancelled, Worker: job.StartedBy, Job: *job, Reason: a.Reason})
+		e := c.event(EventJobCancelled, job.StartedBy)
+		e.Job, e.Reason = *job, a.Reason
+		c.emit(e)
 	}
 }

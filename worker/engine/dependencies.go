@@ -19,7 +19,8 @@ func (c *Core) settleWaitingJobs(ctx context.Context, tx store.Tx, now time.Time
 		return fmt.Errorf("settle waiting jobs: %w", err)
 	}
 	for _, j := range settled {
-		c.note(Event{Kind: EventJobSettled, Worker: c.id, StoreTime: now, Job: j, Reason: j.FailedReason})
+		e := c.note(EventJobSettled, c.id, now)
+		e.Job, e.Reason = j, j.FailedReason
 	}
 	return nil
 }

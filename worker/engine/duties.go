@@ -23,11 +23,11 @@ func (c *Core) duties(ctx context.Context) error {
 		}
 		if err != nil || !held {
 			if err == nil {
-				c.note(Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now})
+				c.note(EventLeaseLost, c.id, now)
 			}
 			return err
 		}
-		c.note(Event{Kind: EventDutiesStarted, Worker: c.id, StoreTime: now})
+		c.note(EventDutiesStarted, c.id, now)
 		if err := c.fireSchedules(ctx, tx, now); err != nil {
 			return err
 		}
@@ -42,7 +42,8 @@ func (c *Core) duties(ctx context.Context) error {
 			return fmt.Errorf("promote scheduled jobs: %w", err)
 		}
 		if n > 0 {
-			c.note(Event{Kind: EventJobsPromoted, Worker: c.id, StoreTime: now, Count: n})
+			e := c.note(EventJobsPromoted, c.id, now)
+			e.Count = n
 		}
 		if cleanup {
 			if more, err = c.deleteOldRows(ctx, tx, now); err != nil {
@@ -52,7 +53,7 @@ func (c *Core) duties(ctx context.Context) error {
 		if vacuum, err = c.claimVacuum(ctx, tx, now); err != nil {
 			return err
 		}
-		c.note(Event{Kind: EventDutiesEnded, Worker: c.id, StoreTime: now})
+		c.note(EventDutiesEnded, c.id, now)
 		return nil
 	})
 	if err != nil {
@@ -77,7 +78,8 @@ func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time
 		return fmt.Errorf("shut down dead workers: %w", err)
 	}
 	if len(dead) > 0 {
-		c.note(Event{Kind: EventDeadWorkersShutDown, Worker: c.id, StoreTime: now, Workers: dead, Count: len(dead)})
+		e := c.note(EventDeadWorkersShutDown, c.id, now)
+		e.Workers, e.Count = dead, len(dead)
 	}
 	if mutant.On(mutant.NoRescue) {
 		return nil
@@ -87,7 +89,8 @@ func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time
 		return fmt.Errorf("rescue lost jobs: %w", err)
 	}
 	for _, j := range lost {
-		c.note(Event{Kind: EventJobRescued, Worker: c.id, StoreTime: now, Job: j, Reason: j.FailedReason})
+		e := c.note(EventJobRescued, c.id, now)
+		e.Job, e.Reason = j, j.FailedReason
 		if err := c.retryOrAbandon(ctx, tx, now, c.id, j, Retry, fmt.Errorf("%s: %w", j.FailedReason, ErrJobLost)); err != nil {
 			return err
 		}
@@ -109,14 +112,16 @@ func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (m
 		return false, fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
 	}
 	if jobs > 0 {
-		c.note(Event{Kind: EventJobsDeleted, Worker: c.id, StoreTime: now, Count: jobs})
+		e := c.note(EventJobsDeleted, c.id, now)
+		e.Count = jobs
 	}
 	workers, err := tx.DeleteOldWorkers(ctx, c.cfg.WorkerRetention)
 	if err != nil {
 		return false, fmt.Errorf("delete workers shut down before %v: %w", c.cfg.WorkerRetention, err)
 	}
 	if workers > 0 {
-		c.note(Event{Kind: EventWorkersDeleted, Worker: c.id, StoreTime: now, Count: workers})
+		e := c.note(EventWorkersDeleted, c.id, now)
+		e.Count = workers
 	}
 	return jobs == cleanupBatch, nil
 }

@@ -233,8 +233,12 @@ type Event struct {
 	// StoreTime is Tx.Now of the transaction the event happened in.
 	StoreTime time.Time
 
-	Job  store.Job // the row concerned, as the core knows it
-	Next store.Job // EventRetryScheduled: the new attempt's row
+	Job store.Job // the row concerned, as the core knows it
+	// Next is the new attempt's row of EventRetryScheduled and
+	// EventJobSnoozed, nil for other events. A pointer, as few events
+	// have one: a row is half a kilobyte, and every event is copied and
+	// cleared along the core's and the observers' paths.
+	Next *store.Job
 	// Delay is the backoff delay of a retry, or the wait of a snooze
 	// (EventJobSnoozed, and EventJobFinished with Decision Snooze).
 	Delay    time.Duration
@@ -255,6 +259,18 @@ type Event struct {
 	Err          error
 }
 
+// resetButJob sets every field but Job to zero, but for Kind and Worker.
+// The core's slot of emitted events (Core.event) clears the row, over
+// half the event, only when the last event had one: most have none, and
+// clearing the whole event wrote cold cache lines each time, a tenth of
+// the simulator's D1 write misses. TestResetButJob checks it misses none.
+func (e *Event) resetButJob(kind EventKind, worker ulid.ULID) {
+	e.Kind, e.Worker, e.Local, e.StoreTime = kind, worker, time.Time{}, time.Time{}
+	e.Next, e.Delay, e.Decision, e.Reason, e.Output = nil, 0, 0, "", nil
+	e.LeaseExpires, e.Schedule, e.CronTime = time.Time{}, "", time.Time{}
+	e.Workers, e.Jobs, e.Queues, e.Limit, e.Count, e.Err = nil, nil, nil, 0, 0, nil
+}
+
 // String renders the event on one line, for traces and logs.
 func (e Event) String() string {
 	s := fmt.Sprintf("%s worker=%s", e.Kind, e.Worker)
@@ -264,7 +280,7 @@ func (e Event) String() string {
 	if e.Job.ID != (ulid.ULID{}) {
 		s += fmt.Sprintf(" job=%s queue=%s attempt=%d", e.Job.ID, e.Job.Queue, e.Job.Attempt)
 	}
-	if e.Next.ID != (ulid.ULID{}) {
+	if e.Next != nil {
 		s += fmt.Sprintf(" next=%s delay=%v", e.Next.ID, e.Delay)
 	}
 	if e.Kind == EventResultRecorded || e.Kind == EventResultFenced || e.Kind == EventRetryAbandoned || e.Kind == EventJobFinished {

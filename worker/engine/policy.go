@@ -80,7 +80,9 @@ func (p *Policy) Exited() bool { return p.phase == exited }
 // later too).
 func (p *Policy) ReportCancelled() {
 	p.core.contextsDone = true
-	p.core.emit(Event{Kind: EventJobsCancelled, Worker: p.core.id, Count: len(p.core.executing)})
+	e := p.core.event(EventJobsCancelled, p.core.id)
+	e.Count = len(p.core.executing)
+	p.core.emit(e)
 }
 
 // Do makes the store call a (an ActCall) at local time now and returns the
@@ -136,7 +138,9 @@ func (p *Policy) step(in Input, out []Action) []Action {
 			return p.cancelJobs([]ulid.ULID{in.Note.Job}, CancelByNotification, out)
 		}
 		if p.phase == serving && in.Note.Channel == store.ChannelAvailable && (in.Note.Queue == store.AllQueues || p.core.handles(in.Note.Queue)) {
-			p.core.emit(Event{Kind: EventNotified, Worker: p.core.id, Reason: in.Note.Queue})
+			e := p.core.event(EventNotified, p.core.id)
+			e.Reason = in.Note.Queue
+			p.core.emit(e)
 			if mutant.On(mutant.WakeIgnored) {
 				return out
 			}
@@ -145,7 +149,9 @@ func (p *Policy) step(in Input, out []Action) []Action {
 			return append(out, p.tick("notification"))
 		}
 		if p.phase == serving && p.core.full() {
-			p.core.emit(Event{Kind: EventNotificationIgnored, Worker: p.core.id, Reason: "full"})
+			e := p.core.event(EventNotificationIgnored, p.core.id)
+			e.Reason = "full"
+			p.core.emit(e)
 		}
 		return out
 	case InStop:
@@ -190,7 +196,9 @@ func (p *Policy) call(c Call) Action {
 func (p *Policy) tick(wake string) Action {
 	p.lingering = false
 	if p.phase == serving {
-		p.core.emit(Event{Kind: EventTickStarted, Worker: p.core.id, Reason: wake})
+		e := p.core.event(EventTickStarted, p.core.id)
+		e.Reason = wake
+		p.core.emit(e)
 	}
 	a := p.call(CallTick)
 	a.Wake = wake
@@ -213,7 +221,9 @@ func (p *Policy) timer(t Timer, out []Action) []Action {
 	case t == TimerDrain && p.phase == draining:
 		p.phase = grace
 		cfg := p.core.cfg
-		p.core.emit(Event{Kind: EventDrainDeadline, Worker: p.core.id, Count: len(p.core.executing)})
+		e := p.core.event(EventDrainDeadline, p.core.id)
+		e.Count = len(p.core.executing)
+		p.core.emit(e)
 		if !mutant.On(mutant.RunnerNoCancel) && !mutant.On(mutant.DrainCancelLate) {
 			out = append(out, Action{Kind: ActCancelRunning})
 		}
@@ -265,7 +275,7 @@ func (p *Policy) stop(out []Action) []Action {
 		return out
 	}
 	p.core.beginShutdown()
-	p.core.emit(Event{Kind: EventStopRequested, Worker: p.core.id})
+	p.core.emit(p.core.event(EventStopRequested, p.core.id))
 	p.phase, p.lingering = draining, false
 	if len(p.core.executing) == 0 {
 		return p.close(out)
@@ -331,7 +341,9 @@ func (p *Policy) afterTick(out []Action) []Action {
 		return p.close(out)
 	}
 	if p.phase == serving {
-		p.core.emit(Event{Kind: EventWaiting, Worker: p.core.id, Count: p.core.failures})
+		e := p.core.event(EventWaiting, p.core.id)
+		e.Count = p.core.failures
+		p.core.emit(e)
 	}
 	return append(out, arm(TimerPoll, p.core.nextPoll()))
 }
@@ -360,7 +372,9 @@ func (p *Policy) retry(err error, abandoned EventKind) bool {
 	if p.tries < ShutdownAttempts && !mutant.On(mutant.RunnerShutdownNoRetry) {
 		return true
 	}
-	p.core.emit(Event{Kind: abandoned, Worker: p.core.id, Count: p.tries, Err: err})
+	e := p.core.event(abandoned, p.core.id)
+	e.Count, e.Err = p.tries, err
+	p.core.emit(e)
 	p.tries = 0
 	return false
 }

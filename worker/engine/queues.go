@@ -72,7 +72,9 @@ func (p *Policy) queueDrains(out []Action) []Action {
 	for _, q := range slices.Sorted(maps.Keys(p.core.removed)) {
 		if !p.core.busyIn(q) {
 			delete(p.core.removed, q)
-			p.core.emit(Event{Kind: EventQueueDrained, Worker: p.core.id, Reason: q})
+			e := p.core.event(EventQueueDrained, p.core.id)
+			e.Reason = q
+			p.core.emit(e)
 			drained = append(drained, Action{Kind: ActQueueDrained, Queue: q})
 		}
 	}
@@ -86,13 +88,17 @@ func (p *Policy) queueDrains(out []Action) []Action {
 func (p *Policy) queueChange(in Input, out []Action) []Action {
 	if in.Kind == InQueueAdded {
 		p.core.addQueue(in.Queue)
-		p.core.emit(Event{Kind: EventQueueAdded, Worker: p.core.id, Reason: in.Queue})
+		e := p.core.event(EventQueueAdded, p.core.id)
+		e.Reason = in.Queue
+		p.core.emit(e)
 		if p.phase == serving && !p.backingOff && !p.lingering && !p.core.full() {
 			return append(out, p.tick("queue added"))
 		}
 		return out
 	}
 	p.core.removeQueue(in.Queue)
-	p.core.emit(Event{Kind: EventQueueRemoved, Worker: p.core.id, Reason: in.Queue})
+	e := p.core.event(EventQueueRemoved, p.core.id)
+	e.Reason = in.Queue
+	p.core.emit(e)
 	return out
 }

@@ -75,14 +75,14 @@ func (c *Core) noteCompletions(now time.Time, fenced []ulid.ULID) {
 		if r.Decision != Succeed {
 			continue
 		}
-		e := Event{Worker: r.job.StartedBy, StoreTime: now, Job: *r.job, Decision: Succeed}
 		if slices.Contains(fenced, r.JobID) {
-			e.Kind, e.Reason = EventResultFenced, fencedNote(r.tries)
-		} else {
-			e.Kind = EventResultRecorded
-			e.Job.Status, e.Job.CompletedAt = store.Completed, now
+			e := c.note(EventResultFenced, r.job.StartedBy, now)
+			e.Job, e.Decision, e.Reason = *r.job, Succeed, fencedNote(r.tries)
+			continue
 		}
-		c.note(e)
+		e := c.note(EventResultRecorded, r.job.StartedBy, now)
+		e.Job, e.Decision = *r.job, Succeed
+		e.Job.Status, e.Job.CompletedAt = store.Completed, now
 	}
 }
 
@@ -128,7 +128,8 @@ func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, job stor
 	worker := job.StartedBy
 	err := tx.FailJob(ctx, worker, job.ID, reason)
 	if errors.Is(err, store.ErrFenced) {
-		c.note(Event{Kind: EventResultFenced, Worker: worker, StoreTime: now, Job: job, Decision: d, Reason: fencedReason})
+		e := c.note(EventResultFenced, worker, now)
+		e.Job, e.Decision, e.Reason = job, d, fencedReason
 		return nil
 	}
 	if err != nil {
@@ -136,7 +137,8 @@ func (c *Core) failJob(ctx context.Context, tx store.Tx, now time.Time, job stor
 	}
 	failed := job
 	failed.Status, failed.FailedAt, failed.FailedReason = store.Failed, now, reason
-	c.note(Event{Kind: EventResultRecorded, Worker: worker, StoreTime: now, Job: failed, Decision: d, Reason: reason})
+	e := c.note(EventResultRecorded, worker, now)
+	e.Job, e.Decision, e.Reason = failed, d, reason
 	return c.retryOrAbandon(ctx, tx, now, worker, failed, d, cause)
 }
 
@@ -159,7 +161,8 @@ func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, w
 		if d == Retry {
 			reason = why
 		}
-		c.note(Event{Kind: EventRetryAbandoned, Worker: worker, StoreTime: now, Job: job, Decision: d, Reason: reason})
+		e := c.note(EventRetryAbandoned, worker, now)
+		e.Job, e.Decision, e.Reason = job, d, reason
 		// Failed for good: to its queue's dead-letter queue, if it has one.
 		if _, err := tx.DeadLetterJob(ctx, job.ID); err != nil {
 			return fmt.Errorf("dead-letter job %s: %w", job.ID, err)
@@ -171,7 +174,8 @@ func (c *Core) retryOrAbandon(ctx context.Context, tx store.Tx, now time.Time, w
 	if err != nil {
 		return fmt.Errorf("schedule retry of job %s: %w", job.ID, err)
 	}
-	c.note(Event{Kind: EventRetryScheduled, Worker: worker, StoreTime: now, Job: job, Next: next, Delay: delay, Decision: d})
+	e := c.note(EventRetryScheduled, worker, now)
+	e.Job, e.Next, e.Delay, e.Decision = job, &next, delay, d
 	return nil
 }
 

@@ -157,7 +157,7 @@ func TestSnoozeKeepsTheAttempt(t *testing.T) {
 	for _, s := range snoozed {
 		old := e.job(s.Job.ID)
 		if old.Status != store.Snoozed || old.NextAttemptID != s.Next.ID || !s.Next.ScheduledAt.Equal(old.CompletedAt.Add(3*time.Second)) {
-			t.Fatalf("snoozed row %s, next row %s", store.FormatJob(old), store.FormatJob(s.Next))
+			t.Fatalf("snoozed row %s, next row %s", store.FormatJob(old), store.FormatJob(*s.Next))
 		}
 	}
 	last := e.job(started[2].ID)

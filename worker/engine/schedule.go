@@ -103,14 +103,16 @@ func (c *Core) fire(ctx context.Context, tx store.Tx, now time.Time, s ScheduleS
 		if err := tx.AdvanceSchedule(ctx, s.Name, at, row.LastScheduledJobID); err != nil {
 			return fmt.Errorf("schedule %q: skip the run at %v: %w", s.Name, at, err)
 		}
-		c.note(Event{Kind: EventScheduleSkipped, Worker: c.id, StoreTime: now, Schedule: s.Name, CronTime: at, Job: dups[0].Existing})
+		e := c.note(EventScheduleSkipped, c.id, now)
+		e.Schedule, e.CronTime, e.Job = s.Name, at, dups[0].Existing
 		return nil
 	}
 	if err := tx.AdvanceSchedule(ctx, s.Name, at, job.ID); err != nil {
 		return fmt.Errorf("schedule %q: advance to %v: %w", s.Name, at, err)
 	}
-	c.note(Event{Kind: EventScheduleFired, Worker: c.id, StoreTime: now, Schedule: s.Name, CronTime: at,
-		Job: store.Job{ID: job.ID, Queue: s.Queue, Payload: s.Payload, Status: store.Scheduled, CreatedAt: now, ScheduledAt: at, ScheduleName: s.Name}})
+	e := c.note(EventScheduleFired, c.id, now)
+	e.Schedule, e.CronTime = s.Name, at
+	e.Job = store.Job{ID: job.ID, Queue: s.Queue, Payload: s.Payload, Status: store.Scheduled, CreatedAt: now, ScheduledAt: at, ScheduleName: s.Name}
 	return nil
 }
 
@@ -123,9 +125,11 @@ func (c *Core) noNextTime(s ScheduleSpec, now time.Time) {
 		return
 	}
 	c.noNext[s.Name] = true
-	c.emit(Event{Kind: EventScheduleNoNextTime, Worker: c.id, StoreTime: now, Schedule: s.Name,
-		Reason: fmt.Sprintf("cron expression %q has no time within %d years of %s: no run enqueued", s.Cron,
-			ScheduleHorizon/(365*24*time.Hour), now.UTC().Format(time.RFC3339))})
+	reason := fmt.Sprintf("cron expression %q has no time within %d years of %s: no run enqueued", s.Cron,
+		ScheduleHorizon/(365*24*time.Hour), now.UTC().Format(time.RFC3339))
+	e := c.event(EventScheduleNoNextTime, c.id)
+	e.StoreTime, e.Schedule, e.Reason = now, s.Name, reason
+	c.emit(e)
 }
 
 // endedAt is when a terminal row ended.

@@ -56,7 +56,8 @@ func (c *Core) releasable(ids []ulid.ULID) []store.Job {
 // reserved it.
 func (c *Core) releaseJobs(ctx context.Context, tx store.Tx, now time.Time, jobs []store.Job) error {
 	for _, j := range jobs {
-		c.note(Event{Kind: EventReleasedAtShutdown, Worker: j.StartedBy, StoreTime: now, Job: j, Reason: ReasonShutdown})
+		e := c.note(EventReleasedAtShutdown, j.StartedBy, now)
+		e.Job, e.Reason = j, ReasonShutdown
 		if err := c.failJob(ctx, tx, now, j, Retry, ReasonShutdown, "the job no longer ran under this worker when it was released", ErrReleased); err != nil {
 			return err
 		}
@@ -106,13 +107,13 @@ func (c *Core) shutdown(ctx context.Context) error {
 				return err
 			}
 		}
-		c.note(Event{Kind: EventShutDown, Worker: id, StoreTime: now})
+		c.note(EventShutDown, id, now)
 		released, err := tx.ReleaseLease(ctx, id)
 		if err != nil {
 			return err
 		}
 		if released {
-			c.note(Event{Kind: EventLeaseReleased, Worker: id, StoreTime: now})
+			c.note(EventLeaseReleased, id, now)
 		}
 		return nil
 	})

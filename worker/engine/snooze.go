@@ -24,7 +24,8 @@ func (c *Core) snoozeJob(ctx context.Context, tx store.Tx, now time.Time, r pend
 	delay := clockrng.ClampDuration(r.Snooze)
 	next, err := tx.SnoozeJob(ctx, worker, job.ID, clockrng.NewULID(now, c.idRand), delay)
 	if errors.Is(err, store.ErrFenced) {
-		c.note(Event{Kind: EventResultFenced, Worker: worker, StoreTime: now, Job: job, Decision: Snooze, Reason: fencedNote(r.tries)})
+		e := c.note(EventResultFenced, worker, now)
+		e.Job, e.Decision, e.Reason = job, Snooze, fencedNote(r.tries)
 		return nil
 	}
 	if err != nil {
@@ -32,7 +33,9 @@ func (c *Core) snoozeJob(ctx context.Context, tx store.Tx, now time.Time, r pend
 	}
 	snoozed := job
 	snoozed.Status, snoozed.CompletedAt, snoozed.NextAttemptID = store.Snoozed, now, next.ID
-	c.note(Event{Kind: EventResultRecorded, Worker: worker, StoreTime: now, Job: snoozed, Decision: Snooze})
-	c.note(Event{Kind: EventJobSnoozed, Worker: worker, StoreTime: now, Job: snoozed, Next: next, Delay: delay})
+	e := c.note(EventResultRecorded, worker, now)
+	e.Job, e.Decision = snoozed, Snooze
+	e = c.note(EventJobSnoozed, worker, now)
+	e.Job, e.Next, e.Delay = snoozed, &next, delay
 	return nil
 }

@@ -113,7 +113,7 @@ func (c *Core) register(ctx context.Context) error {
 				return err
 			}
 		}
-		c.note(Event{Kind: EventRegistered, Worker: id, StoreTime: now})
+		c.note(EventRegistered, id, now)
 		return nil
 	})
 	if err != nil {
@@ -128,7 +128,9 @@ func (c *Core) register(ctx context.Context) error {
 // under it keep running and stay counted; their results are written under
 // the old id and fenced if a leader rescued them.
 func (c *Core) declaredDead(err error) {
-	c.emit(Event{Kind: EventDeclaredDead, Worker: c.id, Err: err})
+	e := c.event(EventDeclaredDead, c.id)
+	e.Err = err
+	c.emit(e)
 	c.id = ulid.ULID{}
 	c.leader = false
 	c.unseenReserve = false
@@ -176,8 +178,8 @@ func (c *Core) takeLease(tx store.Tx, now time.Time) error {
 	if err != nil {
 		return asDead(c.id, err)
 	}
-	e := Event{Worker: c.id, StoreTime: now, LeaseExpires: now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))}
-	c.leaseFound.held, c.leaseFound.until = held, e.LeaseExpires
+	until := now.Add(c.cfg.LeaseTTL.Truncate(time.Microsecond))
+	c.leaseFound.held, c.leaseFound.until = held, until
 	switch {
 	case held && (expired || !c.leader || !now.Before(c.leaseUntil) && !mutant.On(mutant.LeaseRetakenRenews)):
 		// A renewal extends only an unexpired lease: once the one we
@@ -185,15 +187,12 @@ func (c *Core) takeLease(tx store.Tx, now time.Time) error {
 		// term, even if another worker deleted the old row and this
 		// transaction expired nothing (seen in the failover chaos run,
 		// where every worker was cut off for longer than the TTL).
-		e.Kind = EventLeaseAcquired
+		c.note(EventLeaseAcquired, c.id, now).LeaseExpires = until
 	case held:
-		e.Kind = EventLeaseRenewed
+		c.note(EventLeaseRenewed, c.id, now).LeaseExpires = until
 	case c.leader:
-		e = Event{Kind: EventLeaseLost, Worker: c.id, StoreTime: now}
-	default:
-		return nil
+		c.note(EventLeaseLost, c.id, now)
 	}
-	c.note(e)
 	return nil
 }
 
@@ -221,8 +220,9 @@ func (c *Core) jobPass(ctx context.Context) ([]store.Job, error) {
 	if err == nil {
 		// After the starts, so that a history counts the places the pass
 		// left free as its process's open executions (property 22).
-		c.emit(Event{Kind: EventJobPass, Worker: id, StoreTime: asked.storeTime, Queues: asked.queues, Limit: asked.limit,
-			Count: len(reserved)})
+		e := c.event(EventJobPass, id)
+		e.StoreTime, e.Queues, e.Limit, e.Count = asked.storeTime, asked.queues, asked.limit, len(reserved)
+		c.emit(e)
 	}
 	return start, err
 }
@@ -313,7 +313,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	asked.storeTime = res.Now
 	if p.Heartbeat && !res.Dead {
 		c.lastHeartbeat = c.now
-		c.note(Event{Kind: EventHeartbeat, Worker: id, StoreTime: res.Now})
+		c.note(EventHeartbeat, id, res.Now)
 	}
 	c.noteCompletions(res.Now, res.Fenced)
 	c.noteCancelCheck(id, p.Executing, res)
@@ -369,6 +369,8 @@ func (c *Core) handOut(jobs []store.Job, reason string) {
 			panic(fmt.Sprintf("worker: invariant broken: handed out job %s is %s under worker %s, want running under a worker", j.ID, j.Status, j.StartedBy))
 		}
 		c.executing[j.ID] = j
-		c.emit(Event{Kind: EventJobStarted, Worker: j.StartedBy, StoreTime: j.StartedAt, Job: *j, Reason: reason})
+		e := c.event(EventJobStarted, j.StartedBy)
+		e.StoreTime, e.Job, e.Reason = j.StartedAt, *j, reason
+		c.emit(e)
 	}
 }

@@ -68,7 +68,8 @@ func (c *Core) claimVacuum(ctx context.Context, tx store.Tx, now time.Time) (boo
 	if err := tx.RecordVacuum(ctx, dead); err != nil {
 		return false, err
 	}
-	c.note(Event{Kind: EventVacuumClaimed, Worker: c.id, StoreTime: now, Count: int(dead)})
+	e := c.note(EventVacuumClaimed, c.id, now)
+	e.Count = int(dead)
 	return true, nil
 }
 
@@ -78,7 +79,7 @@ func (p *Policy) startVacuum(out []Action) []Action {
 		return out
 	}
 	p.core.vacuum = vacuumRunning
-	p.core.emit(Event{Kind: EventVacuumStarted, Worker: p.core.id})
+	p.core.emit(p.core.event(EventVacuumStarted, p.core.id))
 	a := Action{Kind: ActVacuum}
 	if !mutant.On(mutant.VacuumNoDeadline) {
 		a.Timeout = p.core.cfg.VacuumTimeout
@@ -92,7 +93,9 @@ func (p *Policy) vacuumEnded(err error) {
 		panic(fmt.Sprintf("worker: runner policy got the end of a vacuum it did not start (state %d)", p.core.vacuum))
 	}
 	p.core.vacuum = vacuumIdle
-	p.core.emit(Event{Kind: EventVacuumEnded, Worker: p.core.id, Err: err})
+	e := p.core.event(EventVacuumEnded, p.core.id)
+	e.Err = err
+	p.core.emit(e)
 }
 
 // Vacuum runs the vacuum of an ActVacuum. It touches none of the policy's
