@@ -13,8 +13,9 @@ import (
 var _ store.JobPasser = (*Store)(nil)
 
 // Every statement of a job pass on jobs is planned with index scans only
-// (indexScansOnlySQL), the completions as much as the reservation. The
-// statements are prepared once per connection and keep the generic plan
+// (indexScansOnlySQL, which also forces the generic plan from the first
+// execution), the completions as much as the reservation. Without it the
+// statements, prepared once per connection, would keep the generic plan
 // PostgreSQL settles on after a few executions until the table's
 // statistics change, which with autovacuum off is never: a worker that
 // started on a small table, where a sequential scan is the cheapest way to
