@@ -1,6 +1,7 @@
 package proccpu
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -39,6 +40,27 @@ func TestSelfGrowsWithWork(t *testing.T) {
 	}
 	if after-before < 5*time.Millisecond {
 		t.Errorf("Self grew by %v over 10 s of spinning, want at least 5 ms", after-before)
+	}
+}
+
+// TestProcessReadsThisProcess reads this process by its pid, as a
+// benchmark reads a PostgreSQL backend, and spins until it grows by 5 ms
+// (up to 10 s, as above); a pid that exists nowhere is not seen.
+func TestProcessReadsThisProcess(t *testing.T) {
+	pid := uint32(os.Getpid())
+	before, ok := Process(pid)
+	if !ok {
+		t.Fatal("Process: no schedstat for this process")
+	}
+	after := before
+	for start := time.Now(); after-before < 5*time.Millisecond && time.Since(start) < 10*time.Second; after, _ = Process(pid) {
+		spin()
+	}
+	if after-before < 5*time.Millisecond {
+		t.Errorf("Process grew by %v over 10 s of spinning, want at least 5 ms", after-before)
+	}
+	if used, ok := Process(1 << 30); ok {
+		t.Errorf("Process of a pid beyond pid_max = %v, true; want not seen", used)
 	}
 }
 

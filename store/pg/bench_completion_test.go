@@ -1,10 +1,7 @@
 package pg_test
 
 import (
-	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tickwork/tickwork/internal/proccpu"
 	"github.com/tickwork/tickwork/store/pg"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
@@ -87,22 +85,17 @@ func completionRound(b *testing.B, conn *pgxpool.Conn, schema, sql string) time.
 	return (backendCPU(b, pid) - cpu0) / time.Duration(len(all))
 }
 
-var liveWorkerID = strings.Trim(liveWorker, "'")
-
-// backendCPU is the processor time backend pid has run, from its
-// schedstat (ns): it needs the server on this machine, not in a
-// container.
+// backendCPU is the processor time backend pid has run so far; it needs
+// the server on this machine, not in a container.
 func backendCPU(b *testing.B, pid uint32) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
-	if err != nil {
-		b.Fatalf("read the backend's processor time: %v", err)
+	used, ok := proccpu.Process(pid)
+	if !ok {
+		b.Fatalf("read backend %d's processor time: the server's processes are not visible here", pid)
 	}
-	ns, err := strconv.ParseInt(strings.Fields(string(raw))[0], 10, 64)
-	if err != nil {
-		b.Fatalf("read the backend's processor time from %q: %v", raw, err)
-	}
-	return time.Duration(ns)
+	return used
 }
+
+var liveWorkerID = strings.Trim(liveWorker, "'")
 
 func execOn(b *testing.B, conn *pgxpool.Conn, sql string) {
 	b.Helper()

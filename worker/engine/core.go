@@ -294,6 +294,12 @@ func (c *Core) event(kind EventKind, worker ulid.ULID) *Event {
 // emit delivers e, the slot event returned, stamped with the local time.
 func (c *Core) emit(e *Event) {
 	e.Local = c.now
+	c.observe(e)
+}
+
+// observe hands e to the observer: in place to a RefObserver, a copy to
+// any other.
+func (c *Core) observe(e *Event) {
 	if c.ref != nil {
 		c.ref.ObserveRef(e)
 		return
@@ -340,11 +346,7 @@ func (c *Core) deliver(phase string, err error) error {
 		return fmt.Errorf("worker %s: %s: %w", c.id, phase, err)
 	}
 	for i := range events {
-		if c.ref != nil {
-			c.ref.ObserveRef(&events[i])
-			continue
-		}
-		c.obs.Observe(events[i])
+		c.observe(&events[i])
 	}
 	return nil
 }
