@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -27,16 +26,7 @@ func (m passingMem) RunJobPass(ctx context.Context, p store.JobPass) (store.JobP
 func TestOwnJobPassKeepsTheTrace(t *testing.T) {
 	viaPass := func(now func() time.Time) (Backend, error) { return DiffBackend(passingMem{mem.New(now)}), nil }
 	for seed := uint64(1); seed <= 12; seed++ {
-		sc := Draw(seed, FaultOverrides{})
-		var hooked, passed bytes.Buffer
-		a := Run(sc, Options{Trace: &hooked})
-		b := Run(sc, Options{Trace: &passed, Backend: viaPass})
-		if a.Err != nil || b.Err != nil {
-			t.Fatalf("seed %d: %v / %v", seed, a.Err, b.Err)
-		}
-		if !bytes.Equal(hooked.Bytes(), passed.Bytes()) {
-			t.Fatalf("seed %d: traces differ; first difference (InTx, own pass):\n%s", seed, FirstDifference(hooked.String(), passed.String()))
-		}
+		a, b := sameTrace(t, seed, viaPass)
 		want := a.Marks
 		want.set(MarkPipelinedPass)
 		if a.Marks.Has(MarkPipelinedPass) || b.Marks != want {
