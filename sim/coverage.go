@@ -68,6 +68,7 @@ const (
 	MarkReadOnlyDropped                  // pooled: a connection on a read-only node was dropped, and the retry wrote
 	MarkMissingKey                       // an encrypted job's attempt failed: its process lacked the job's key
 	MarkOlderKey                         // an encrypted job was opened with a key older than its process's newest
+	MarkPipelinedPass                    // pooled: a job pass ran as the store's own pipelined batch
 	numMarks
 )
 
@@ -134,6 +135,7 @@ var markNames = [numMarks]string{
 	MarkReadOnlyDropped:      "read-only connection dropped, the retry wrote",
 	MarkMissingKey:           "job failed for a missing key",
 	MarkOlderKey:             "job decrypted with an older key",
+	MarkPipelinedPass:        "job pass sent as the store's pipelined batch",
 }
 
 // interleavedOnly holds the marks only runs that interleave transactions

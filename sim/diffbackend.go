@@ -76,6 +76,26 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if err == nil && !wrote {
 		return nil // nothing to read back: the rows are as the last read left them
 	}
+	return b.readBack(ctx, now, released, err)
+}
+
+// RunJobPass runs p as the store's own job pass, which the simulator asks
+// for only of a store that has one (sim.passer), and records its commit as
+// InTx does.
+func (b *diffBackend) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassResult, error) {
+	res, err := b.Store.(store.JobPasser).RunJobPass(ctx, p)
+	now := res.Now
+	if err != nil { // no result, yet the pass may have committed
+		if nerr := b.Store.InTx(ctx, func(tx store.Tx) (err error) { now, err = tx.Now(ctx); return err }); nerr != nil {
+			return res, errors.Join(err, nerr)
+		}
+	}
+	return res, b.readBack(ctx, now, false, err)
+}
+
+// readBack records the commit of a transaction that ended with err at now,
+// if it made one; released: it released the lease.
+func (b *diffBackend) readBack(ctx context.Context, now time.Time, released bool, err error) error {
 	// Read back even after an error: a transaction may commit and still
 	// report one.
 	c, changed, rerr := b.observe(ctx, now, released && err == nil)

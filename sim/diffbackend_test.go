@@ -15,15 +15,24 @@ import (
 func TestDiffBackendMatchesCommitHook(t *testing.T) {
 	viaDiff := func(now func() time.Time) (Backend, error) { return DiffBackend(mem.New(now)), nil }
 	for seed := uint64(1); seed <= 8; seed++ {
-		sc := Draw(seed, FaultOverrides{})
-		var hooked, diffed bytes.Buffer
-		a := Run(sc, Options{Trace: &hooked})
-		b := Run(sc, Options{Trace: &diffed, Backend: viaDiff})
-		if a.Err != nil || b.Err != nil {
-			t.Fatalf("seed %d: %v / %v", seed, a.Err, b.Err)
-		}
-		if !bytes.Equal(hooked.Bytes(), diffed.Bytes()) {
-			t.Fatalf("seed %d: traces differ; first difference (hook, diff):\n%s", seed, FirstDifference(hooked.String(), diffed.String()))
-		}
+		sameTrace(t, seed, viaDiff)
 	}
+}
+
+// sameTrace runs seed on the in-memory store through its commit hook and
+// on other, fails t unless both traces are identical, and returns the two
+// results.
+func sameTrace(t *testing.T, seed uint64, other NewBackend) (hooked, got Result) {
+	t.Helper()
+	sc := Draw(seed, FaultOverrides{})
+	var a, b bytes.Buffer
+	hooked = Run(sc, Options{Trace: &a})
+	got = Run(sc, Options{Trace: &b, Backend: other})
+	if hooked.Err != nil || got.Err != nil {
+		t.Fatalf("seed %d: %v / %v", seed, hooked.Err, got.Err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("seed %d: traces differ; first difference (hook, other):\n%s", seed, FirstDifference(a.String(), b.String()))
+	}
+	return hooked, got
 }

@@ -26,11 +26,15 @@ type faultStore struct {
 	fn    func(store.Tx) error
 	abort bool
 	body  func(store.Tx) error
+	// txOnly is f without its RunJobPass, made once: a job pass through it
+	// runs as a transaction of the Tx methods, through InTx.
+	txOnly store.Store
 }
 
 func newFaultStore(s *sim, p *proc) *faultStore {
 	f := &faultStore{s: s, p: p}
 	f.body = f.run
+	f.txOnly = struct{ store.Store }{f}
 	return f
 }
 
@@ -51,25 +55,9 @@ func unavailable(msg string) error { return fmt.Errorf("%s: %w", msg, store.ErrU
 
 // InTx runs fn against the backend with the faults this seed enables.
 func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
-	s, p := f.s, f.p
-	if p.silent {
-		return f.wait(silence)
-	}
-	faults := s.phase == chaos
-	if faults && f.draw(Latency) {
-		d := s.procRand(p, Latency).DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
-		s.tr.printf(s.now, p.name, "store latency %v", d)
-		if err := f.wait(d); err != nil {
-			return err
-		}
-		faults = s.phase == chaos
-	}
-	if faults && s.inOutage() {
-		return errOutage
-	}
-	if faults && f.draw(StoreBefore) {
-		s.tr.printf(s.now, p.name, "store error before the transaction")
-		return errBefore
+	faults, sent, err := f.early()
+	if !sent {
+		return err
 	}
 	if faults && f.draw(ReadOnly) {
 		return f.readOnly(ctx)
@@ -77,13 +65,54 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if faults && f.draw(HalfOpen) {
 		return f.halfOpen(ctx, fn)
 	}
-	abort := faults && f.draw(StoreAbort)
+	return f.commit(ctx, fn, faults, faults && f.draw(StoreAbort))
+}
+
+// early draws the faults that strike before a transaction reaches the
+// store: silence, latency, an outage, a loss before it ran. Unless sent,
+// the call ends there and returns err; faults reports whether the later
+// faults may still strike (the chaos phase may end during the latency).
+func (f *faultStore) early() (faults, sent bool, err error) {
+	s, p := f.s, f.p
+	if p.silent {
+		return false, false, f.wait(silence)
+	}
+	faults = s.phase == chaos
+	if faults && f.draw(Latency) {
+		d := s.procRand(p, Latency).DurationBetween(time.Millisecond, s.sc.LeaseTTL.D()*3/2).Truncate(time.Microsecond)
+		s.tr.printf(s.now, p.name, "store latency %v", d)
+		if err := f.wait(d); err != nil {
+			return false, false, err
+		}
+		faults = s.phase == chaos
+	}
+	if faults && s.inOutage() {
+		return false, false, errOutage
+	}
+	if faults && f.draw(StoreBefore) {
+		s.tr.printf(s.now, p.name, "store error before the transaction")
+		return false, false, errBefore
+	}
+	return faults, true, nil
+}
+
+// commit runs fn as p's transaction, failing it at commit when abort is
+// set, then draws the loss after the commit.
+func (f *faultStore) commit(ctx context.Context, fn func(store.Tx) error, faults, abort bool) error {
+	s, p := f.s, f.p
 	f.fn, f.abort = fn, abort
 	err := s.procTx(ctx, p, f.body)
 	f.fn = nil
 	if abort && errors.Is(err, errAbort) {
 		s.tr.printf(s.now, p.name, "store error at commit: rolled back")
 	}
+	return f.settle(err, faults)
+}
+
+// settle draws the loss after a transaction that committed and notes the
+// marks of what f.rec says it did.
+func (f *faultStore) settle(err error, faults bool) error {
+	s, p := f.s, f.p
 	if err == nil && faults && f.draw(StoreAfter) {
 		s.tr.printf(s.now, p.name, "store error after the commit")
 		if f.rec.reserved > 0 {

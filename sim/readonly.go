@@ -40,8 +40,10 @@ type ConnDemoter interface {
 var errReadOnly = unavailable("simulated failover: the connection's node is read-only; connection dropped")
 
 // pooledOnly holds the marks only runs on a store with a pool (simulate
-// -store pg without -interleave) can reach.
-var pooledOnly = [numMarks]bool{MarkReadOnlyDropped: true}
+// -store pg without -interleave) can reach. MarkPipelinedPass needs a
+// store with a job pass of its own, which only such a run's has: an
+// interleaved run's processes send theirs through InTx (sim.passer).
+var pooledOnly = [numMarks]bool{MarkReadOnlyDropped: true, MarkPipelinedPass: true}
 
 // Pooled reports whether only runs on a store with a connection pool
 // (simulate -store pg, serial) can reach m.

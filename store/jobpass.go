@@ -94,8 +94,10 @@ type JobPassResult struct {
 // RunJobPass must mean exactly what the package's RunJobPass does with InTx.
 //
 // It is an optional interface on purpose: a wrapper that embeds a Store
-// (fault injection, recording) does not pass it on, so every JobPass through
-// the wrapper goes through the wrapper's InTx.
+// (recording, say) does not pass it on, so every JobPass through the
+// wrapper goes through the wrapper's InTx. A wrapper that must not hide
+// the store's own pass implements RunJobPass itself, as the simulator's
+// fault injection does (sim/faultpass.go).
 type JobPasser interface {
 	RunJobPass(ctx context.Context, p JobPass) (JobPassResult, error)
 }

@@ -89,6 +89,7 @@ var Names = []string{
 	PGDeadUnchecked,
 	PGReadOnlyKept,
 	PGBulkDeleteUnchecked,
+	PGPassFencedDropped,
 }
 
 // The planted bugs.
@@ -342,6 +343,12 @@ const (
 	// rules.CheckDelete refused included, so a bulk delete removes a
 	// running job under its worker.
 	PGBulkDeleteUnchecked = "pg-bulk-delete-unchecked"
+	// PGPassFencedDropped: store/pg's pipelined job pass (RunJobPass)
+	// reads its completions' answers but drops the fenced ids, so its
+	// worker takes a refused result for a recorded one. The pass through
+	// the Tx methods is not affected: only a simulator that sends the
+	// store's own pass sees it.
+	PGPassFencedDropped = "pg-pass-fenced-dropped"
 )
 
 // PG reports whether name is a planted bug of store/pg's SQL, which only
@@ -353,9 +360,10 @@ func PG(name string) bool { return strings.HasPrefix(name, "pg-") && !PGSerial(n
 // the store's own connections, not transactions in flight together, or
 // shows in a serial history (PGPauseAllPlainIgnored: in 200 interleaved
 // seeds of 10 s none caught it, the serial run does at seed 8;
-// PGBulkDeleteUnchecked: the in-memory store's trace differs).
+// PGBulkDeleteUnchecked: the in-memory store's trace differs;
+// PGPassFencedDropped: the interleaved run sends no pipelined pass).
 func PGSerial(name string) bool {
-	return name == PGReadOnlyKept || name == PGPauseAllPlainIgnored || name == PGBulkDeleteUnchecked
+	return name == PGReadOnlyKept || name == PGPauseAllPlainIgnored || name == PGBulkDeleteUnchecked || name == PGPassFencedDropped
 }
 
 // Known reports whether name is one of Names.

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -118,7 +119,9 @@ func (s *Store) readJobPass(br pgx.BatchResults, p store.JobPass, heartbeat, res
 		if err != nil {
 			return res, err
 		}
-		res.Fenced = append(res.Fenced, fenced...)
+		if !mutant.On(mutant.PGPassFencedDropped) {
+			res.Fenced = append(res.Fenced, fenced...)
+		}
 	}
 	if len(p.Executing) > 0 {
 		rows, err := br.Query()
