@@ -31,6 +31,7 @@ type historyFlags struct {
 	sweep, sweepJobs       int
 	batch, backlog         int
 	autovacuum             string
+	finished               []int // levels of -finished
 }
 
 func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
@@ -45,6 +46,7 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	fs.IntVar(&f.sweep, "sweep", 1_000_000, "old finished rows the retention sweep deletes (0 skips the sweep runs)")
 	fs.IntVar(&f.sweepJobs, "sweep-jobs", 50_000, "jobs two workers process in the sweep run and in the run without a sweep")
 	fs.StringVar(&f.autovacuum, "autovacuum", "", "on or off: set the server's autovacuum for the run (ALTER SYSTEM and pg_reload_conf(), needs a superuser) and put it back as it was when the run ends, on an error or an interrupt too; it changes the whole server (default: leave it)")
+	finished := fs.String("finished", "", "comma-separated levels of finished rows, e.g. 0,1000000,10000000: for each vacuum mode, a run that inserts completed rows with SQL (as tickwork leaves them, in committed chunks) up to each level, then measures one -window of jobs (default: no such run)")
 	fs.IntVar(&f.batch, "batch", 5_000, "jobs per bulk-enqueue call")
 	fs.IntVar(&f.backlog, "backlog", 10_000, "a window enqueues another batch whenever fewer jobs than this wait, so that the backlog, not the history, stays small")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +57,10 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 			return f, fmt.Errorf("-vacuum: %q is not one of %s", m, strings.Join(vacuumModes, ", "))
 		}
 		f.vacuum = append(f.vacuum, m)
+	}
+	var err error
+	if f.finished, err = parseLevels(*finished); err != nil {
+		return f, err
 	}
 	if f.jobs < 0 || f.window < 1 || f.inflight < 1 || f.sweep < 0 || f.sweepJobs < 1 || f.batch < 1 || f.backlog < 1 {
 		return f, fmt.Errorf("-jobs and -sweep must not be negative; -window, -inflight, -sweep-jobs, -batch and -backlog must be positive")
@@ -90,6 +96,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		}
 		if err := growingHistory(ctx, stdout, f, mode); err != nil {
 			return fmt.Errorf("growing history, vacuum %s: %w", mode, err)
+		}
+	}
+	for _, mode := range f.vacuum {
+		if len(f.finished) == 0 {
+			break
+		}
+		if err := seededHistory(ctx, stdout, f, mode); err != nil {
+			return fmt.Errorf("seeded history, vacuum %s: %w", mode, err)
 		}
 	}
 	if f.sweep > 0 {
