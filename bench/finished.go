@@ -39,8 +39,10 @@ func parseLevels(s string) ([]int, error) {
 type levelFigures struct {
 	finished   int // completed rows before the window
 	rate       float64
-	server     float64 // server processor time, µs per job; 0 unknown
+	server     float64 // server processor time, µs per job
 	serverSeen bool
+	backends   float64 // this run's backends' processor time, µs per job
+	seen       bool
 }
 
 // seededHistory measures one window at each level of f.finished in vacuum
@@ -100,12 +102,10 @@ func measureLevel(ctx context.Context, out io.Writer, s *tickworkSystem, hw *his
 	if err != nil {
 		return levelFigures{}, err
 	}
-	fig := levelFigures{finished: finished, rate: sp.rate(), serverSeen: used.ServerSeen}
-	if used.ServerSeen {
-		fig.server = perJob(used.Server, sp.n)
-	}
+	fig := levelFigures{finished: finished, rate: sp.rate(), serverSeen: used.ServerSeen, seen: used.BackendsSeen,
+		server: perJob(used.Server, sp.n), backends: perJob(used.Backends, sp.n)}
 	fmt.Fprintf(out, "  window: %d jobs in %v = %.0f jobs/s%s; oldest open snapshot on the server: %v\n",
-		sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), cpuReport(used, sp.n), s.oldestSnapshot(ctx))
+		sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), used.report(sp.n), s.oldestSnapshot(ctx))
 	return fig, nil
 }
 
@@ -115,6 +115,9 @@ func printLevel(out io.Writer, fig, first levelFigures) {
 	line := fmt.Sprintf("finished %10d: %6.0f jobs/s (x%.2f of the first level)", fig.finished, fig.rate, ratio(fig.rate, first.rate))
 	if fig.serverSeen && first.serverSeen {
 		line += fmt.Sprintf(", server %6.1f µs/job (x%.2f)", fig.server, ratio(fig.server, first.server))
+	}
+	if fig.seen && first.seen {
+		line += fmt.Sprintf(", this run's backends %6.1f µs/job (x%.2f)", fig.backends, ratio(fig.backends, first.backends))
 	}
 	fmt.Fprintln(out, line)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tickwork/tickwork/clockrng"
-	"github.com/tickwork/tickwork/internal/proccpu"
 	"github.com/tickwork/tickwork/worker"
 )
 
@@ -143,7 +142,7 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 		}
 		rates = append(rates, sp.rate())
 		fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s%s; oldest open snapshot on the server: %v\n",
-			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), cpuReport(used, sp.n), s.oldestSnapshot(ctx))
+			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), used.report(sp.n), s.oldestSnapshot(ctx))
 		if err := s.afterWindow(ctx, out, mode); err != nil {
 			return err
 		}
@@ -161,10 +160,12 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 // historySchema opens tickwork on a fresh schema named f.prefix+name,
 // its tables set for vacuum mode.
 func historySchema(ctx context.Context, f historyFlags, name, mode string) (*tickworkSystem, error) {
-	s, err := freshTickwork(ctx, f.url, f.prefix+name)
+	schema := f.prefix + name
+	s, err := freshTickwork(ctx, withAppName(f.url, "bench "+schema), schema)
 	if err != nil {
 		return nil, err
 	}
+	s.appName, s.listenName, s.schema = "bench "+schema, "tickwork listen "+schema, schema
 	if sql := modeSettings(mode, s.tables); sql != "" {
 		if _, err := s.st.Pool().Exec(ctx, sql); err != nil {
 			s.Close(context.WithoutCancel(ctx))
@@ -193,12 +194,12 @@ func modeSettings(mode, tables string) string {
 // running, and reads their span from the database: the jobs that started
 // after the window began. used is the processor time of the window's
 // work, read before the span's query, which reads the whole history.
-func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran func() int) (sp span, used proccpu.Reading, err error) {
+func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran func() int) (sp span, used windowCost, err error) {
 	var mark time.Time
 	if err := s.st.Pool().QueryRow(ctx, "SELECT clock_timestamp()").Scan(&mark); err != nil {
 		return span{}, used, err
 	}
-	before := proccpu.Read()
+	stop := s.meterCost(ctx)
 	for inserted := 0; inserted < n || ran() < n || s.running(ctx) != 0; {
 		if ctx.Err() != nil {
 			return span{}, used, ctx.Err()
@@ -213,7 +214,7 @@ func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran 
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	used = proccpu.Read().Since(before)
+	used = stop()
 	sp, err = readSpan(ctx, s.st.Pool(), "SELECT count(*), min(started_at), max(completed_at) FROM "+s.tables+".jobs WHERE status = 'completed' AND started_at >= '"+mark.Format(time.RFC3339Nano)+"'")
 	return sp, used, err
 }
