@@ -116,16 +116,7 @@ func assertNoSchemas(t *testing.T, url, prefix string) {
 // few hundred jobs: every window is measured, and the sweep deletes every
 // old row while the jobs are processed.
 func TestHistoryTiny(t *testing.T) {
-	url := testURL(t)
-	prefix := fmt.Sprintf("benchtest_h_%d_", os.Getpid())
-	var out, errOut bytes.Buffer
-	args := []string{"history", "-database-url", url, "-schema-prefix", prefix,
-		"-jobs", "300", "-window", "100", "-vacuum", "off,defaults,manual,dead", "-sweep", "500", "-sweep-jobs", "200", "-batch", "64"}
-	if code := run(context.Background(), args, &out, &errOut); code != 0 {
-		t.Fatalf("bench history exited %d: %s\n%s", code, errOut.String(), out.String())
-	}
-	text := out.String()
-	t.Log(text)
+	text := historyTiny(t, "h", "-jobs", "300", "-window", "100", "-vacuum", "off,defaults,manual,dead", "-sweep", "500", "-sweep-jobs", "200", "-batch", "64")
 	windows := regexp.MustCompile(`(?m)^window +\d+: \d+ finished rows before it, 100 jobs in`).FindAllString(text, -1)
 	if len(windows) != 12 {
 		t.Errorf("want 3 windows of 100 jobs in each of 4 vacuum modes, found %d", len(windows))
@@ -136,7 +127,23 @@ func TestHistoryTiny(t *testing.T) {
 	if n := strings.Count(text, "all workers: "); n != 2 {
 		t.Errorf("want tick durations for 2 sweep runs, found %d", n)
 	}
+}
+
+// historyTiny runs bench history with args on schemas of a prefix of its
+// own (named after name and the process), checks that it left none
+// behind, and returns what it printed.
+func historyTiny(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	url := testURL(t)
+	prefix := fmt.Sprintf("benchtest_%s_%d_", name, os.Getpid())
+	var out, errOut bytes.Buffer
+	args = append([]string{"history", "-database-url", url, "-schema-prefix", prefix}, args...)
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("bench history exited %d: %s\n%s", code, errOut.String(), out.String())
+	}
+	t.Log(out.String())
 	assertNoSchemas(t, url, prefix)
+	return out.String()
 }
 
 // TestBulkTiny runs the bulk run on a few hundred rows: the bulk action

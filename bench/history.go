@@ -30,6 +30,7 @@ type historyFlags struct {
 	sweep, sweepJobs       int
 	batch, backlog         int
 	autovacuum             string
+	finished               []int // levels of -finished
 }
 
 func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
@@ -44,6 +45,7 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 	fs.IntVar(&f.sweep, "sweep", 1_000_000, "old finished rows the retention sweep deletes (0 skips the sweep runs)")
 	fs.IntVar(&f.sweepJobs, "sweep-jobs", 50_000, "jobs two workers process in the sweep run and in the run without a sweep")
 	fs.StringVar(&f.autovacuum, "autovacuum", "", "on or off: set the server's autovacuum for the run (ALTER SYSTEM and pg_reload_conf(), needs a superuser) and put it back as it was when the run ends, on an error or an interrupt too; it changes the whole server (default: leave it)")
+	finished := fs.String("finished", "", "comma-separated levels of finished rows, e.g. 0,1000000,10000000: for each vacuum mode, a run that inserts completed rows with SQL (as tickwork leaves them, in committed chunks) up to each level, then measures one -window of jobs (default: no such run)")
 	fs.IntVar(&f.batch, "batch", 5_000, "jobs per bulk-enqueue call")
 	fs.IntVar(&f.backlog, "backlog", 10_000, "a window enqueues another batch whenever fewer jobs than this wait, so that the backlog, not the history, stays small")
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +56,10 @@ func parseHistory(args []string, stderr io.Writer) (historyFlags, error) {
 			return f, fmt.Errorf("-vacuum: %q is not one of %s", m, strings.Join(vacuumModes, ", "))
 		}
 		f.vacuum = append(f.vacuum, m)
+	}
+	var err error
+	if f.finished, err = parseLevels(*finished); err != nil {
+		return f, err
 	}
 	if f.jobs < 0 || f.window < 1 || f.inflight < 1 || f.sweep < 0 || f.sweepJobs < 1 || f.batch < 1 || f.backlog < 1 {
 		return f, fmt.Errorf("-jobs and -sweep must not be negative; -window, -inflight, -sweep-jobs, -batch and -backlog must be positive")
@@ -91,6 +97,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 			return fmt.Errorf("growing history, vacuum %s: %w", mode, err)
 		}
 	}
+	for _, mode := range f.vacuum {
+		if len(f.finished) == 0 {
+			break
+		}
+		if err := seededHistory(ctx, stdout, f, mode); err != nil {
+			return fmt.Errorf("seeded history, vacuum %s: %w", mode, err)
+		}
+	}
 	if f.sweep > 0 {
 		if err := retentionSweep(ctx, stdout, f); err != nil {
 			return fmt.Errorf("retention sweep: %w", err)
@@ -104,65 +118,61 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 // worker that keeps running, so that every window finds the finished rows
 // of all the ones before it, and prints each window's rate.
 func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode string) error {
-	schema := f.prefix + "history"
-	s, err := freshTickwork(ctx, f.url, schema)
+	s, err := historySchema(ctx, f, "history", mode)
 	if err != nil {
 		return err
 	}
 	defer s.Close(context.WithoutCancel(ctx))
-	if sql := modeSettings(mode, s.tables); sql != "" {
-		if _, err := s.st.Pool().Exec(ctx, sql); err != nil {
-			return fmt.Errorf("vacuum mode %s: %w", mode, err)
-		}
-	}
 	fmt.Fprintf(out, "\n%d jobs in windows of %d (enqueued %d at a time, fewer than %d waiting), vacuum %s\n", f.jobs, f.window, f.batch, f.backlog, mode)
-	var ran atomic.Int64
-	o := worker.Options{Rand: clockrng.NewRand(7), Logger: slog.New(slog.DiscardHandler)}
-	cfg, vacuums := withVacuumDuty(mode, throughputConfig(f.inflight), &o)
-	o.Config = cfg
-	w, err := worker.New(s.st, o)
+	hw, err := startHistoryWorker(ctx, s, f, mode)
 	if err != nil {
 		return err
 	}
-	if err := worker.Handle(w, "noop", func(context.Context, worker.Job[struct{}]) error { ran.Add(1); return nil }); err != nil {
-		return err
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- w.Run(runCtx) }()
+	defer hw.stop()
 	var rates []float64
 	for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
 		n := min(f.window, f.jobs-i*f.window)
-		sp, finished, err := s.window(ctx, n, f.batch, f.backlog, func() int { return int(ran.Load()) - i*f.window })
+		finished, err := s.completed(ctx)
 		if err != nil {
-			cancel()
-			<-done
+			return err
+		}
+		sp, used, err := s.window(ctx, n, f.batch, f.backlog, func() int { return int(hw.ran.Load()) - i*f.window })
+		if err != nil {
 			return err
 		}
 		rates = append(rates, sp.rate())
-		fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s; oldest open snapshot on the server: %v\n",
-			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), s.oldestSnapshot(ctx))
-		if mode == "manual" {
-			t0 := time.Now()
-			if _, err := s.st.Pool().Exec(ctx, "VACUUM (ANALYZE) "+s.tables+".jobs"); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "           VACUUM (ANALYZE) jobs took %v\n", time.Since(t0).Round(time.Millisecond))
+		fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s%s; oldest open snapshot on the server: %v\n",
+			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), used.report(sp.n), s.oldestSnapshot(ctx))
+		if err := s.afterWindow(ctx, out, mode); err != nil {
+			return err
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := hw.stop(); err != nil {
 		return err
 	}
-	if mode == "dead" {
-		fmt.Fprintf(out, "the leader's vacuum duty vacuumed jobs %d times (%d failed or cut short by the end of the run) on at least %d dead rows, at most once per %v\n",
-			vacuums.ran.Load(), vacuums.failed.Load(), deadVacuumThreshold, deadVacuumInterval)
-	}
+	hw.report(out, mode)
 	if len(rates) > 1 && rates[0] > 0 {
 		fmt.Fprintf(out, "vacuum %s: first window %.0f jobs/s, last %.0f jobs/s: last/first = %.2f\n", mode, rates[0], rates[len(rates)-1], rates[len(rates)-1]/rates[0])
 	}
 	return ctx.Err()
+}
+
+// historySchema opens tickwork on a fresh schema named f.prefix+name,
+// its tables set for vacuum mode.
+func historySchema(ctx context.Context, f historyFlags, name, mode string) (*tickworkSystem, error) {
+	schema := f.prefix + name
+	s, err := freshTickwork(ctx, withAppName(f.url, "bench "+schema), schema)
+	if err != nil {
+		return nil, err
+	}
+	s.appName, s.listenName, s.schema = "bench "+schema, "tickwork listen "+schema, schema
+	if sql := modeSettings(mode, s.tables); sql != "" {
+		if _, err := s.st.Pool().Exec(ctx, sql); err != nil {
+			s.Close(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("vacuum mode %s: %w", mode, err)
+		}
+	}
+	return s, nil
 }
 
 // modeSettings is the SQL that prepares the schema's tables for a vacuum
@@ -182,30 +192,100 @@ func modeSettings(mode, tables string) string {
 // window enqueues n jobs, a batch whenever fewer than backlog wait, waits
 // until the worker ran them (ran counts this window's) and nothing is
 // running, and reads their span from the database: the jobs that started
-// after the window began. finished is how many finished rows the table
-// held before.
-func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran func() int) (sp span, finished int, err error) {
+// after the window began. used is the processor time of the window's
+// work, read before the span's query, which reads the whole history.
+func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran func() int) (sp span, used windowCost, err error) {
 	var mark time.Time
-	q := "SELECT clock_timestamp(), (SELECT count(*) FROM " + s.tables + ".jobs WHERE status = 'completed')"
-	if err := s.st.Pool().QueryRow(ctx, q).Scan(&mark, &finished); err != nil {
-		return span{}, 0, err
+	if err := s.st.Pool().QueryRow(ctx, "SELECT clock_timestamp()").Scan(&mark); err != nil {
+		return span{}, used, err
 	}
+	stop := s.meterCost(ctx)
 	for inserted := 0; inserted < n || ran() < n || s.running(ctx) != 0; {
 		if ctx.Err() != nil {
-			return span{}, 0, ctx.Err()
+			return span{}, used, ctx.Err()
 		}
 		if inserted < n && inserted-ran() < backlog {
 			k := min(batch, n-inserted)
 			if err := s.Insert(ctx, k, k); err != nil {
-				return span{}, 0, err
+				return span{}, used, err
 			}
 			inserted += k
 			continue
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	used = stop()
 	sp, err = readSpan(ctx, s.st.Pool(), "SELECT count(*), min(started_at), max(completed_at) FROM "+s.tables+".jobs WHERE status = 'completed' AND started_at >= '"+mark.Format(time.RFC3339Nano)+"'")
-	return sp, finished, err
+	return sp, used, err
+}
+
+// completed counts the completed rows: the history a window finds.
+func (s *tickworkSystem) completed(ctx context.Context) (int, error) {
+	var n int
+	if err := s.st.Pool().QueryRow(ctx, "SELECT count(*) FROM "+s.tables+".jobs WHERE status = 'completed'").Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the completed rows of %s.jobs: %w", s.tables, err)
+	}
+	return n, nil
+}
+
+// afterWindow vacuums jobs as the manual mode does after each window.
+func (s *tickworkSystem) afterWindow(ctx context.Context, out io.Writer, mode string) error {
+	if mode != "manual" {
+		return nil
+	}
+	t0 := time.Now()
+	if _, err := s.st.Pool().Exec(ctx, "VACUUM (ANALYZE) "+s.tables+".jobs"); err != nil {
+		return fmt.Errorf("VACUUM (ANALYZE) %s.jobs: %w", s.tables, err)
+	}
+	fmt.Fprintf(out, "           VACUUM (ANALYZE) jobs took %v\n", time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// historyWorker is the one worker of a history run, which keeps running
+// from window to window so that each finds the rows of those before.
+type historyWorker struct {
+	ran     atomic.Int64
+	vacuums *vacuumCount
+	cancel  context.CancelFunc
+	done    chan error
+	err     error
+	stopped bool
+}
+
+// startHistoryWorker starts the worker of a run in vacuum mode.
+func startHistoryWorker(ctx context.Context, s *tickworkSystem, f historyFlags, mode string) (*historyWorker, error) {
+	hw := &historyWorker{done: make(chan error, 1)}
+	o := worker.Options{Rand: clockrng.NewRand(7), Logger: slog.New(slog.DiscardHandler)}
+	o.Config, hw.vacuums = withVacuumDuty(mode, throughputConfig(f.inflight), &o)
+	w, err := worker.New(s.st, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := worker.Handle(w, "noop", func(context.Context, worker.Job[struct{}]) error { hw.ran.Add(1); return nil }); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	hw.cancel = cancel
+	go func() { hw.done <- w.Run(runCtx) }()
+	return hw, nil
+}
+
+// stop stops the worker, once, and returns what its Run returned.
+func (hw *historyWorker) stop() error {
+	if !hw.stopped {
+		hw.stopped = true
+		hw.cancel()
+		hw.err = <-hw.done
+	}
+	return hw.err
+}
+
+// report prints what the vacuum duty did, in the mode that has one.
+func (hw *historyWorker) report(out io.Writer, mode string) {
+	if mode == "dead" {
+		fmt.Fprintf(out, "the leader's vacuum duty vacuumed jobs %d times (%d failed or cut short by the end of the run) on at least %d dead rows, at most once per %v\n",
+			hw.vacuums.ran.Load(), hw.vacuums.failed.Load(), deadVacuumThreshold, deadVacuumInterval)
+	}
 }
 
 // running counts running jobs (through the partial index on them); -1
