@@ -129,16 +129,23 @@ type windowCost struct {
 // meterCost starts metering a window's processor time, and returns the
 // function that ends it.
 func (s *tickworkSystem) meterCost(ctx context.Context) func() windowCost {
-	before := proccpu.Read()
-	var m *backendMeter
-	if s.appName != "" {
-		m = startBackendMeter(ctx, s.st.Pool(), s.appName, s.listenName, s.schema)
+	if s.appName == "" {
+		before := proccpu.Read()
+		return func() windowCost { return windowCost{Reading: proccpu.Read().Since(before)} }
 	}
+	return meterRun(ctx, s.st.Pool(), s.appName, s.listenName, s.schema)
+}
+
+// meterRun starts metering a run's processor time: the server's, this
+// process's, and that of the backends named appName or listenName and of
+// autovacuum on schema (startBackendMeter, through db). The function it
+// returns ends the metering.
+func meterRun(ctx context.Context, db *pgxpool.Pool, appName, listenName, schema string) func() windowCost {
+	before := proccpu.Read()
+	m := startBackendMeter(ctx, db, appName, listenName, schema)
 	return func() windowCost {
 		c := windowCost{Reading: proccpu.Read().Since(before)}
-		if m != nil {
-			c.Backends, c.BackendsSeen = m.stop(context.WithoutCancel(ctx))
-		}
+		c.Backends, c.BackendsSeen = m.stop(context.WithoutCancel(ctx))
 		return c
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tickwork/tickwork/internal/localpg"
 	"github.com/tickwork/tickwork/internal/long"
+	"github.com/tickwork/tickwork/internal/proccpu"
 )
 
 // testURL returns the test database, found as the library's tests find it
@@ -91,6 +92,20 @@ func compareTiny(t *testing.T, systems []string, inflight string) {
 	for _, m := range perJob {
 		if slices.Contains(strings.Fields(m[1]), "0.0") {
 			t.Errorf("a system ran its jobs in no processor time: %q", m[0])
+		}
+	}
+	// Each system's own backends are told apart from the server's other
+	// sessions by their application name; on a local server, where
+	// /proc shows them, every system's are found and did work.
+	if _, local := proccpu.Server(); local {
+		own := regexp.MustCompile(`(?m)^its own backends' processor time, \d+ in flight, 300 waiting \(µs/job\)((\s+\d+\.\d+){`+strconv.Itoa(1+len(systems))+`})(`+ratio+`)+$`).FindAllStringSubmatch(text, -1)
+		if len(own) != concurrencies {
+			t.Errorf("want every system's own backends' processor time for each of %d concurrencies, found %d rows", concurrencies, len(own))
+		}
+		for _, m := range own {
+			if slices.Contains(strings.Fields(m[1]), "0.0") {
+				t.Errorf("a system's backends ran its jobs in no processor time: %q", m[0])
+			}
 		}
 	}
 	assertNoSchemas(t, url, prefix)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickwork/tickwork/internal/proccpu"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -148,7 +148,12 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "tickwork: MaxFetch = jobs in flight, %s, DefaultConfig for latency, %s\n", lanes, history)
 	fmt.Fprintf(stdout, "River: FetchCooldown %v, other settings default\n", f.riverCooldown)
 	fmt.Fprintf(stdout, "graphile-worker 0.17 (Node.js %s): %d processes share the jobs in flight; graphile: local queue 500, completions and failures batched at once (its published settings); graphile-unbatched: its defaults; span and latency from its processes' clocks, as it keeps no finished job\n\n", nodeVersion(ctx), f.graphileProcs)
-	c := &comparison{f: f, out: stdout, openers: f.openers()}
+	meterDB, err := pgxpool.New(ctx, f.url)
+	if err != nil {
+		return fmt.Errorf("connect to meter the systems' backends: %w", err)
+	}
+	defer meterDB.Close()
+	c := &comparison{f: f, out: stdout, openers: f.openers(), meterDB: meterDB}
 	for _, waiting := range f.waiting {
 		for _, inflight := range f.inflight {
 			if err := c.throughput(ctx, waiting, inflight); err != nil {
@@ -186,6 +191,10 @@ type comparison struct {
 	openers []opener
 	flips   int
 	results results
+	// meterDB reads which backends are a system's (backendMeter): its
+	// own sessions carry no application name of a system's.
+	meterDB *pgxpool.Pool
+	schema  string // the schema of the system withSystem opened
 }
 
 // order returns the openers, reversed on every other call.
@@ -206,7 +215,10 @@ func (c *comparison) withSystem(ctx context.Context, open opener, fn func(system
 	if err := dropSchema(ctx, c.f.url, schema); err != nil {
 		return err
 	}
-	sys, err := open(ctx, c.f.url, schema)
+	// Every session of the system carries the name its backends are
+	// metered by (a tickwork store's listener names itself).
+	sys, err := open(ctx, withAppName(c.f.url, "bench "+schema), schema)
+	c.schema = schema
 	if err != nil {
 		return err
 	}
@@ -237,11 +249,11 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				if err := checkpoint(ctx, c.f.url); err != nil {
 					return err
 				}
-				before := proccpu.Read()
+				meter := meterRun(ctx, c.meterDB, "bench "+c.schema, "tickwork listen "+c.schema, c.schema)
 				if err := c.work(ctx, sys, inflight); err != nil {
 					return err
 				}
-				used := proccpu.Read().Since(before)
+				used := meter()
 				if w, ok := sys.(workerProcesses); ok {
 					used.Self, used.SelfSeen = w.WorkerCPU(), true
 				}
@@ -251,8 +263,12 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				}
 				c.results.add(figure, sys.Name(), sp.rate())
 				fmt.Fprintf(c.out, "%-8s %d waiting (inserted in %v), %d in flight: %d jobs completed in %v = %.0f jobs/s (%s, first start to last completion)%s\n",
-					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), clockOf(sys), cpuReport(used, sp.n))
-				addCPU(&c.results, used, fmt.Sprintf("%d in flight, %d waiting", inflight, waiting), sys.Name(), sp.n)
+					sys.Name(), waiting, insert.Round(time.Millisecond), inflight, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), clockOf(sys), used.report(sp.n))
+				what := fmt.Sprintf("%d in flight, %d waiting", inflight, waiting)
+				addCPU(&c.results, used.Reading, what, sys.Name(), sp.n)
+				if used.BackendsSeen {
+					c.results.add("its own backends' processor time, "+what+" (µs/job)", sys.Name(), perJob(used.Backends, sp.n))
+				}
 				return nil
 			})
 			if err != nil {
