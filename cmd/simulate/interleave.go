@@ -147,7 +147,7 @@ func (g *pgGates) Settle() (sim.Settled, error) {
 	}
 	var st sim.Settled
 	for _, p := range pending {
-		st.Pending = append(st.Pending, sim.Trip{Conn: p.Conn, Commit: slices.ContainsFunc(p.Statements, isCommit)})
+		st.Pending = append(st.Pending, sim.Trip{Conn: p.Conn, Commit: p.Commits})
 	}
 	events := g.ctl.EventsSince(g.seen)
 	g.seen += len(events)
@@ -211,10 +211,6 @@ func (g *pgGates) close() error {
 		st.Close()
 	}
 	return err
-}
-
-func isCommit(statement string) bool {
-	return strings.EqualFold(strings.TrimSpace(statement), "commit")
 }
 
 // label is the actor of a connection "label#n".

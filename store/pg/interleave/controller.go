@@ -207,7 +207,7 @@ func (ctl *Controller) Settle(ctx context.Context) ([]Pending, error) {
 	var pending []Pending
 	for _, c := range ctl.sortedLocked() {
 		if c.phase == parked && !c.closed {
-			pending = append(pending, Pending{Conn: c.id, Statements: c.trip})
+			pending = append(pending, Pending{Conn: c.id, Statements: c.trip, Commits: commits(c.inTx, c.trip)})
 		}
 	}
 	if busy := ctl.busyLocked(); len(pending) == 0 && len(busy) > 0 {

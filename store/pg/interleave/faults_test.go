@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,4 +163,51 @@ func TestSeverAfterLongPark(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLostPassAnswer: the job pass, a pipelined batch with no COMMIT,
+// commits at its Sync, so its round trip is one that commits (its
+// prepare, before, is not); when its answer is lost the caller gets
+// ErrUnavailable and the reservation is there, committed.
+func TestLostPassAnswer(t *testing.T) {
+	w := newReserveWorld(t)
+	const seeds = 3
+	prepared := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		w.reset(seed)
+		r := w.run(seed, "a", "b")
+		var errs [2]error
+		for i, l := range []string{"a", "b"} {
+			s := r.stores[l]
+			r.ctl.Go(l, func() {
+				_, errs[i] = store.RunJobPass(context.Background(), s,
+					store.JobPass{Worker: w.workers[i], Heartbeat: true, Queues: []string{"q"}, Limit: 1})
+			})
+		}
+		prepares := false
+		events := r.faultAt(func(p interleave.Pending) bool {
+			pass := p.Conn == "a#0" && slices.ContainsFunc(p.Statements, func(s string) bool { return strings.Contains(s, "SKIP LOCKED") })
+			if pass && strings.HasPrefix(p.Statements[0], "parse: ") {
+				if p.Commits {
+					t.Fatalf("seed %d: a prepare counted as a commit: %q", seed, p.Statements)
+				}
+				prepares = true
+				return false
+			}
+			if pass && !p.Commits {
+				t.Fatalf("seed %d: the pass's batch is not counted as a commit: %q", seed, p.Statements)
+			}
+			return pass
+		}, r.ctl.ReleaseLosingAnswer)
+		if !errors.Is(errs[0], store.ErrUnavailable) || errs[1] != nil {
+			t.Fatalf("seed %d: a %v (want ErrUnavailable), b %v\n%s", seed, errs[0], errs[1], trace(events))
+		}
+		if running, err := w.plainRunning(); err != nil || running != 2 {
+			t.Fatalf("seed %d: %d jobs running (%v), want both passes' reservations committed\n%s", seed, running, err, trace(events))
+		}
+		if prepares {
+			prepared++
+		}
+	}
+	reached(t, prepared, seeds, "the pass's prepare, a round trip of its own, came first")
 }

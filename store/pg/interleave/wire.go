@@ -3,6 +3,7 @@ package interleave
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 )
 
 // The PostgreSQL frontend/backend protocol frames every message after
@@ -184,4 +185,43 @@ func errorField(body []byte, field byte) []byte {
 		body = body[2+end:]
 	}
 	return nil
+}
+
+// commits reports whether a round trip, sent with a transaction block open
+// or not (inTx), ends a transaction that may have written: a COMMIT, or a
+// statement run outside a block, which PostgreSQL runs in the implicit
+// transaction of its Sync (or of its simple Query) and commits there with
+// no COMMIT on the wire. That is how a pipelined batch without BEGIN
+// commits, store/pg's job pass among them. A round trip that only
+// prepares (pgx's Parse and Describe before a statement's first run) runs
+// nothing, and one that opens a block with BEGIN commits only if it
+// also closes it.
+func commits(inTx bool, statements []string) bool {
+	for _, s := range statements {
+		if strings.HasPrefix(s, "parse: ") {
+			continue
+		}
+		switch firstWord(s) {
+		case "begin", "start":
+			inTx = true
+		case "commit", "end":
+			return true
+		case "rollback", "abort":
+			inTx = false
+		default:
+			if !inTx {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// firstWord is the first word of a statement, lower case.
+func firstWord(s string) string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '(' })
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(f[0])
 }

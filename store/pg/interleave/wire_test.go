@@ -75,3 +75,28 @@ func TestRewriteVictimError(t *testing.T) {
 		t.Fatal("the victim's message must keep the length of the one it replaces")
 	}
 }
+
+// TestCommits: which round trips end a transaction, as the gate sees them
+// (statements after the first write's parse, "parse: " for prepares).
+func TestCommits(t *testing.T) {
+	for _, c := range []struct {
+		inTx       bool
+		statements []string
+		want       bool
+	}{
+		{false, []string{"parse: SELECT 1", "parse: UPDATE t SET a = 1"}, false}, // pgx's prepare before a batch
+		{false, []string{"SELECT 1", "UPDATE t SET a = 1"}, true},                // a pipelined batch: its Sync commits
+		{false, []string{"begin isolation level read committed"}, false},
+		{false, []string{"BEGIN", "UPDATE t SET a = 1"}, false},
+		{false, []string{"BEGIN", "UPDATE t SET a = 1", "COMMIT"}, true},
+		{true, []string{"UPDATE t SET a = 1"}, false},
+		{true, []string{"commit"}, true},
+		{true, []string{"rollback"}, false},
+		{true, []string{"ROLLBACK", "SELECT 1"}, true},
+		{false, nil, false},
+	} {
+		if got := commits(c.inTx, c.statements); got != c.want {
+			t.Errorf("commits(%v, %q) = %v, want %v", c.inTx, c.statements, got, c.want)
+		}
+	}
+}
