@@ -13,9 +13,11 @@ const headerLen = 5
 
 // Backend messages the gate reads.
 const (
-	msgReadyForQuery   = 'Z'
-	msgErrorResponse   = 'E'
-	msgCommandComplete = 'C'
+	msgReadyForQuery      = 'Z'
+	msgErrorResponse      = 'E'
+	msgCommandComplete    = 'C'
+	msgEmptyQueryResponse = 'I'
+	msgPortalSuspended    = 's'
 )
 
 // Frontend messages the gate reads. A Sync or a simple Query is a point
@@ -50,6 +52,8 @@ type scan struct {
 	waits      int      // Syncs and Queries: ReadyForQuerys to come
 	first      byte     // type of the first message that starts in the write
 	parses     []string // SQL parsed but not yet executed in this write
+	executes   int      // Execute messages: each is answered once, or an error ends them
+	endsInSync bool     // the write's last message is a whole Sync
 }
 
 // feed consumes one write.
@@ -68,6 +72,7 @@ func (f *frontend) feed(p []byte) scan {
 			}
 			f.left = int(binary.BigEndian.Uint32(f.hdr[1:])) - 4
 			f.body = f.body[:0]
+			s.endsInSync = false
 		}
 		n := min(f.left, len(p))
 		if kept(f.hdr[0]) {
@@ -78,6 +83,7 @@ func (f *frontend) feed(p []byte) scan {
 		if f.left == 0 {
 			f.message(f.hdr[0], f.body, &s)
 			f.nhdr = 0
+			s.endsInSync = f.hdr[0] == msgSync
 		}
 	}
 	for _, q := range s.parses {
@@ -107,6 +113,7 @@ func (f *frontend) message(typ byte, body []byte, s *scan) {
 		f.bound = f.prepared[cstring(rest)]
 		s.parses = removeOne(s.parses, f.bound) // parsed and run in one trip
 	case msgExecute:
+		s.executes++
 		s.statements = append(s.statements, f.bound)
 	case msgCopyData:
 		if len(s.statements) == 0 || s.statements[len(s.statements)-1] != "copy data" {
@@ -216,6 +223,33 @@ func commits(inTx bool, statements []string) bool {
 	}
 	return false
 }
+
+// implicit reports whether a round trip's statements run in the implicit
+// transaction of its Sync: some run, sent outside a transaction block,
+// and none opens or ends one.
+func implicit(inTx bool, statements []string) bool {
+	ran := false
+	for _, s := range statements {
+		if strings.HasPrefix(s, "parse: ") {
+			continue
+		}
+		switch firstWord(s) {
+		case "begin", "start", "commit", "end", "rollback", "abort":
+			return false
+		}
+		ran = true
+	}
+	return ran && !inTx
+}
+
+// syncMsg is a Sync as the client writes it, and syncStatement what the
+// round trip of a Sync the gate held back (see conn.held) shows.
+var syncMsg = []byte{msgSync, 0, 0, 0, 4}
+
+// flushMsg is a Flush: the server sends what it has answered so far.
+var flushMsg = []byte{'H', 0, 0, 0, 4}
+
+const syncStatement = "sync: commit the batch"
 
 // firstWord is the first word of a statement, lower case.
 func firstWord(s string) string {
