@@ -155,7 +155,7 @@ func (g *pgGates) Settle() (sim.Settled, error) {
 		st.Lines = append(st.Lines, e.String())
 		switch e.Kind {
 		case interleave.Done:
-			if e.Tx == "idle" && !slices.Contains(st.Ended, e.Conn) {
+			if e.Tx == "idle" && mayCommit(e) && !slices.Contains(st.Ended, e.Conn) {
 				st.Ended = append(st.Ended, e.Conn)
 			}
 		case interleave.Wait:
@@ -211,6 +211,16 @@ func (g *pgGates) close() error {
 		st.Close()
 	}
 	return err
+}
+
+// mayCommit reports whether a round trip that left its connection idle
+// may have committed: not one that failed (its transaction, implicit or
+// not, rolled back), nor one that only prepared. A batch that waited on
+// a lock and then failed (a keeping completion refused) ends in the
+// step that committed the holder, and would otherwise seem a second
+// commit there.
+func mayCommit(e interleave.Event) bool {
+	return e.Code == "" && slices.ContainsFunc(e.Statements, func(s string) bool { return !strings.HasPrefix(s, "parse: ") })
 }
 
 // label is the actor of a connection "label#n".
