@@ -65,7 +65,7 @@ func (s *Store) runJobPass(ctx context.Context, p store.JobPass, now pgtype.Time
 			case !s.noHistory.Load():
 				sql = keepingHistory(sql)
 			}
-			b.Queue(s.sql(sql), args...)
+			b.Queue(passCompletion(s.sql(sql)), args...)
 		}
 	}
 	if len(p.Executing) > 0 {

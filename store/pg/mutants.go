@@ -149,3 +149,22 @@ func (s *statements) plant(edits []plantedEdit) {
 		}
 	}
 }
+
+// passCompletion is a job pass's completion statement, sql, with
+// pg-complete-unchecked's edit when that bug is planted. The pass picks
+// its completion (keeping history, recording what it ends) per pass, so
+// the edit of statements.complete never reaches it; and since the
+// interleaved simulation sends the pass as production does, the workers'
+// completions would run without the bug.
+func passCompletion(sql string) string {
+	if !mutant.Enabled {
+		return sql
+	}
+	if !strings.Contains(sql, completeCheck) {
+		panic(fmt.Sprintf("store/pg: planted bug %s: the pass's completion no longer contains %q:\n%s", mutant.PGCompleteUnchecked, completeCheck, sql))
+	}
+	if mutant.On(mutant.PGCompleteUnchecked) {
+		return strings.Replace(sql, completeCheck, "$3::uuid IS NOT NULL", 1)
+	}
+	return sql
+}
