@@ -347,7 +347,7 @@ const (
 	// reads its completions' answers but drops the fenced ids, so its
 	// worker takes a refused result for a recorded one. The pass through
 	// the Tx methods is not affected: only a simulator that sends the
-	// store's own pass sees it.
+	// store's own pass sees it (simulate -store pg, serial or interleaved).
 	PGPassFencedDropped = "pg-pass-fenced-dropped"
 )
 
@@ -360,8 +360,8 @@ func PG(name string) bool { return strings.HasPrefix(name, "pg-") && !PGSerial(n
 // the store's own connections, not transactions in flight together, or
 // shows in a serial history (PGPauseAllPlainIgnored: in 200 interleaved
 // seeds of 10 s none caught it, the serial run does at seed 8;
-// PGBulkDeleteUnchecked: the in-memory store's trace differs;
-// PGPassFencedDropped: the interleaved run sends no pipelined pass).
+// PGBulkDeleteUnchecked, PGPassFencedDropped: the in-memory store's trace
+// differs).
 func PGSerial(name string) bool {
 	return name == PGReadOnlyKept || name == PGPauseAllPlainIgnored || name == PGBulkDeleteUnchecked || name == PGPassFencedDropped
 }
