@@ -1,6 +1,7 @@
 package interleave
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"net"
@@ -95,6 +96,7 @@ func (c *conn) Write(b []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	s := c.fe.feed(b)
+	s.endsInSync = s.endsInSync && bytes.HasSuffix(b, syncMsg) // whole in this write, nothing after it
 	if s.first == msgTerminate {
 		return c.Conn.Write(b) // closing: nothing to interleave
 	}

@@ -89,6 +89,7 @@ func (f *frontend) feed(p []byte) scan {
 	for _, q := range s.parses {
 		s.statements = append(s.statements, "parse: "+q)
 	}
+	s.endsInSync = s.endsInSync && f.nhdr == 0 // no part of another message after it
 	return s
 }
 

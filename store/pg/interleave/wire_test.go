@@ -100,3 +100,17 @@ func TestCommits(t *testing.T) {
 		}
 	}
 }
+
+// TestEndsInSync: a write ends in a Sync only if its last whole message
+// is one and nothing of another follows it.
+func TestEndsInSync(t *testing.T) {
+	batch := encode(t, &pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	var f frontend
+	if s := f.feed(batch); !s.endsInSync || s.executes != 1 || s.waits != 1 {
+		t.Fatalf("a batch: %+v", s)
+	}
+	var g frontend
+	if s := g.feed(append(batch, 'Q', 0)); s.endsInSync {
+		t.Fatalf("a batch and the start of a Query's header: %+v", s)
+	}
+}
