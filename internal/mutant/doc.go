@@ -87,6 +87,7 @@ var Names = []string{
 	PGExpireUnchecked,
 	PGResignUnchecked,
 	PGDeadUnchecked,
+	PGPassLiveUnlocked,
 	PGReadOnlyKept,
 	PGBulkDeleteUnchecked,
 	PGPassFencedDropped,
@@ -330,6 +331,14 @@ const (
 	// statement without re-checking the heartbeat: a worker whose
 	// heartbeat committed in between is declared dead.
 	PGDeadUnchecked = "pg-dead-unchecked"
+	// PGPassLiveUnlocked: store/pg's pipelined job pass reads its worker's
+	// liveness without share-locking the row, so a leader's duty may
+	// declare the worker dead and rescue its jobs while the pass, which
+	// found it live, reserves more: a pass without a heartbeat (whose
+	// UPDATE would lock the row too) then leaves them running under a dead
+	// worker. Reserve through the Tx methods keeps its lock: only the
+	// interleaved run's pipelined pass meets it.
+	PGPassLiveUnlocked = "pg-pass-live-unlocked"
 
 	// The planted bugs of store/pg that a serial run on PostgreSQL
 	// catches (simulate -store pg, PGSerial reports them).

@@ -48,7 +48,7 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 // send has its own transaction's now(), as every transaction does.
 func (s *Store) runJobPass(ctx context.Context, p store.JobPass, now pgtype.Timestamptz) (store.JobPassResult, error) {
 	b := &pgx.Batch{}
-	s.queueLive(b, now, p.Worker)
+	b.Queue(s.stmt.passLive, now, idArg(p.Worker)) // queueLive's, but for a planted bug
 	heartbeat := p.Heartbeats()
 	if heartbeat {
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))

@@ -28,6 +28,7 @@ type statements struct {
 	dutyLock                                     string // dutyLockSQL
 	complete                                     string // completeSQL, as CompleteJobs sends it
 	completeOutput                               string // completeOutputSQL, as CompleteJobs sends it
+	passLive                                     string // liveSQL, as the job pass sends it
 }
 
 // dutyLockSQL serializes the leaders' duty transactions of one schema.
@@ -50,6 +51,7 @@ func newStatements(fill func(string) string) statements {
 		dutyLock:        fill(dutyLockSQL),
 		complete:        fill(completeSQL),
 		completeOutput:  fill(completeOutputSQL),
+		passLive:        fill(liveSQL),
 	}
 	if mutant.Enabled {
 		st.plant(plantedEdits)
@@ -124,6 +126,10 @@ var plantedEdits = []plantedEdit{
 	// free places of a key and both fill them.
 	{mutant.PGKeyCountUnlocked, func(s *statements) *string { return &s.limitLock },
 		"ctl.key_limit IS NOT NULL OR ctl.limit_overrun OR $3 > e.ended", "ctl.max_running IS NOT NULL AND (ctl.limit_overrun OR $3 > e.ended)"},
+	// pg-pass-live-unlocked: the job pass reads its worker's liveness
+	// without the share lock that keeps a leader from declaring the worker
+	// dead until the pass commits.
+	{mutant.PGPassLiveUnlocked, func(s *statements) *string { return &s.passLive }, " FOR SHARE)", ")"},
 }
 
 // The texts the planted bugs edit.
