@@ -68,7 +68,7 @@ const (
 	MarkReadOnlyDropped                  // pooled: a connection on a read-only node was dropped, and the retry wrote
 	MarkMissingKey                       // an encrypted job's attempt failed: its process lacked the job's key
 	MarkOlderKey                         // an encrypted job was opened with a key older than its process's newest
-	MarkPipelinedPass                    // pooled: a job pass ran as the store's own pipelined batch
+	MarkPipelinedPass                    // -store pg: a job pass ran as the store's own pipelined batch
 	numMarks
 )
 

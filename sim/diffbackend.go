@@ -80,7 +80,7 @@ func (b *diffBackend) InTx(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 // RunJobPass runs p as the store's own job pass, which the simulator asks
-// for only of a store that has one (sim.passer), and records its commit as
+// for only of a store that has one (sim.ownPass), and records its commit as
 // InTx does.
 func (b *diffBackend) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassResult, error) {
 	res, err := b.Store.(store.JobPasser).RunJobPass(ctx, p)

@@ -21,10 +21,10 @@
 // compared against testdata/golden_traces.txt.
 //
 // A worker's job pass runs as the store's own (store.JobPasser, store/pg's
-// pipelined batch) when the Backend's store has one and the run does not
-// interleave, so the pass production sends every tick runs under the
-// simulator too; on the in-memory store it runs through InTx, with the
-// same faults drawn (faultpass.go).
+// pipelined batch) when the Backend's store has one, interleaved or not,
+// so the pass production sends every tick runs under the simulator too;
+// on the in-memory store it runs through InTx, with the same faults drawn
+// (faultpass.go).
 //
 // With Options.Interleave (simulate -store pg -interleave) each process's
 // transactions run instead on a gated PostgreSQL store of its own, on a

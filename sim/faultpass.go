@@ -19,7 +19,7 @@ var _ store.JobPasser = (*faultStore)(nil)
 
 // RunJobPass runs p with the faults this seed enables.
 func (f *faultStore) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassResult, error) {
-	if f.s.passer() == nil {
+	if !f.s.ownPass() {
 		return store.RunJobPass(ctx, f.txOnly, p)
 	}
 	faults, sent, err := f.early()
@@ -64,25 +64,30 @@ type txBody struct {
 
 func (t txBody) InTx(_ context.Context, fn func(store.Tx) error) error { return t.run(fn) }
 
-// passer returns the Backend as the store's own job pass, or nil when the
-// store has none, or when transactions interleave: an interleaved process
-// runs its pass through InTx, on its gated store.
-func (s *sim) passer() store.JobPasser {
-	if b, ok := s.be.(*diffBackend); ok && !s.interleaving() {
-		if _, ok := b.Store.(store.JobPasser); ok {
-			return b
-		}
+// ownPass reports whether processes send their job passes as the store's
+// own (store.JobPasser): the Backend's store has one, and so, when
+// transactions interleave, has each process's gated store, of the same
+// kind.
+func (s *sim) ownPass() bool {
+	b, ok := s.be.(*diffBackend)
+	if !ok {
+		return false
 	}
-	return nil
+	_, ok = b.Store.(store.JobPasser)
+	return ok
 }
 
 // procPass runs p as the store's own job pass of process pr, as procTx runs
-// a transaction.
-func (s *sim) procPass(ctx context.Context, pr *proc, p store.JobPass) (store.JobPassResult, error) {
-	res, err := s.passer().RunJobPass(ctx, p)
+// a transaction: on the Backend, or on pr's gated store when interleaving.
+func (s *sim) procPass(ctx context.Context, pr *proc, p store.JobPass) (res store.JobPassResult, err error) {
+	if s.interleaving() {
+		res, err = s.interleavedPass(ctx, pr, p)
+	} else {
+		res, err = s.be.(*diffBackend).RunJobPass(ctx, p)
+		s.takeCommits(pr)
+	}
 	if err == nil {
 		s.res.Marks.set(MarkPipelinedPass)
 	}
-	s.takeCommits(pr)
 	return res, err
 }

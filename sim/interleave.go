@@ -64,19 +64,18 @@ func (s *sim) actorOf(label string) *actor {
 	return a
 }
 
+// actorsNow is the simulator's now as the actors' stores read it
+// (pg.Options.Now): it moves only between settles, while no actor runs.
+func (s *sim) actorsNow() time.Time {
+	return s.sc.start().Add(time.Duration(s.il.now.Load()))
+}
+
 // interleavedTx runs fn as a transaction of label (p's name, or "client"
-// with p nil) on its gated store and returns once it has: a process's
-// call parks on its coroutine until then, while the other processes go
-// on; a client's transaction (or a call outside a coroutine) releases
-// round trips itself, in the order they were scheduled.
+// with p nil) on its gated store; see interleaved.
 func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(store.Tx) error) error {
-	a := s.actorOf(label)
-	a.done, a.err, a.released, a.kind, a.timedOut = false, nil, false, 0, false
-	a.open = true
-	defer func() { a.open = false }()
 	dead := s.be.(*diffBackend).dead
-	s.il.il.Go(label, func() {
-		err := a.st.InTx(ctx, func(tx store.Tx) error {
+	return s.interleaved(p, label, func(a *actor) error {
+		return a.st.InTx(ctx, func(tx store.Tx) error {
 			now, err := tx.Now(ctx)
 			if err != nil {
 				return err
@@ -87,7 +86,43 @@ func (s *sim) interleavedTx(ctx context.Context, p *proc, label string, fn func(
 			a.released = rec.released
 			return err
 		})
-		a.err = err
+	})
+}
+
+// interleavedPass runs job pass jp of process p as its gated store's own
+// pipelined batch, one round trip that commits at its Sync. The commit is
+// stamped with the store time the pass reads from actorsNow when it
+// begins, which is the simulator's now here: no settle comes between, and
+// a pass sent again after a refusal keeps it (store/pg's runJobPass).
+func (s *sim) interleavedPass(ctx context.Context, p *proc, jp store.JobPass) (store.JobPassResult, error) {
+	var res store.JobPassResult
+	a := s.actorOf(p.name)
+	a.now = s.actorsNow().Truncate(time.Microsecond).UTC()
+	err := s.interleaved(p, p.name, func(a *actor) (err error) {
+		res, err = a.st.(store.JobPasser).RunJobPass(ctx, jp)
+		return err
+	})
+	if err == nil && !res.Now.Equal(a.now) {
+		s.stop(nil, fmt.Errorf("seed %d: %s's job pass ran at store time %v, its commit was stamped %v",
+			s.sc.Seed, p.name, res.Now, a.now))
+		return res, errEnded
+	}
+	return res, err
+}
+
+// interleaved runs tx, a transaction or a pass of label (p's name, or
+// "client" with p nil), on label's gated store and returns once it has:
+// a process's call parks on its coroutine until then, while the other
+// processes go on; a client's transaction (or a call outside a
+// coroutine) releases round trips itself, in the order they were
+// scheduled.
+func (s *sim) interleaved(p *proc, label string, tx func(*actor) error) error {
+	a := s.actorOf(label)
+	a.done, a.err, a.released, a.kind, a.timedOut = false, nil, false, 0, false
+	a.open = true
+	defer func() { a.open = false }()
+	s.il.il.Go(label, func() {
+		a.err = tx(a)
 		a.done = true
 	})
 	s.settleTrips()

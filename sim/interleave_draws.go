@@ -123,8 +123,9 @@ const deadlineTimeouts = 25
 // fault draws what strikes a process's round trip during chaos, at the
 // rates of the scenario's store faults: its connection closed with it
 // outstanding (a crash mid-transaction) at StoreBefore's, its server
-// process terminated at StoreAbort's, and a COMMIT's answer lost (an
-// ambiguous commit) at StoreAfter's.
+// process terminated at StoreAbort's, and a commit's answer lost (a
+// COMMIT's or a pipelined batch's Sync's: an ambiguous commit) at
+// StoreAfter's.
 func (d *tripDraws) fault(s *sim, conn string, commit bool) TripFault {
 	if s.phase != chaos || actorLabel(conn) == "client" {
 		return TripRelease

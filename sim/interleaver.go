@@ -20,7 +20,8 @@ import (
 // that ended a transaction the simulator reads the rows back through the
 // run's Backend (a DiffBackend on the same schema, ungated) and attributes
 // what changed to the actor whose transaction ended. Each settle ends at
-// most one transaction, since a COMMIT is a round trip of its own.
+// most one transaction, since a COMMIT is a round trip of its own, and so
+// is a pipelined batch's Sync, which the gate holds back (Trip.Commit).
 type Interleaver interface {
 	// Store returns the gated store of actor label.
 	Store(label string) store.Store
@@ -82,7 +83,7 @@ type Settled struct {
 // Trip is a round trip parked at the gate.
 type Trip struct {
 	Conn   string // "label#n": the n-th connection of actor label
-	Commit bool   // it commits a transaction
+	Commit bool   // it commits a transaction: a COMMIT, or a batch's Sync
 }
 
 // NewInterleaver makes the gated stores of one run's actors (the

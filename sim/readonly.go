@@ -40,14 +40,17 @@ type ConnDemoter interface {
 var errReadOnly = unavailable("simulated failover: the connection's node is read-only; connection dropped")
 
 // pooledOnly holds the marks only runs on a store with a pool (simulate
-// -store pg without -interleave) can reach. MarkPipelinedPass needs a
-// store with a job pass of its own, which only such a run's has: an
-// interleaved run's processes send theirs through InTx (sim.passer).
-var pooledOnly = [numMarks]bool{MarkReadOnlyDropped: true, MarkPipelinedPass: true}
+// -store pg without -interleave) can reach.
+var pooledOnly = [numMarks]bool{MarkReadOnlyDropped: true}
 
 // Pooled reports whether only runs on a store with a connection pool
 // (simulate -store pg, serial) can reach m.
 func (m Mark) Pooled() bool { return pooledOnly[m] }
+
+// OwnPass reports whether only runs on a store with a job pass of its own
+// (store.JobPasser: simulate -store pg, serial or interleaved, sim.ownPass)
+// can reach m. Every such run reaches it, interleaved or not.
+func (m Mark) OwnPass() bool { return m == MarkPipelinedPass }
 
 // readOnly is the read-only fault on p's call: see the top of this file.
 func (f *faultStore) readOnly(ctx context.Context) error {

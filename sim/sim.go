@@ -260,8 +260,7 @@ func newSim(sc Scenario, opt Options) (*sim, error) {
 		for i := range sc.Workers {
 			actors = append(actors, fmt.Sprintf("w%d", i))
 		}
-		start := sc.start()
-		il, err := opt.Interleave(func() time.Time { return start.Add(time.Duration(s.il.now.Load())) }, actors)
+		il, err := opt.Interleave(s.actorsNow, actors)
 		if err != nil {
 			return nil, fmt.Errorf("scenario seed %d: interleaved stores: %w", sc.Seed, err)
 		}

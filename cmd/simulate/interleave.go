@@ -147,7 +147,7 @@ func (g *pgGates) Settle() (sim.Settled, error) {
 	}
 	var st sim.Settled
 	for _, p := range pending {
-		st.Pending = append(st.Pending, sim.Trip{Conn: p.Conn, Commit: slices.ContainsFunc(p.Statements, isCommit)})
+		st.Pending = append(st.Pending, sim.Trip{Conn: p.Conn, Commit: p.Commits})
 	}
 	events := g.ctl.EventsSince(g.seen)
 	g.seen += len(events)
@@ -155,7 +155,7 @@ func (g *pgGates) Settle() (sim.Settled, error) {
 		st.Lines = append(st.Lines, e.String())
 		switch e.Kind {
 		case interleave.Done:
-			if e.Tx == "idle" && !slices.Contains(st.Ended, e.Conn) {
+			if e.Tx == "idle" && mayCommit(e) && !slices.Contains(st.Ended, e.Conn) {
 				st.Ended = append(st.Ended, e.Conn)
 			}
 		case interleave.Wait:
@@ -213,8 +213,14 @@ func (g *pgGates) close() error {
 	return err
 }
 
-func isCommit(statement string) bool {
-	return strings.EqualFold(strings.TrimSpace(statement), "commit")
+// mayCommit reports whether a round trip that left its connection idle
+// may have committed: not one that failed (its transaction, implicit or
+// not, rolled back), nor one that only prepared. A batch that waited on
+// a lock and then failed (a keeping completion refused) ends in the
+// step that committed the holder, and would otherwise seem a second
+// commit there.
+func mayCommit(e interleave.Event) bool {
+	return e.Code == "" && slices.ContainsFunc(e.Statements, func(s string) bool { return !strings.HasPrefix(s, "parse: ") })
 }
 
 // label is the actor of a connection "label#n".

@@ -93,13 +93,14 @@ func (s *summary) print(w io.Writer, cfg config) (gaps []string) {
 	}
 	fmt.Fprintln(w, "coverage (seeds that reached each rare state):")
 	for _, m := range sim.AllMarks() {
-		if m.Interleaved() && !cfg.interleave || m.Pooled() && !pooledRun(cfg) {
-			continue // out of reach of serial transactions, or of the pool
+		if m.Interleaved() && !cfg.interleave || m.Pooled() && !pooledRun(cfg) || m.OwnPass() && cfg.store != "pg" {
+			continue // out of reach of serial transactions, of the pool, or of a store without a job pass
 		}
 		fmt.Fprintf(w, "  %-46s %6d\n", m, s.marks[m])
 		// An interleaved run is expected to reach the marks of
-		// interleaving; the others need the in-memory run's many seeds.
-		if s.marks[m] == 0 && m.Interleaved() == cfg.interleave {
+		// interleaving, and of the store's own job pass; the others need
+		// the in-memory run's many seeds.
+		if s.marks[m] == 0 && (m.Interleaved() == cfg.interleave || m.OwnPass()) {
 			gaps = append(gaps, m.String())
 		}
 	}

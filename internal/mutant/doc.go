@@ -87,6 +87,7 @@ var Names = []string{
 	PGExpireUnchecked,
 	PGResignUnchecked,
 	PGDeadUnchecked,
+	PGPassLiveUnlocked,
 	PGReadOnlyKept,
 	PGBulkDeleteUnchecked,
 	PGPassFencedDropped,
@@ -330,6 +331,14 @@ const (
 	// statement without re-checking the heartbeat: a worker whose
 	// heartbeat committed in between is declared dead.
 	PGDeadUnchecked = "pg-dead-unchecked"
+	// PGPassLiveUnlocked: store/pg's pipelined job pass reads its worker's
+	// liveness without share-locking the row, so a leader's duty may
+	// declare the worker dead and rescue its jobs while the pass, which
+	// found it live, reserves more: a pass without a heartbeat (whose
+	// UPDATE would lock the row too) then leaves them running under a dead
+	// worker. Reserve through the Tx methods keeps its lock: only the
+	// interleaved run's pipelined pass meets it.
+	PGPassLiveUnlocked = "pg-pass-live-unlocked"
 
 	// The planted bugs of store/pg that a serial run on PostgreSQL
 	// catches (simulate -store pg, PGSerial reports them).
@@ -347,7 +356,7 @@ const (
 	// reads its completions' answers but drops the fenced ids, so its
 	// worker takes a refused result for a recorded one. The pass through
 	// the Tx methods is not affected: only a simulator that sends the
-	// store's own pass sees it.
+	// store's own pass sees it (simulate -store pg, serial or interleaved).
 	PGPassFencedDropped = "pg-pass-fenced-dropped"
 )
 
@@ -360,8 +369,8 @@ func PG(name string) bool { return strings.HasPrefix(name, "pg-") && !PGSerial(n
 // the store's own connections, not transactions in flight together, or
 // shows in a serial history (PGPauseAllPlainIgnored: in 200 interleaved
 // seeds of 10 s none caught it, the serial run does at seed 8;
-// PGBulkDeleteUnchecked: the in-memory store's trace differs;
-// PGPassFencedDropped: the interleaved run sends no pipelined pass).
+// PGBulkDeleteUnchecked, PGPassFencedDropped: the in-memory store's trace
+// differs).
 func PGSerial(name string) bool {
 	return name == PGReadOnlyKept || name == PGPauseAllPlainIgnored || name == PGBulkDeleteUnchecked || name == PGPassFencedDropped
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/tickwork/tickwork/internal/mutant"
@@ -36,9 +37,18 @@ var _ store.JobPasser = (*Store)(nil)
 // round trip costs about as much as reserving 15 jobs, and the transaction
 // with separate statements made four of them.
 func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassResult, error) {
-	now := s.nowParam()
+	return s.runJobPass(ctx, p, s.nowParam())
+}
+
+// runJobPass is RunJobPass at store time now. A pass sent again after a
+// refusal keeps the time the first send read from Options.Now: a
+// simulator that stamps the pass's commit with the store time it read
+// when the call began (sim.interleavedPass) cannot see a second reading,
+// nor learn it when that batch's answer is lost. Without Options.Now each
+// send has its own transaction's now(), as every transaction does.
+func (s *Store) runJobPass(ctx context.Context, p store.JobPass, now pgtype.Timestamptz) (store.JobPassResult, error) {
 	b := &pgx.Batch{}
-	s.queueLive(b, now, p.Worker)
+	b.Queue(s.stmt.passLive, now, idArg(p.Worker)) // queueLive's, but for a planted bug
 	heartbeat := p.Heartbeats()
 	if heartbeat {
 		b.Queue(s.sql(heartbeatSQL), now, idArg(p.Worker))
@@ -55,7 +65,7 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 			case !s.noHistory.Load():
 				sql = keepingHistory(sql)
 			}
-			b.Queue(s.sql(sql), args...)
+			b.Queue(passCompletion(s.sql(sql)), args...)
 		}
 	}
 	if len(p.Executing) > 0 {
@@ -79,7 +89,7 @@ func (s *Store) RunJobPass(ctx context.Context, p store.JobPass) (store.JobPassR
 		// whole: it is sent again, deleting as the queues say.
 		if refusedHistory(err) {
 			s.noHistory.Store(true) // never cleared, so the pass is sent again once
-			return s.RunJobPass(ctx, p)
+			return s.runJobPass(ctx, p, now)
 		}
 		return store.JobPassResult{}, fmt.Errorf("job pass of worker %s: %w", p.Worker, s.classify(err))
 	}

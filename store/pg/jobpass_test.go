@@ -3,7 +3,9 @@ package pg_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -90,4 +92,42 @@ func workerRow(t *testing.T, s *pg.Store, w ulid.ULID) store.Worker {
 	}
 	t.Fatalf("no worker %s", w)
 	return store.Worker{}
+}
+
+// TestResentPassKeepsItsStoreTime: a pass whose keeping completion is
+// refused (a queue keeps no history) is sent again, at the store time the
+// first send read from Options.Now: the clock is read once per pass, so
+// a simulator that stamps the pass's commit with the time it read when
+// the call began stamps the time the committed batch wrote.
+func TestResentPassKeepsItsStoreTime(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var reads atomic.Int64
+	s := pgtest.Open(t, func() time.Time { return base.Add(time.Duration(reads.Add(1)) * time.Second) })
+	w := registerWorkers(t, s, 1)[0]
+	insert(t, s, store.NewJob{ID: newULID(t), Queue: "q", Payload: []byte(`{}`)})
+	var running []store.Job
+	quickly(t, s, "reserve, then no history for q", func(ctx context.Context, tx store.Tx) (err error) {
+		if running, err = tx.Reserve(ctx, w, []string{"q"}, 1); err != nil {
+			return err
+		}
+		return tx.SetQueueHistory(ctx, "q", false)
+	})
+	before := reads.Load()
+	res, err := store.RunJobPass(t.Context(), s, store.JobPass{Worker: w, Heartbeat: true,
+		Complete: []store.Completion{{Worker: w, IDs: []ulid.ULID{running[0].ID}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := reads.Load() - before; n != 1 {
+		t.Errorf("the pass read the clock %d times, want once", n)
+	}
+	if want := base.Add(time.Duration(before+1) * time.Second); !res.Now.Equal(want) {
+		t.Errorf("the pass's store time is %v, want the first read's %v", res.Now, want)
+	}
+	if seen := workerRow(t, s, w).LastSeenAt; !seen.Equal(res.Now) {
+		t.Errorf("the heartbeat wrote %v, want the pass's store time %v", seen, res.Now)
+	}
+	if _, ok := getJob(t, s, running[0].ID); ok {
+		t.Error("the completed job of a queue without history is still there: the pass was not sent again in full")
+	}
 }

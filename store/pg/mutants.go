@@ -28,6 +28,7 @@ type statements struct {
 	dutyLock                                     string // dutyLockSQL
 	complete                                     string // completeSQL, as CompleteJobs sends it
 	completeOutput                               string // completeOutputSQL, as CompleteJobs sends it
+	passLive                                     string // liveSQL, as the job pass sends it
 }
 
 // dutyLockSQL serializes the leaders' duty transactions of one schema.
@@ -50,6 +51,7 @@ func newStatements(fill func(string) string) statements {
 		dutyLock:        fill(dutyLockSQL),
 		complete:        fill(completeSQL),
 		completeOutput:  fill(completeOutputSQL),
+		passLive:        fill(liveSQL),
 	}
 	if mutant.Enabled {
 		st.plant(plantedEdits)
@@ -124,6 +126,10 @@ var plantedEdits = []plantedEdit{
 	// free places of a key and both fill them.
 	{mutant.PGKeyCountUnlocked, func(s *statements) *string { return &s.limitLock },
 		"ctl.key_limit IS NOT NULL OR ctl.limit_overrun OR $3 > e.ended", "ctl.max_running IS NOT NULL AND (ctl.limit_overrun OR $3 > e.ended)"},
+	// pg-pass-live-unlocked: the job pass reads its worker's liveness
+	// without the share lock that keeps a leader from declaring the worker
+	// dead until the pass commits.
+	{mutant.PGPassLiveUnlocked, func(s *statements) *string { return &s.passLive }, " FOR SHARE)", ")"},
 }
 
 // The texts the planted bugs edit.
@@ -148,4 +154,23 @@ func (s *statements) plant(edits []plantedEdit) {
 			*stmt = strings.Replace(*stmt, e.old, e.new, 1)
 		}
 	}
+}
+
+// passCompletion is a job pass's completion statement, sql, with
+// pg-complete-unchecked's edit when that bug is planted. The pass picks
+// its completion (keeping history, recording what it ends) per pass, so
+// the edit of statements.complete never reaches it; and since the
+// interleaved simulation sends the pass as production does, the workers'
+// completions would run without the bug.
+func passCompletion(sql string) string {
+	if !mutant.Enabled {
+		return sql
+	}
+	if !strings.Contains(sql, completeCheck) {
+		panic(fmt.Sprintf("store/pg: planted bug %s: the pass's completion no longer contains %q:\n%s", mutant.PGCompleteUnchecked, completeCheck, sql))
+	}
+	if mutant.On(mutant.PGCompleteUnchecked) {
+		return strings.Replace(sql, completeCheck, "$3::uuid IS NOT NULL", 1)
+	}
+	return sql
 }

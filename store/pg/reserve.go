@@ -56,9 +56,12 @@ func (t *tx) Reserve(ctx context.Context, worker ulid.ULID, queues []string, lim
 // is live, share-locking its row until commit so that no leader declares it
 // dead meanwhile.
 func (s *Store) queueLive(b *pgx.Batch, now pgtype.Timestamptz, worker ulid.ULID) {
-	b.Queue(s.sql(`SELECT coalesce($1::timestamptz, now()),
-		EXISTS (`+liveWorkerRow+` FOR SHARE)`), now, idArg(worker))
+	b.Queue(s.sql(liveSQL), now, idArg(worker))
 }
+
+// liveSQL is queueLive's statement, and the job pass's (statements.passLive).
+const liveSQL = `SELECT coalesce($1::timestamptz, now()),
+		EXISTS (` + liveWorkerRow + ` FOR SHARE)`
 
 // readLive reads queueLive's answer.
 func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {

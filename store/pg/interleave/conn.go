@@ -1,6 +1,7 @@
 package interleave
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"net"
@@ -49,6 +50,19 @@ type conn struct {
 	finished   []finishedTrip // answered, not yet reported by the controller
 	on         []string       // what it was last reported waiting on
 	waiting    string         // and the statement that waited
+	// A pipelined batch that commits at its Sync (implicit) is sent
+	// without it: execs counts its Executes still unanswered, and once
+	// none is, the Sync parks as a round trip of its own (held) that the
+	// controller writes when it releases it. Sent together, a batch that
+	// waited on a lock would commit in the step that committed the
+	// holder, and no reading back could tell their commits apart.
+	// Production sends both at once; the server commits as it reads the
+	// Sync, so the gate adds only time between the batch's last statement
+	// and its commit, as a slow network or server would.
+	// hold marks the parked batch whose Sync will be held.
+	execs int
+	hold  bool
+	held  bool
 
 	wmu sync.Mutex // one writer at a time: the frontend parser is not shared
 	fe  frontend
@@ -82,11 +96,23 @@ func (c *conn) Write(b []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	s := c.fe.feed(b)
+	s.endsInSync = s.endsInSync && bytes.HasSuffix(b, syncMsg) // whole in this write, nothing after it
 	if s.first == msgTerminate {
 		return c.Conn.Write(b) // closing: nothing to interleave
 	}
-	if err := c.ctl.send(c, s); err != nil {
+	hold, err := c.ctl.send(c, s)
+	if err != nil {
 		return 0, err
+	}
+	if hold {
+		// A Flush in the Sync's place: the server sends its answers
+		// so far, which it would otherwise keep until the Sync.
+		n, err := c.Conn.Write(append(b[:len(b)-len(syncMsg):len(b)-len(syncMsg)], flushMsg...))
+		c.ctl.wrote(c, err)
+		if err != nil {
+			return min(n, len(b)), err
+		}
+		return len(b), nil
 	}
 	n, err := c.Conn.Write(b)
 	c.ctl.wrote(c, err)

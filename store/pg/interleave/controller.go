@@ -207,7 +207,7 @@ func (ctl *Controller) Settle(ctx context.Context) ([]Pending, error) {
 	var pending []Pending
 	for _, c := range ctl.sortedLocked() {
 		if c.phase == parked && !c.closed {
-			pending = append(pending, Pending{Conn: c.id, Statements: c.trip})
+			pending = append(pending, Pending{Conn: c.id, Statements: c.trip, Commits: c.held || !c.hold && commits(c.inTx, c.trip)})
 		}
 	}
 	if busy := ctl.busyLocked(); len(pending) == 0 && len(busy) > 0 {
@@ -227,6 +227,9 @@ func (ctl *Controller) Release(id string) error {
 	c := ctl.conns[i]
 	c.phase = sent
 	ctl.record(Event{Kind: Release, Conn: c.id, Statements: c.trip, Open: ctl.openLocked()})
+	if c.held {
+		ctl.writeHeldLocked(c)
+	}
 	ctl.cond.Broadcast()
 	return nil
 }

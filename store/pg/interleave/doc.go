@@ -12,9 +12,11 @@
 // sent has been answered by its ReadyForQuery. That boundary is exact
 // whatever the client does above the wire: pgx's implicit prepares (a
 // Parse/Describe/Sync before the first run of a statement), BEGIN and
-// COMMIT, a pipelined batch such as the job pass (one Sync, one round trip)
-// and COPY (its Query is answered only after the rows and CopyDone). A gate
-// at the store's Tx methods would see none of those boundaries.
+// COMMIT, a pipelined batch such as the job pass (one Sync, one round
+// trip; the Sync of one that commits is held back as a round trip of its
+// own, see conn.held) and COPY (its Query is answered only after the rows
+// and CopyDone). A gate at the store's Tx methods would see none of those
+// boundaries.
 //
 // The controller (Controller.Step, Run) waits until every running actor
 // has a round trip parked at the gate or held by the server on a lock of

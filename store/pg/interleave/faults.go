@@ -51,6 +51,9 @@ func (ctl *Controller) Terminate(ctx context.Context, id string) error {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
 	c.phase = sent
+	if c.held {
+		ctl.writeHeldLocked(c) // to the ended process: the write or the read fails
+	}
 	ctl.cond.Broadcast()
 	return nil
 }
@@ -69,6 +72,9 @@ func (ctl *Controller) ReleaseLosingAnswer(id string) error {
 	c.lose = true
 	c.phase = sent
 	ctl.record(Event{Kind: Lose, Conn: c.id, Statements: c.trip, Open: ctl.openLocked()})
+	if c.held {
+		ctl.writeHeldLocked(c)
+	}
 	ctl.cond.Broadcast()
 	return nil
 }

@@ -3,6 +3,7 @@ package interleave_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -160,6 +161,49 @@ func TestSeverAfterLongPark(t *testing.T) {
 			if !errors.Is(err, store.ErrUnavailable) {
 				t.Fatalf("seed %d: %s got %v, want ErrUnavailable\n%s", seed, labels[i], err, trace(events))
 			}
+		}
+	}
+}
+
+// TestLostPassAnswer: the job pass, a pipelined batch with no COMMIT,
+// commits at its Sync, which the gate holds back and releases as a round
+// trip of its own that commits (the batch's statements, and its prepare
+// before, do not); when its answer is lost the caller gets
+// ErrUnavailable and the reservation is there, committed.
+func TestLostPassAnswer(t *testing.T) {
+	w := newReserveWorld(t)
+	const seeds = 3
+	for seed := uint64(1); seed <= seeds; seed++ {
+		w.reset(seed)
+		r := w.run(seed, "a", "b")
+		var errs [2]error
+		for i, l := range []string{"a", "b"} {
+			s := r.stores[l]
+			r.ctl.Go(l, func() {
+				_, errs[i] = store.RunJobPass(context.Background(), s,
+					store.JobPass{Worker: w.workers[i], Heartbeat: true, Queues: []string{"q"}, Limit: 1})
+			})
+		}
+		var wrong []string // not failed at once: the actors would be left parked
+		events := r.faultAt(func(p interleave.Pending) bool {
+			sync := slices.Equal(p.Statements, []string{"sync: commit the batch"})
+			if p.Commits != sync {
+				wrong = append(wrong, fmt.Sprintf("%s %s commits %v", p.Conn, interleave.Abbrev(p.Statements[len(p.Statements)-1], 40), p.Commits))
+			}
+			return p.Conn == "a#0" && sync
+		}, r.ctl.ReleaseLosingAnswer)
+		if len(wrong) > 0 {
+			t.Fatalf("seed %d: round trips told wrong: %q\n%s", seed, wrong, trace(events))
+		}
+		pass := index(events, 0, is(interleave.Done, "a#0", "SKIP LOCKED"))
+		if pass < 0 || events[pass].Tx != "open" || index(events, pass, is(interleave.Lose, "a#0", "sync: commit the batch")) < 0 {
+			t.Fatalf("seed %d: the pass's statements did not leave its implicit transaction open for the Sync\n%s", seed, trace(events))
+		}
+		if !errors.Is(errs[0], store.ErrUnavailable) || errs[1] != nil {
+			t.Fatalf("seed %d: a %v (want ErrUnavailable), b %v\n%s", seed, errs[0], errs[1], trace(events))
+		}
+		if running, err := w.plainRunning(); err != nil || running != 2 {
+			t.Fatalf("seed %d: %d jobs running (%v), want both passes' reservations committed\n%s", seed, running, err, trace(events))
 		}
 	}
 }

@@ -10,6 +10,10 @@ import (
 type Pending struct {
 	Conn       string   // label#n
 	Statements []string // as in Event
+	// Commits: the round trip ends a transaction, so its answer is the
+	// one a lost connection leaves in doubt (ReleaseLosingAnswer). See
+	// commits.
+	Commits bool
 }
 
 // Scheduler picks which pending round trip goes next. It is given them in

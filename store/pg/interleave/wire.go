@@ -3,6 +3,7 @@ package interleave
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 )
 
 // The PostgreSQL frontend/backend protocol frames every message after
@@ -12,9 +13,11 @@ const headerLen = 5
 
 // Backend messages the gate reads.
 const (
-	msgReadyForQuery   = 'Z'
-	msgErrorResponse   = 'E'
-	msgCommandComplete = 'C'
+	msgReadyForQuery      = 'Z'
+	msgErrorResponse      = 'E'
+	msgCommandComplete    = 'C'
+	msgEmptyQueryResponse = 'I'
+	msgPortalSuspended    = 's'
 )
 
 // Frontend messages the gate reads. A Sync or a simple Query is a point
@@ -49,6 +52,8 @@ type scan struct {
 	waits      int      // Syncs and Queries: ReadyForQuerys to come
 	first      byte     // type of the first message that starts in the write
 	parses     []string // SQL parsed but not yet executed in this write
+	executes   int      // Execute messages: each is answered once, or an error ends them
+	endsInSync bool     // the write's last message is a whole Sync
 }
 
 // feed consumes one write.
@@ -67,6 +72,7 @@ func (f *frontend) feed(p []byte) scan {
 			}
 			f.left = int(binary.BigEndian.Uint32(f.hdr[1:])) - 4
 			f.body = f.body[:0]
+			s.endsInSync = false
 		}
 		n := min(f.left, len(p))
 		if kept(f.hdr[0]) {
@@ -77,11 +83,13 @@ func (f *frontend) feed(p []byte) scan {
 		if f.left == 0 {
 			f.message(f.hdr[0], f.body, &s)
 			f.nhdr = 0
+			s.endsInSync = f.hdr[0] == msgSync
 		}
 	}
 	for _, q := range s.parses {
 		s.statements = append(s.statements, "parse: "+q)
 	}
+	s.endsInSync = s.endsInSync && f.nhdr == 0 // no part of another message after it
 	return s
 }
 
@@ -106,6 +114,7 @@ func (f *frontend) message(typ byte, body []byte, s *scan) {
 		f.bound = f.prepared[cstring(rest)]
 		s.parses = removeOne(s.parses, f.bound) // parsed and run in one trip
 	case msgExecute:
+		s.executes++
 		s.statements = append(s.statements, f.bound)
 	case msgCopyData:
 		if len(s.statements) == 0 || s.statements[len(s.statements)-1] != "copy data" {
@@ -184,4 +193,70 @@ func errorField(body []byte, field byte) []byte {
 		body = body[2+end:]
 	}
 	return nil
+}
+
+// commits reports whether a round trip, sent with a transaction block open
+// or not (inTx), ends a transaction that may have written: a COMMIT, or a
+// statement run outside a block, which PostgreSQL runs in the implicit
+// transaction of its Sync (or of its simple Query) and commits there with
+// no COMMIT on the wire. That is how a pipelined batch without BEGIN
+// commits, store/pg's job pass among them. A round trip that only
+// prepares (pgx's Parse and Describe before a statement's first run) runs
+// nothing, and one that opens a block with BEGIN commits only if it
+// also closes it.
+func commits(inTx bool, statements []string) bool {
+	for _, s := range statements {
+		if strings.HasPrefix(s, "parse: ") {
+			continue
+		}
+		switch firstWord(s) {
+		case "begin", "start":
+			inTx = true
+		case "commit", "end":
+			return true
+		case "rollback", "abort":
+			inTx = false
+		default:
+			if !inTx {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// implicit reports whether a round trip's statements run in the implicit
+// transaction of its Sync: some run, sent outside a transaction block,
+// and none opens or ends one.
+func implicit(inTx bool, statements []string) bool {
+	ran := false
+	for _, s := range statements {
+		if strings.HasPrefix(s, "parse: ") {
+			continue
+		}
+		switch firstWord(s) {
+		case "begin", "start", "commit", "end", "rollback", "abort":
+			return false
+		}
+		ran = true
+	}
+	return ran && !inTx
+}
+
+// syncMsg is a Sync as the client writes it, and syncStatement what the
+// round trip of a Sync the gate held back (see conn.held) shows.
+var syncMsg = []byte{msgSync, 0, 0, 0, 4}
+
+// flushMsg is a Flush: the server sends what it has answered so far.
+var flushMsg = []byte{'H', 0, 0, 0, 4}
+
+const syncStatement = "sync: commit the batch"
+
+// firstWord is the first word of a statement, lower case.
+func firstWord(s string) string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '(' })
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(f[0])
 }

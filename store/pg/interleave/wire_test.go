@@ -75,3 +75,42 @@ func TestRewriteVictimError(t *testing.T) {
 		t.Fatal("the victim's message must keep the length of the one it replaces")
 	}
 }
+
+// TestCommits: which round trips end a transaction, as the gate sees them
+// (statements after the first write's parse, "parse: " for prepares).
+func TestCommits(t *testing.T) {
+	for _, c := range []struct {
+		inTx       bool
+		statements []string
+		want       bool
+	}{
+		{false, []string{"parse: SELECT 1", "parse: UPDATE t SET a = 1"}, false}, // pgx's prepare before a batch
+		{false, []string{"SELECT 1", "UPDATE t SET a = 1"}, true},                // a pipelined batch: its Sync commits
+		{false, []string{"begin isolation level read committed"}, false},
+		{false, []string{"BEGIN", "UPDATE t SET a = 1"}, false},
+		{false, []string{"BEGIN", "UPDATE t SET a = 1", "COMMIT"}, true},
+		{true, []string{"UPDATE t SET a = 1"}, false},
+		{true, []string{"commit"}, true},
+		{true, []string{"rollback"}, false},
+		{true, []string{"ROLLBACK", "SELECT 1"}, true},
+		{false, nil, false},
+	} {
+		if got := commits(c.inTx, c.statements); got != c.want {
+			t.Errorf("commits(%v, %q) = %v, want %v", c.inTx, c.statements, got, c.want)
+		}
+	}
+}
+
+// TestEndsInSync: a write ends in a Sync only if its last whole message
+// is one and nothing of another follows it.
+func TestEndsInSync(t *testing.T) {
+	batch := encode(t, &pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	var f frontend
+	if s := f.feed(batch); !s.endsInSync || s.executes != 1 || s.waits != 1 {
+		t.Fatalf("a batch: %+v", s)
+	}
+	var g frontend
+	if s := g.feed(append(batch, 'Q', 0)); s.endsInSync {
+		t.Fatalf("a batch and the start of a Query's header: %+v", s)
+	}
+}
