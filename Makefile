@@ -88,10 +88,17 @@ bench:
 # DATABASE_URL: throughput at 100 and 1,000 jobs in flight with 100,000 and
 # 1,000,000 jobs waiting, processor time per job, bulk enqueue,
 # enqueue-to-start on an idle worker; durable commits; three alternating
-# rounds of each figure, their medians and round ratios. Takes several
-# minutes (see bench/README.md).
+# rounds of each figure, their medians and round ratios. Then the cost of
+# a job at 0, 1,000,000 and 10,000,000 finished rows (bench history
+# -finished, the rows inserted with SQL), with the server's autovacuum off
+# and then on: ALTER SYSTEM, which needs a superuser and is put back as it
+# was when each run ends. Takes a long while: graphile-unbatched alone
+# runs up to a minute a round, and each history run inserts ten million
+# rows (1 to 2 minutes here); see bench/README.md.
 bench-compare:
 	cd bench && $(GO) run . compare
+	cd bench && $(GO) run . history -jobs 0 -sweep 0 -finished 0,1000000,10000000 -vacuum off -autovacuum off
+	cd bench && $(GO) run . history -jobs 0 -sweep 0 -finished 0,1000000,10000000 -vacuum off -autovacuum on
 
 # bench-bulk: do the workers' ticks suffer while `worker jobs retry` runs
 # over a million rows (Client.Bulk)? Two workers on a steady load of no-op
