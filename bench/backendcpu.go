@@ -50,10 +50,17 @@ type backendMeter struct {
 	done     chan struct{}
 }
 
-// startBackendMeter samples, until stop, the backends named appName or
-// listenName and the autovacuum workers on schema.
-func startBackendMeter(ctx context.Context, db *pgxpool.Pool, appName, listenName, schema string) *backendMeter {
-	m := &backendMeter{db: db, names: []string{appName, listenName}, vacuumOn: "%" + schema + ".%",
+// sessionName is the application name every session of a run on schema
+// carries (withAppName), by which its backends are metered.
+func sessionName(schema string) string { return "bench " + schema }
+
+// startBackendMeter samples, until stop, the backends of a run on schema:
+// its sessions (sessionName), a tickwork store's listener, which names
+// itself "tickwork listen <schema>" (store/pg/listen.go), and the
+// autovacuum workers on schema.
+func startBackendMeter(ctx context.Context, db *pgxpool.Pool, schema string) *backendMeter {
+	names := []string{sessionName(schema), "tickwork listen " + schema}
+	m := &backendMeter{db: db, names: names, vacuumOn: "%" + schema + ".%",
 		first: map[uint32]time.Duration{}, last: map[uint32]time.Duration{}, done: make(chan struct{})}
 	ctx, m.cancel = context.WithCancel(ctx)
 	m.sample(ctx, true)
@@ -126,23 +133,13 @@ type windowCost struct {
 	BackendsSeen bool
 }
 
-// meterCost starts metering a window's processor time, and returns the
-// function that ends it.
-func (s *tickworkSystem) meterCost(ctx context.Context) func() windowCost {
-	if s.appName == "" {
-		before := proccpu.Read()
-		return func() windowCost { return windowCost{Reading: proccpu.Read().Since(before)} }
-	}
-	return meterRun(ctx, s.st.Pool(), s.appName, s.listenName, s.schema)
-}
-
-// meterRun starts metering a run's processor time: the server's, this
-// process's, and that of the backends named appName or listenName and of
-// autovacuum on schema (startBackendMeter, through db). The function it
-// returns ends the metering.
-func meterRun(ctx context.Context, db *pgxpool.Pool, appName, listenName, schema string) func() windowCost {
+// meterRun starts metering the processor time of a run on schema: the
+// server's, this process's, and that of the run's own backends
+// (startBackendMeter, through db). The function it returns ends the
+// metering.
+func meterRun(ctx context.Context, db *pgxpool.Pool, schema string) func() windowCost {
 	before := proccpu.Read()
-	m := startBackendMeter(ctx, db, appName, listenName, schema)
+	m := startBackendMeter(ctx, db, schema)
 	return func() windowCost {
 		c := windowCost{Reading: proccpu.Read().Since(before)}
 		c.Backends, c.BackendsSeen = m.stop(context.WithoutCancel(ctx))

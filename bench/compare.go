@@ -194,7 +194,6 @@ type comparison struct {
 	// meterDB reads which backends are a system's (backendMeter): its
 	// own sessions carry no application name of a system's.
 	meterDB *pgxpool.Pool
-	schema  string // the schema of the system withSystem opened
 }
 
 // order returns the openers, reversed on every other call.
@@ -208,21 +207,20 @@ func (c *comparison) order() []opener {
 	return c.openers
 }
 
-// withSystem opens a system on a fresh schema, calls fn and drops the
-// schema.
-func (c *comparison) withSystem(ctx context.Context, open opener, fn func(system) error) error {
+// withSystem opens a system on a fresh schema, calls fn with the system
+// and the schema's name, and drops the schema.
+func (c *comparison) withSystem(ctx context.Context, open opener, fn func(sys system, schema string) error) error {
 	schema := c.f.prefix + fmt.Sprint(c.flips)
 	if err := dropSchema(ctx, c.f.url, schema); err != nil {
 		return err
 	}
 	// Every session of the system carries the name its backends are
 	// metered by (a tickwork store's listener names itself).
-	sys, err := open(ctx, withAppName(c.f.url, "bench "+schema), schema)
-	c.schema = schema
+	sys, err := open(ctx, withAppName(c.f.url, sessionName(schema)), schema)
 	if err != nil {
 		return err
 	}
-	err = fn(sys)
+	err = fn(sys, schema)
 	if closeErr := sys.Close(context.WithoutCancel(ctx)); err == nil {
 		err = closeErr
 	}
@@ -234,7 +232,7 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 	bulk := fmt.Sprintf("bulk enqueue, %d jobs in batches of %d (jobs/s)", waiting, c.f.batch)
 	for range c.f.rounds {
 		for _, open := range c.order() {
-			err := c.withSystem(ctx, open, func(sys system) error {
+			err := c.withSystem(ctx, open, func(sys system, schema string) error {
 				t0 := time.Now()
 				if err := sys.Insert(ctx, waiting, c.f.batch); err != nil {
 					return err
@@ -249,7 +247,7 @@ func (c *comparison) throughput(ctx context.Context, waiting, inflight int) erro
 				if err := checkpoint(ctx, c.f.url); err != nil {
 					return err
 				}
-				meter := meterRun(ctx, c.meterDB, "bench "+c.schema, "tickwork listen "+c.schema, c.schema)
+				meter := meterRun(ctx, c.meterDB, schema)
 				if err := c.work(ctx, sys, inflight); err != nil {
 					return err
 				}
@@ -294,7 +292,7 @@ func (c *comparison) work(ctx context.Context, sys system, inflight int) error {
 func (c *comparison) latency(ctx context.Context) error {
 	for range c.f.rounds {
 		for _, open := range c.order() {
-			err := c.withSystem(ctx, open, func(sys system) error {
+			err := c.withSystem(ctx, open, func(sys system, _ string) error {
 				delays, err := sys.Latency(ctx, c.f.samples)
 				if err != nil {
 					return err

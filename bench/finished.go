@@ -48,35 +48,29 @@ type levelFigures struct {
 // seededHistory measures one window at each level of f.finished in vacuum
 // mode, and prints each level's cost beside the first level's.
 func seededHistory(ctx context.Context, out io.Writer, f historyFlags, mode string) error {
-	s, err := historySchema(ctx, f, "finished", mode)
-	if err != nil {
-		return err
-	}
-	defer s.Close(context.WithoutCancel(ctx))
-	fmt.Fprintf(out, "\nfinished rows inserted with SQL up to %s, then a window of %d jobs (enqueued %d at a time, fewer than %d waiting), vacuum %s\n",
+	header := fmt.Sprintf("finished rows inserted with SQL up to %s, then a window of %d jobs (enqueued %d at a time, fewer than %d waiting), vacuum %s",
 		levelList(f.finished), f.window, f.batch, f.backlog, mode)
-	hw, err := startHistoryWorker(ctx, s, f, mode)
+	err := historyRun(ctx, out, f, "finished", mode, header, func(s *tickworkSystem, hw *historyWorker) error {
+		sd := newSeeder(s.st.Pool(), s.tables, time.Now().Add(-time.Minute))
+		var first levelFigures
+		for i, level := range f.finished {
+			fig, err := measureLevel(ctx, out, s, hw, sd, f, level, i*f.window)
+			if err != nil {
+				return fmt.Errorf("level %d finished rows: %w", level, err)
+			}
+			if i == 0 {
+				first = fig
+			}
+			printLevel(out, fig, first)
+			if err := s.afterWindow(ctx, out, mode); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	defer hw.stop()
-	sd := newSeeder(s.st.Pool(), s.tables, time.Now().Add(-time.Minute))
-	var figs []levelFigures
-	for i, level := range f.finished {
-		fig, err := measureLevel(ctx, out, s, hw, sd, f, level, i*f.window)
-		if err != nil {
-			return fmt.Errorf("level %d finished rows: %w", level, err)
-		}
-		figs = append(figs, fig)
-		printLevel(out, fig, figs[0])
-		if err := s.afterWindow(ctx, out, mode); err != nil {
-			return err
-		}
-	}
-	if err := hw.stop(); err != nil {
-		return err
-	}
-	hw.report(out, mode)
 	return ctx.Err()
 }
 

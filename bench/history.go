@@ -98,11 +98,10 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		}
 	}
 	for _, mode := range f.vacuum {
-		if len(f.finished) == 0 {
-			break
-		}
-		if err := seededHistory(ctx, stdout, f, mode); err != nil {
-			return fmt.Errorf("seeded history, vacuum %s: %w", mode, err)
+		if len(f.finished) > 0 {
+			if err := seededHistory(ctx, stdout, f, mode); err != nil {
+				return fmt.Errorf("seeded history, vacuum %s: %w", mode, err)
+			}
 		}
 	}
 	if f.sweep > 0 {
@@ -118,54 +117,70 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 // worker that keeps running, so that every window finds the finished rows
 // of all the ones before it, and prints each window's rate.
 func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode string) error {
-	s, err := historySchema(ctx, f, "history", mode)
-	if err != nil {
-		return err
-	}
-	defer s.Close(context.WithoutCancel(ctx))
-	fmt.Fprintf(out, "\n%d jobs in windows of %d (enqueued %d at a time, fewer than %d waiting), vacuum %s\n", f.jobs, f.window, f.batch, f.backlog, mode)
-	hw, err := startHistoryWorker(ctx, s, f, mode)
-	if err != nil {
-		return err
-	}
-	defer hw.stop()
+	header := fmt.Sprintf("%d jobs in windows of %d (enqueued %d at a time, fewer than %d waiting), vacuum %s", f.jobs, f.window, f.batch, f.backlog, mode)
 	var rates []float64
-	for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
-		n := min(f.window, f.jobs-i*f.window)
-		finished, err := s.completed(ctx)
-		if err != nil {
-			return err
+	err := historyRun(ctx, out, f, "history", mode, header, func(s *tickworkSystem, hw *historyWorker) error {
+		for i := 0; i*f.window < f.jobs && ctx.Err() == nil; i++ {
+			n := min(f.window, f.jobs-i*f.window)
+			finished, err := s.completed(ctx)
+			if err != nil {
+				return err
+			}
+			sp, used, err := s.window(ctx, n, f.batch, f.backlog, func() int { return int(hw.ran.Load()) - i*f.window })
+			if err != nil {
+				return err
+			}
+			rates = append(rates, sp.rate())
+			fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s%s; oldest open snapshot on the server: %v\n",
+				i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), used.report(sp.n), s.oldestSnapshot(ctx))
+			if err := s.afterWindow(ctx, out, mode); err != nil {
+				return err
+			}
 		}
-		sp, used, err := s.window(ctx, n, f.batch, f.backlog, func() int { return int(hw.ran.Load()) - i*f.window })
-		if err != nil {
-			return err
-		}
-		rates = append(rates, sp.rate())
-		fmt.Fprintf(out, "window %2d: %d finished rows before it, %d jobs in %v = %.0f jobs/s%s; oldest open snapshot on the server: %v\n",
-			i+1, finished, sp.n, sp.last.Sub(sp.first).Round(time.Millisecond), sp.rate(), used.report(sp.n), s.oldestSnapshot(ctx))
-		if err := s.afterWindow(ctx, out, mode); err != nil {
-			return err
-		}
-	}
-	if err := hw.stop(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	hw.report(out, mode)
 	if len(rates) > 1 && rates[0] > 0 {
 		fmt.Fprintf(out, "vacuum %s: first window %.0f jobs/s, last %.0f jobs/s: last/first = %.2f\n", mode, rates[0], rates[len(rates)-1], rates[len(rates)-1]/rates[0])
 	}
 	return ctx.Err()
 }
 
+// historyRun runs windows on a fresh schema named f.prefix+name, set for
+// vacuum mode, with the run's one worker (startHistoryWorker): it prints
+// header, calls windows, stops the worker and reports its vacuum duty.
+func historyRun(ctx context.Context, out io.Writer, f historyFlags, name, mode, header string, windows func(*tickworkSystem, *historyWorker) error) error {
+	s, err := historySchema(ctx, f, name, mode)
+	if err != nil {
+		return err
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	fmt.Fprintf(out, "\n%s\n", header)
+	hw, err := startHistoryWorker(ctx, s, f, mode)
+	if err != nil {
+		return err
+	}
+	defer hw.stop()
+	if err := windows(s, hw); err != nil {
+		return err
+	}
+	if err := hw.stop(); err != nil {
+		return err
+	}
+	hw.report(out, mode)
+	return nil
+}
+
 // historySchema opens tickwork on a fresh schema named f.prefix+name,
 // its tables set for vacuum mode.
 func historySchema(ctx context.Context, f historyFlags, name, mode string) (*tickworkSystem, error) {
 	schema := f.prefix + name
-	s, err := freshTickwork(ctx, withAppName(f.url, "bench "+schema), schema)
+	s, err := freshTickwork(ctx, withAppName(f.url, sessionName(schema)), schema)
 	if err != nil {
 		return nil, err
 	}
-	s.appName, s.listenName, s.schema = "bench "+schema, "tickwork listen "+schema, schema
 	if sql := modeSettings(mode, s.tables); sql != "" {
 		if _, err := s.st.Pool().Exec(ctx, sql); err != nil {
 			s.Close(context.WithoutCancel(ctx))
@@ -199,7 +214,7 @@ func (s *tickworkSystem) window(ctx context.Context, n, batch, backlog int, ran 
 	if err := s.st.Pool().QueryRow(ctx, "SELECT clock_timestamp()").Scan(&mark); err != nil {
 		return span{}, used, err
 	}
-	stop := s.meterCost(ctx)
+	stop := meterRun(ctx, s.st.Pool(), s.st.Schema())
 	for inserted := 0; inserted < n || ran() < n || s.running(ctx) != 0; {
 		if ctx.Err() != nil {
 			return span{}, used, ctx.Err()

@@ -27,10 +27,6 @@ type tickworkSystem struct {
 	// Span then reads handled.
 	noHistory bool
 	handled   handledSpan
-	// appName, listenName: the application names of the store's sessions
-	// in history runs (withAppName), whose backends a window meters;
-	// schema is the schema's name, unquoted.
-	appName, listenName, schema string
 }
 
 // tickworkOpener opens tickwork running lanes lanes in throughput runs

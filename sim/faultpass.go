@@ -26,13 +26,12 @@ func (f *faultStore) RunJobPass(ctx context.Context, p store.JobPass) (store.Job
 	if !sent {
 		return store.JobPassResult{}, err
 	}
-	if faults && f.draw(ReadOnly) {
+	switch f.drawAtStore(faults) {
+	case atStoreReadOnly:
 		return store.JobPassResult{}, f.readOnly(ctx)
-	}
-	if faults && f.draw(HalfOpen) {
+	case atStoreHalfOpen:
 		return f.asTx(ctx, p, func(fn func(store.Tx) error) error { return f.halfOpen(ctx, fn) })
-	}
-	if faults && f.draw(StoreAbort) {
+	case atStoreAbort:
 		return f.asTx(ctx, p, func(fn func(store.Tx) error) error { return f.commit(ctx, fn, faults, true) })
 	}
 	res, err := f.s.procPass(ctx, f.p, p)

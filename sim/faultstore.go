@@ -59,13 +59,42 @@ func (f *faultStore) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	if !sent {
 		return err
 	}
-	if faults && f.draw(ReadOnly) {
+	switch f.drawAtStore(faults) {
+	case atStoreReadOnly:
 		return f.readOnly(ctx)
-	}
-	if faults && f.draw(HalfOpen) {
+	case atStoreHalfOpen:
 		return f.halfOpen(ctx, fn)
+	case atStoreAbort:
+		return f.commit(ctx, fn, faults, true)
 	}
-	return f.commit(ctx, fn, faults, faults && f.draw(StoreAbort))
+	return f.commit(ctx, fn, faults, false)
+}
+
+// atStore is the fault drawn for a transaction that reached the store.
+type atStore int
+
+const (
+	atStoreNone     atStore = iota
+	atStoreReadOnly         // a read-only node refuses its writes
+	atStoreHalfOpen         // the store falls silent after the commit
+	atStoreAbort            // it fails at commit and rolls back
+)
+
+// drawAtStore draws the faults that strike a transaction at the store, in
+// the one order InTx and RunJobPass share, so that a seed draws alike
+// whichever of the two a call goes through.
+func (f *faultStore) drawAtStore(faults bool) atStore {
+	switch {
+	case !faults:
+		return atStoreNone
+	case f.draw(ReadOnly):
+		return atStoreReadOnly
+	case f.draw(HalfOpen):
+		return atStoreHalfOpen
+	case f.draw(StoreAbort):
+		return atStoreAbort
+	}
+	return atStoreNone
 }
 
 // early draws the faults that strike before a transaction reaches the

@@ -206,17 +206,15 @@ func errorField(body []byte, field byte) []byte {
 // also closes it.
 func commits(inTx bool, statements []string) bool {
 	for _, s := range statements {
-		if strings.HasPrefix(s, "parse: ") {
-			continue
-		}
-		switch firstWord(s) {
-		case "begin", "start":
+		switch kindOf(s) {
+		case prepares:
+		case begins:
 			inTx = true
-		case "commit", "end":
+		case ends:
 			return true
-		case "rollback", "abort":
+		case rollsBack:
 			inTx = false
-		default:
+		case runs:
 			if !inTx {
 				return true
 			}
@@ -231,16 +229,42 @@ func commits(inTx bool, statements []string) bool {
 func implicit(inTx bool, statements []string) bool {
 	ran := false
 	for _, s := range statements {
-		if strings.HasPrefix(s, "parse: ") {
-			continue
-		}
-		switch firstWord(s) {
-		case "begin", "start", "commit", "end", "rollback", "abort":
+		switch kindOf(s) {
+		case prepares:
+		case runs:
+			ran = true
+		default:
 			return false
 		}
-		ran = true
 	}
 	return ran && !inTx
+}
+
+// statementKind is what a round trip's statement does to its transaction.
+type statementKind int
+
+const (
+	runs      statementKind = iota // any other statement
+	prepares                       // "parse: ...": prepared, not run
+	begins                         // BEGIN, START TRANSACTION
+	ends                           // COMMIT, END
+	rollsBack                      // ROLLBACK, ABORT
+)
+
+// kindOf reads a statement's kind from its first word.
+func kindOf(s string) statementKind {
+	if strings.HasPrefix(s, "parse: ") {
+		return prepares
+	}
+	switch strings.ToLower(firstWord(s)) {
+	case "begin", "start":
+		return begins
+	case "commit", "end":
+		return ends
+	case "rollback", "abort":
+		return rollsBack
+	}
+	return runs
 }
 
 // syncMsg is a Sync as the client writes it, and syncStatement what the
@@ -252,11 +276,18 @@ var flushMsg = []byte{'H', 0, 0, 0, 4}
 
 const syncStatement = "sync: commit the batch"
 
-// firstWord is the first word of a statement, lower case.
+// firstWord is the first word of a statement, read without scanning the
+// rest of it: the controller classifies every pending round trip's
+// statements at each settle, and a statement may be kilobytes long.
 func firstWord(s string) string {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '(' })
-	if len(f) == 0 {
+	isSep := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '(' }
+	if i := strings.IndexFunc(s, func(r rune) bool { return !isSep(r) }); i > 0 {
+		s = s[i:]
+	} else if i < 0 {
 		return ""
 	}
-	return strings.ToLower(f[0])
+	if j := strings.IndexFunc(s, isSep); j >= 0 {
+		return s[:j]
+	}
+	return s
 }
