@@ -164,7 +164,7 @@ func (s *tickworkSystem) seedBulk(ctx context.Context, n int, status store.Statu
 	_, err := s.st.Pool().Exec(ctx, `
 		INSERT INTO `+s.tables+`.jobs (id, queue, payload, metadata, status, attempt, created_at, scheduled_at, failed_at, failed_reason)
 		SELECT (lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || substr(md5(g::text), 1, 20))::uuid,
-			'`+bulkQueue+`', '{}', '{}', $2, 0, t, t, `+failedAt+`, CASE WHEN $2 = 'failed' THEN 'seeded' END
+			'`+bulkQueue+`', '{}', '{}', $2::text, 0, t, t, `+failedAt+`, CASE WHEN $2::text = 'failed' THEN 'seeded' END
 		FROM (SELECT g, now() - interval '1 hour' + g * interval '1 ms' AS t FROM generate_series(1, $1::int) AS g) AS old`, n, string(status))
 	if err != nil {
 		return fmt.Errorf("seed %d %s rows: %w", n, status, err)
