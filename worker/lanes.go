@@ -23,7 +23,12 @@ import (
 // while it was shared (a median of 1.87 times River's rate against 1.54,
 // eight and five alternating runs); three and four lanes were slower
 // there, their passes too small. The rule of thumb is thus two lanes from
-// about 100 jobs in flight and one more per 500 beyond 1,000. Each lane is
+// about 100 jobs in flight and one more per 500 beyond 1,000. Lanes cost
+// the database, though: a pass costs the server about 680 µs whatever it
+// carries (bench/RESULTS.md), and each lane's passes carry its share of
+// the jobs, so at 100 in flight two lanes spent 29 µs of the server's
+// time a job against 20 with one, at the same rate. Where the database is
+// what runs short, one lane serves up to about 1,000 jobs in flight. Each lane is
 // exactly a worker of the simulator's: the properties hold for it as for
 // any other.
 

@@ -50,7 +50,8 @@ type Options struct {
 	// store with its share of MaxConcurrent and MaxFetch (see lanes.go).
 	// Two lanes from about 100 jobs in flight, and one more per 500 beyond
 	// 1,000, let the store's work for one lane run while another's jobs
-	// run.
+	// run; each lane's passes carry fewer jobs, so the database spends more
+	// a job (half again at 100 in flight; see lanes.go).
 	Lanes int
 	// Encryption opens the payloads and metadata values enqueued
 	// Encrypted, sealed with any of its keys, and seals their jobs'
