@@ -220,7 +220,7 @@ func (g *pgGates) close() error {
 // step that committed the holder, and would otherwise seem a second
 // commit there.
 func mayCommit(e interleave.Event) bool {
-	return e.Code == "" && slices.ContainsFunc(e.Statements, func(s string) bool { return !strings.HasPrefix(s, "parse: ") })
+	return e.Code == "" && slices.ContainsFunc(e.Statements, func(s string) bool { return !interleave.Prepares(s) })
 }
 
 // label is the actor of a connection "label#n".

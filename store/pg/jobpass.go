@@ -58,14 +58,15 @@ func (s *Store) runJobPass(ctx context.Context, p store.JobPass, now pgtype.Time
 	full := reserving && s.controlled.Load()
 	for _, c := range p.Complete {
 		if len(c.IDs) > 0 {
-			sql, args := completeStatement(c, now)
+			outputs, args := completeArgs(c, now)
+			mode := completeDeleting
 			switch {
 			case full:
-				sql = recordEnded(sql)
+				mode = completeRecording
 			case !s.noHistory.Load():
-				sql = keepingHistory(sql)
+				mode = completeKeeping
 			}
-			b.Queue(passCompletion(s.sql(sql)), args...)
+			b.Queue(s.stmt.completion(outputs, mode), args...)
 		}
 	}
 	if len(p.Executing) > 0 {

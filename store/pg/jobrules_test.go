@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func jobRow(status, columns, values string) string {
 	if columns != "" {
 		columns, values = ", "+columns, ", "+values
 	}
-	return strings.Replace(strings.Replace(strings.Replace(jobRuleRow, "%s", columns, 1), "%s", status, 1), "%s", values, 1)
+	return fmt.Sprintf(jobRuleRow, columns, status, values)
 }
 
 // TestJobRowRules: every rule the jobs table holds its rows to refuses a

@@ -58,11 +58,8 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 	if t.s.dependents.Load() {
 		t.madeAvailable() // it may release a waiting job
 	}
-	sql, args := completeStatement(c, t.nowArg())
-	stmt := t.s.stmt.complete
-	if sql == completeOutputSQL {
-		stmt = t.s.stmt.completeOutput
-	}
+	outputs, args := completeArgs(c, t.nowArg())
+	stmt := t.s.stmt.completion(outputs, completeDeleting)
 	var fenced []ulid.ULID
 	err := t.queryIndexScansOnly(ctx, func(rows pgx.Rows) (err error) { // as in the job pass, which shares the statement
 		fenced, err = readFenced(rows, c.IDs)
@@ -74,11 +71,30 @@ func (t *tx) CompleteJobs(ctx context.Context, c store.Completion) ([]ulid.ULID,
 	return fenced, nil
 }
 
-// completeStatement returns the statement completing c and its arguments:
-// completeSQL, or completeOutputSQL when a job has an output.
-func completeStatement(c store.Completion, now pgtype.Timestamptz) (string, []any) {
+// completionMode is how a completion statement treats the rows of queues
+// without history; each mode has a statement for completions without
+// outputs and one with (completionSQL).
+type completionMode int
+
+const (
+	completeDeleting  completionMode = iota // deletes them: completeSQL, completeOutputSQL
+	completeKeeping                         // refuses when a queue has none (keephistory.go)
+	completeRecording                       // deletes them, and records what it ended (limit.go)
+	numCompletionModes
+)
+
+// completionSQL are the completion statements, without and with outputs,
+// by mode.
+var completionSQL = [2][numCompletionModes]string{
+	{completeSQL, completeKeepingSQL, completeRecordingSQL},
+	{completeOutputSQL, completeOutputKeepingSQL, completeOutputRecordingSQL},
+}
+
+// completeArgs returns the arguments of the statement completing c, and
+// whether it is the one with outputs (a job of c has an output).
+func completeArgs(c store.Completion, now pgtype.Timestamptz) (withOutputs bool, args []any) {
 	if !slices.ContainsFunc(c.Outputs, func(o json.RawMessage) bool { return o != nil }) {
-		return completeSQL, []any{now, idArgs(c.IDs), idArg(c.Worker)}
+		return false, []any{now, idArgs(c.IDs), idArg(c.Worker)}
 	}
 	// An id given twice keeps its first output: UPDATE … FROM would pick
 	// one of its rows at random.
@@ -94,7 +110,7 @@ func completeStatement(c store.Completion, now pgtype.Timestamptz) (string, []an
 		ids = append(ids, idArg(id))
 		outputs = append(outputs, pgtype.Text{String: string(out), Valid: out != nil})
 	}
-	return completeOutputSQL, []any{now, ids, idArg(c.Worker), outputs}
+	return true, []any{now, ids, idArg(c.Worker), outputs}
 }
 
 // completeSQL is CompleteJobs's statement: $1 now, $2 the ids, $3 the

@@ -40,15 +40,6 @@ const noQueueWithoutHistory = `(SELECT ('queue ' || name || '` + historyRefusal 
 // historyRefusal marks noQueueWithoutHistory's error, for refusedHistory.
 const historyRefusal = ` keeps no history: completion refused without its deleting part`
 
-// keepingHistory returns the completion statement without its deleting
-// part for completion (completeSQL or completeOutputSQL).
-func keepingHistory(completion string) string {
-	if completion == completeOutputSQL {
-		return completeOutputKeepingSQL
-	}
-	return completeKeepingSQL
-}
-
 // refusedHistory reports whether err is noQueueWithoutHistory's refusal.
 func refusedHistory(err error) bool {
 	var pgErr *pgconn.PgError

@@ -56,30 +56,18 @@ const markOverrunSQL = `
 		SELECT count(*) FROM {schema}.jobs AS r WHERE r.status = 'running' AND r.queue = q.name)
 	WHERE q.name = $1`
 
-// recordEnded wraps a completion statement (completeSQL,
-// completeOutputSQL) of a job pass that reserves for controlled queues: it
-// also records in tickwork.ended how many rows of each queue it completed,
-// for limitLockSQL. Only the statement that moved a row out of running counts
-// it, so a completion fenced by another transaction's cancel frees nothing
-// here: that cancel did.
-func recordEnded(completion string) string {
-	switch completion {
-	case completeSQL:
-		return completeRecordingSQL
-	case completeOutputSQL:
-		return completeOutputRecordingSQL
-	}
-	return completion // records nothing: the reservation counts under the lock
-}
-
-// completeRecordingSQL and completeOutputRecordingSQL are recordEnded's
-// answers for the two completion statements, built once.
+// completeRecordingSQL and completeOutputRecordingSQL are completeSQL and
+// completeOutputSQL for a job pass that reserves for controlled queues
+// (completeRecording): they also record in tickwork.ended how many rows
+// of each queue they completed, for limitLockSQL. Only the statement that
+// moved a row out of running counts it, so a completion fenced by another
+// transaction's cancel frees nothing here: that cancel did.
 var (
 	completeRecordingSQL       = recording(completeUpdate)
 	completeOutputRecordingSQL = recording(completeOutputUpdate)
 )
 
-// recording wraps a completion's update as recordEnded describes: it
+// recording wraps a completion's update as completeRecordingSQL describes: it
 // appends one [queue, count] pair per queue of the rows it completed.
 func recording(update string) string {
 	return completionHead + update + completionTail + releaseChildren + `,
@@ -93,7 +81,7 @@ func recording(update string) string {
 // whether the reservation may reuse places or must count (always, for a
 // queue with a per-key limit: reserve_keyed.go): it counts the
 // jobs of the queue that this transaction's completions recorded
-// (recordEnded), and takes the queue's limit lock, key $1, when the queue
+// (completeRecording), and takes the queue's limit lock, key $1, when the queue
 // is overrun or when $3 jobs are more than that. It records the answer in
 // tickwork.limit_room for reserveSQL: the places to reuse, or -1 where it
 // took the lock. It runs after the queues' shared locks (lockQueuesSQL),

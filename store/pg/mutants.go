@@ -26,9 +26,10 @@ type statements struct {
 	expireLease                                  string // expireLeaseSQL
 	releaseLease                                 string // releaseLeaseSQL
 	dutyLock                                     string // dutyLockSQL
-	complete                                     string // completeSQL, as CompleteJobs sends it
-	completeOutput                               string // completeOutputSQL, as CompleteJobs sends it
 	passLive                                     string // liveSQL, as the job pass sends it
+
+	// The completions, without and with outputs, by mode (completionSQL).
+	completions [2][numCompletionModes]string
 }
 
 // dutyLockSQL serializes the leaders' duty transactions of one schema.
@@ -49,14 +50,26 @@ func newStatements(fill func(string) string) statements {
 		expireLease:     fill(expireLeaseSQL),
 		releaseLease:    fill(releaseLeaseSQL),
 		dutyLock:        fill(dutyLockSQL),
-		complete:        fill(completeSQL),
-		completeOutput:  fill(completeOutputSQL),
 		passLive:        fill(liveSQL),
+	}
+	for i, modes := range completionSQL {
+		for m, sql := range modes {
+			st.completions[i][m] = fill(sql)
+		}
 	}
 	if mutant.Enabled {
 		st.plant(plantedEdits)
 	}
 	return st
+}
+
+// completion is the statement completing jobs, with outputs or not, in
+// mode: CompleteJobs's (completeDeleting) or a job pass's.
+func (st *statements) completion(outputs bool, mode completionMode) string {
+	if outputs {
+		return st.completions[1][mode]
+	}
+	return st.completions[0][mode]
 }
 
 // plantedEdit is one planted bug of store/pg's SQL: in the statement at,
@@ -71,7 +84,7 @@ type plantedEdit struct {
 // (mutants_split.go has those that split a statement in two). Each needs two transactions
 // in flight together to show, so only the interleaved simulation
 // (simulate -store pg -interleave) catches them.
-var plantedEdits = []plantedEdit{
+var plantedEdits = append([]plantedEdit{
 	// pg-no-skip-locked: a reservation's scan of the jobs (not of the rate
 	// slots) waits for the rows another transaction holds.
 	{mutant.PGNoSkipLocked, func(s *statements) *string { return &s.reserve }, jobsSkipLocked, jobsLocked},
@@ -111,11 +124,6 @@ var plantedEdits = []plantedEdit{
 	// pg-duties-unserialized: no duty lock, so two leaders' duty
 	// transactions may run together.
 	{mutant.PGDutiesUnserialized, func(s *statements) *string { return &s.dutyLock }, "pg_advisory_xact_lock($1)", "$1::bigint"},
-	// pg-complete-unchecked: CompleteJobs completes the rows whatever their
-	// status and worker (the worker's id still bound, to keep the
-	// statement's parameters).
-	{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.complete }, completeCheck, "$3::uuid IS NOT NULL"},
-	{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.completeOutput }, completeCheck, "$3::uuid IS NOT NULL"},
 	// pg-limit-count-unlocked: a limited queue's running jobs are counted
 	// without its limit lock, so two reservations may count the same free
 	// places and both fill them.
@@ -130,6 +138,21 @@ var plantedEdits = []plantedEdit{
 	// without the share lock that keeps a leader from declaring the worker
 	// dead until the pass commits.
 	{mutant.PGPassLiveUnlocked, func(s *statements) *string { return &s.passLive }, " FOR SHARE)", ")"},
+}, completeUncheckedEdits()...)
+
+// completeUncheckedEdits plant pg-complete-unchecked: every completion,
+// CompleteJobs's and a job pass's, completes the rows whatever their
+// status and worker (the worker's id still bound, to keep the statement's
+// parameters).
+func completeUncheckedEdits() []plantedEdit {
+	var edits []plantedEdit
+	for i := range completionSQL {
+		for m := range numCompletionModes {
+			edits = append(edits, plantedEdit{mutant.PGCompleteUnchecked,
+				func(s *statements) *string { return &s.completions[i][m] }, completeCheck, "$3::uuid IS NOT NULL"})
+		}
+	}
+	return edits
 }
 
 // The texts the planted bugs edit.
@@ -154,23 +177,4 @@ func (s *statements) plant(edits []plantedEdit) {
 			*stmt = strings.Replace(*stmt, e.old, e.new, 1)
 		}
 	}
-}
-
-// passCompletion is a job pass's completion statement, sql, with
-// pg-complete-unchecked's edit when that bug is planted. The pass picks
-// its completion (keeping history, recording what it ends) per pass, so
-// the edit of statements.complete never reaches it; and since the
-// interleaved simulation sends the pass as production does, the workers'
-// completions would run without the bug.
-func passCompletion(sql string) string {
-	if !mutant.Enabled {
-		return sql
-	}
-	if !strings.Contains(sql, completeCheck) {
-		panic(fmt.Sprintf("store/pg: planted bug %s: the pass's completion no longer contains %q:\n%s", mutant.PGCompleteUnchecked, completeCheck, sql))
-	}
-	if mutant.On(mutant.PGCompleteUnchecked) {
-		return strings.Replace(sql, completeCheck, "$3::uuid IS NOT NULL", 1)
-	}
-	return sql
 }

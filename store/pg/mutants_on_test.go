@@ -13,7 +13,7 @@ import (
 // from its planted bug's edit stops the store from opening, whether or
 // not that bug is selected.
 func TestPlantPanicsOnAnEditThatFindsNothing(t *testing.T) {
-	drifted := []plantedEdit{{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.complete }, "status = 'running'", "true"}}
+	drifted := []plantedEdit{{mutant.PGCompleteUnchecked, func(s *statements) *string { return &s.completions[0][completeDeleting] }, "status = 'running'", "true"}}
 	for _, selected := range []string{"", mutant.PGCompleteUnchecked} {
 		if err := mutant.Select(selected); err != nil {
 			t.Fatal(err)
@@ -24,7 +24,8 @@ func TestPlantPanicsOnAnEditThatFindsNothing(t *testing.T) {
 					t.Errorf("selected %q: plant recovered %v, want a panic naming the bug", selected, p)
 				}
 			}()
-			st := statements{complete: completeSQL}
+			var st statements
+			st.completions[0][completeDeleting] = completeSQL
 			st.plant(drifted)
 		}()
 	}

@@ -75,7 +75,7 @@ func readLive(br pgx.BatchResults) (now time.Time, live bool, err error) {
 // one: PostgreSQL rejects LIMIT with a negative count. full says whether to
 // queue the reservation for controlled queues (see reserve_plain.go): the
 // store's hint, read once by the caller, so that a job pass's completions
-// record what they end for it (recordEnded); readReserved must be told the
+// record what they end for it (completeRecording); readReserved must be told the
 // same. restore says whether statements follow in the transaction, which
 // must plan as the caller's settings say: a batch that ends its transaction with the reservation
 // (the job pass) needs no restoring, the settings end with it, and is

@@ -1,7 +1,7 @@
 package pg
 
 // A reservation from queues none of which has a limit or a rate needs none
-// of their work (limitLockSQL, recordEnded and the CTEs of reserveSQL that
+// of their work (limitLockSQL, completeRecording and the CTEs of reserveSQL that
 // count running jobs and claim rate slots), which cost the unlimited path
 // about a tenth of its throughput when it had run slots to claim. The store therefore keeps, in Store.controlled,
 // whether the last reservation's lockQueuesSQL found a limit or a rate on

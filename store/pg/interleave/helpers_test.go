@@ -163,7 +163,7 @@ func index(events []interleave.Event, from int, match func(interleave.Event) boo
 func is(kind interleave.Kind, conn, sqlPart string) func(interleave.Event) bool {
 	return func(e interleave.Event) bool {
 		return e.Kind == kind && e.Conn == conn && slices.ContainsFunc(e.Statements, func(s string) bool {
-			return names(s, sqlPart) && !strings.HasPrefix(s, "parse: ")
+			return names(s, sqlPart) && !interleave.Prepares(s)
 		})
 	}
 }

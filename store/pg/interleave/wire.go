@@ -87,7 +87,7 @@ func (f *frontend) feed(p []byte) scan {
 		}
 	}
 	for _, q := range s.parses {
-		s.statements = append(s.statements, "parse: "+q)
+		s.statements = append(s.statements, preparePrefix+q)
 	}
 	s.endsInSync = s.endsInSync && f.nhdr == 0 // no part of another message after it
 	return s
@@ -251,9 +251,17 @@ const (
 	rollsBack                      // ROLLBACK, ABORT
 )
 
+// preparePrefix starts a statement of a round trip that only prepared it
+// (pgx's Parse and Describe before its first run).
+const preparePrefix = "parse: "
+
+// Prepares reports whether statement, as a round trip lists it (Pending,
+// Event), was only prepared, not run.
+func Prepares(statement string) bool { return strings.HasPrefix(statement, preparePrefix) }
+
 // kindOf reads a statement's kind from its first word.
 func kindOf(s string) statementKind {
-	if strings.HasPrefix(s, "parse: ") {
+	if Prepares(s) {
 		return prepares
 	}
 	switch strings.ToLower(firstWord(s)) {
