@@ -91,6 +91,7 @@ var Names = []string{
 	PGReadOnlyKept,
 	PGBulkDeleteUnchecked,
 	PGPassFencedDropped,
+	PGReleaseSkipped,
 }
 
 // The planted bugs.
@@ -358,6 +359,11 @@ const (
 	// the Tx methods is not affected: only a simulator that sends the
 	// store's own pass sees it (simulate -store pg, serial or interleaved).
 	PGPassFencedDropped = "pg-pass-fenced-dropped"
+	// PGReleaseSkipped: a completion calls release_children only when
+	// one of the rows it completed is not awaited, so the jobs waiting
+	// for a parent completed alone, or with other awaited parents only,
+	// stay waiting.
+	PGReleaseSkipped = "pg-release-skipped"
 )
 
 // PG reports whether name is a planted bug of store/pg's SQL, which only
@@ -369,10 +375,12 @@ func PG(name string) bool { return strings.HasPrefix(name, "pg-") && !PGSerial(n
 // the store's own connections, not transactions in flight together, or
 // shows in a serial history (PGPauseAllPlainIgnored: in 200 interleaved
 // seeds of 10 s none caught it, the serial run does at seed 8;
-// PGBulkDeleteUnchecked, PGPassFencedDropped: the in-memory store's trace
-// differs).
+// PGBulkDeleteUnchecked, PGPassFencedDropped, PGReleaseSkipped: the
+// in-memory store's trace differs; the leader's settling releases the
+// children PGReleaseSkipped leaves waiting soon enough for the properties).
 func PGSerial(name string) bool {
-	return name == PGReadOnlyKept || name == PGPauseAllPlainIgnored || name == PGBulkDeleteUnchecked || name == PGPassFencedDropped
+	return name == PGReadOnlyKept || name == PGPauseAllPlainIgnored || name == PGBulkDeleteUnchecked || name == PGPassFencedDropped ||
+		name == PGReleaseSkipped
 }
 
 // Known reports whether name is one of Names.

@@ -16,8 +16,9 @@ import (
 
 // BenchmarkCompletionCost measures the server's processor time per job of
 // a completion statement, for a store whose queues all keep history: the
-// statement before queues without history (before), today's with its
-// deleting part (full) and the job pass's without it (keeping). Each
+// statement before queues without history and before release_children
+// (before: its release of waiting jobs inline), today's with its deleting
+// part (full) and the job pass's without it (keeping). Each
 // iteration completes completionBatch fresh running rows completionRounds
 // times with each statement, alternating them on one connection set as
 // the store sets its completions (generic plans, index scans only), and

@@ -296,33 +296,15 @@ func (t *tx) failIf(err error, what string) error {
 	return t.fail(err, "%s", what)
 }
 
-// releaseChildren continues a WITH of completeSQL whose CTE done returns
-// the ids completed at $1 and whether each is awaited: the job_waits rows
-// of those awaited go (a completion of jobs nobody waits for, nearly every
-// one, reads no job_waits page: two index pages a job before), and each row that
-// waited for them drops them from its parents (rules.DropParents),
-// leaving Waiting when none is left. The children's update computes both
-// from the row it locks, so two transactions completing two parents of
-// one child each see the other's drop.
-const releaseChildren = `,
-	freed AS (DELETE FROM {schema}.job_waits WHERE parent = ANY (ARRAY(SELECT id FROM done WHERE awaited)) RETURNING child),
-	released AS (
-		UPDATE {schema}.jobs AS c SET
-			parents = nullif(ARRAY(SELECT p FROM unnest(c.parents) WITH ORDINALITY AS u(p, n)
-				WHERE p <> ALL (ARRAY(SELECT id FROM done)) ORDER BY n), '{}'),
-			status = CASE WHEN NOT c.parents <@ ARRAY(SELECT id FROM done) THEN 'waiting'
-				WHEN c.scheduled_at > coalesce($1::timestamptz, now()) THEN 'scheduled' ELSE 'available' END
-		WHERE c.id = ANY (ARRAY(SELECT child FROM freed)) AND c.status = 'waiting'
-		RETURNING c.queue, c.status),
-	notified AS MATERIALIZED (
-		SELECT pg_notify({available}, q.queue) IS NULL FROM (SELECT DISTINCT queue FROM released WHERE status = 'available') AS q
-		ORDER BY q.queue)`
-
-// childrenNotified is the condition on the completion statement's rows
-// that runs its notified CTE: the queues of the jobs it released get a
-// notification, as an enqueue's do. It holds for every row; a statement
-// that completes nothing releases nothing.
-const childrenNotified = `(SELECT count(*) FROM notified) >= 0`
+// childrenReleased is the condition on a completion statement's rows
+// that releases the jobs waiting for them; the statement's CTE done
+// returns the ids it completed at $1 and whether each is awaited. The
+// release is release_children (migration 0025), called only when one of
+// them is awaited: a completion of jobs nobody waits for, nearly every
+// one, starts no part of it. The condition holds for every row; a
+// statement that completes nothing releases nothing.
+const childrenReleased = `coalesce((SELECT {schema}.release_children(ARRAY(SELECT id FROM done WHERE awaited), ARRAY(SELECT id FROM done),
+		coalesce($1::timestamptz, now()), {available}) WHERE EXISTS (SELECT FROM done WHERE awaited)), 0) >= 0`
 
 // repointChildren continues insertNextSQL's WITH (pairs the old rows
 // and the new, $2 the old): the rows waiting for an old row wait for its new one

@@ -182,13 +182,26 @@ func Classify(s *Store, err error) error { return s.classify(err) }
 func DeadLetterSQL(s *Store) string { return s.sql(deadLetterSQL) }
 
 // CompleteBeforeHistorySQL is completeSQL as it was before queues without
-// history (69d3e4c^1), for measuring what the deleting part costs.
+// history (69d3e4c^1) and before the release of waiting jobs moved into
+// release_children (migration 0025), for measuring what each costs.
 func CompleteBeforeHistorySQL(s *Store) string {
 	return s.sql(`WITH done AS (
 	UPDATE {schema}.jobs SET status = 'completed', completed_at = coalesce($1::timestamptz, now())
 	WHERE id = ANY($2::uuid[]) AND status >= 'running' AND status <= 'running' AND ` + startedByIs3 + `
-	RETURNING id, awaited)` + releaseChildren + `
-	SELECT id FROM done WHERE ` + childrenNotified)
+	RETURNING id, awaited),
+	freed AS (DELETE FROM {schema}.job_waits WHERE parent = ANY (ARRAY(SELECT id FROM done WHERE awaited)) RETURNING child),
+	released AS (
+		UPDATE {schema}.jobs AS c SET
+			parents = nullif(ARRAY(SELECT p FROM unnest(c.parents) WITH ORDINALITY AS u(p, n)
+				WHERE p <> ALL (ARRAY(SELECT id FROM done)) ORDER BY n), '{}'),
+			status = CASE WHEN NOT c.parents <@ ARRAY(SELECT id FROM done) THEN 'waiting'
+				WHEN c.scheduled_at > coalesce($1::timestamptz, now()) THEN 'scheduled' ELSE 'available' END
+		WHERE c.id = ANY (ARRAY(SELECT child FROM freed)) AND c.status = 'waiting'
+		RETURNING c.queue, c.status),
+	notified AS MATERIALIZED (
+		SELECT pg_notify({available}, q.queue) IS NULL FROM (SELECT DISTINCT queue FROM released WHERE status = 'available') AS q
+		ORDER BY q.queue)
+	SELECT id FROM done WHERE (SELECT count(*) FROM notified) >= 0`)
 }
 
 // CompleteKeepingSQL is the job pass's completing statement for a store

@@ -122,8 +122,8 @@ func completeArgs(c store.Completion, now pgtype.Timestamptz) (withOutputs bool,
 // and bitmap scans never mark the entries of finished rows dead, so until a
 // vacuum every completion reads an entry for every job the table ever ran
 // (seen with autovacuum off: 40,000 entries read to complete 100 jobs).
-const completeSQL = completionHead + completeUpdate + completionTail + releaseChildren + `
-	SELECT id FROM done WHERE ` + childrenNotified
+const completeSQL = completionHead + completeUpdate + completionTail + `
+	SELECT id FROM done WHERE ` + childrenReleased
 
 // completeUpdate is completeSQL's update of the completed rows it keeps.
 const completeUpdate = completeSet + ` AND ` + notGone + completedReturning
@@ -139,8 +139,8 @@ const completedReturning = `
 
 // completeOutputSQL is completeSQL with $4 the outputs, one per id of $2
 // (which holds each id once).
-const completeOutputSQL = completionHead + completeOutputUpdate + completionTail + releaseChildren + `
-	SELECT id FROM done WHERE ` + childrenNotified
+const completeOutputSQL = completionHead + completeOutputUpdate + completionTail + `
+	SELECT id FROM done WHERE ` + childrenReleased
 
 // completeOutputUpdate is completeOutputSQL's update of the completed
 // rows it keeps: their outputs go with the rows it deletes.

@@ -21,13 +21,13 @@ import (
 
 // completeKeepingSQL is completeSQL for a store whose queues all keep
 // history: it refuses (noQueueWithoutHistory) when one does not.
-const completeKeepingSQL = `WITH done AS (` + completeSet + completedReturning + `)` + releaseChildren + `
-	SELECT id FROM done WHERE ` + noQueueWithoutHistory + ` AND ` + childrenNotified
+const completeKeepingSQL = `WITH done AS (` + completeSet + completedReturning + `)
+	SELECT id FROM done WHERE ` + noQueueWithoutHistory + ` AND ` + childrenReleased
 
 // completeOutputKeepingSQL is completeOutputSQL as completeKeepingSQL is
 // completeSQL.
-const completeOutputKeepingSQL = `WITH done AS (` + completeOutputSet + completedReturning + `)` + releaseChildren + `
-	SELECT id FROM done WHERE ` + noQueueWithoutHistory + ` AND ` + childrenNotified
+const completeOutputKeepingSQL = `WITH done AS (` + completeOutputSet + completedReturning + `)
+	SELECT id FROM done WHERE ` + noQueueWithoutHistory + ` AND ` + childrenReleased
 
 // noQueueWithoutHistory is true when no queue keeps no history, and fails
 // the statement otherwise: SQL has no statement to raise an error, so it

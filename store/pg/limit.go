@@ -70,11 +70,11 @@ var (
 // recording wraps a completion's update as completeRecordingSQL describes: it
 // appends one [queue, count] pair per queue of the rows it completed.
 func recording(update string) string {
-	return completionHead + update + completionTail + releaseChildren + `,
+	return completionHead + update + completionTail + `,
 	recorded AS MATERIALIZED (
 		SELECT set_config('tickwork.ended', (coalesce(nullif(current_setting('tickwork.ended', true), ''), '[]')::jsonb
 			|| coalesce((SELECT jsonb_agg(jsonb_build_array(n.queue, n.ended)) FROM (SELECT queue, count(*) AS ended FROM done GROUP BY queue) AS n), '[]'))::text, true))
-	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0 AND ` + childrenNotified
+	SELECT id FROM done WHERE (SELECT count(*) FROM recorded) > 0 AND ` + childrenReleased
 }
 
 // limitLockSQL decides, for each limited queue of $2 that is not paused,

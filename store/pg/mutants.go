@@ -2,6 +2,7 @@ package pg
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tickwork/tickwork/internal/mutant"
@@ -138,7 +139,7 @@ var plantedEdits = append([]plantedEdit{
 	// without the share lock that keeps a leader from declaring the worker
 	// dead until the pass commits.
 	{mutant.PGPassLiveUnlocked, func(s *statements) *string { return &s.passLive }, " FOR SHARE)", ")"},
-}, completeUncheckedEdits()...)
+}, slices.Concat(completeUncheckedEdits(), releaseSkippedEdits())...)
 
 // completeUncheckedEdits plant pg-complete-unchecked: every completion,
 // CompleteJobs's and a job pass's, completes the rows whatever their
@@ -155,6 +156,18 @@ func completeUncheckedEdits() []plantedEdit {
 	return edits
 }
 
+// releaseSkippedEdits plant pg-release-skipped in every completion.
+func releaseSkippedEdits() []plantedEdit {
+	var edits []plantedEdit
+	for i := range completionSQL {
+		for m := range numCompletionModes {
+			edits = append(edits, plantedEdit{mutant.PGReleaseSkipped,
+				func(s *statements) *string { return &s.completions[i][m] }, releaseWhenAwaited, releaseWhenNotAwaited})
+		}
+	}
+	return edits
+}
+
 // The texts the planted bugs edit.
 const (
 	jobsSkipLocked = "FOR UPDATE SKIP LOCKED) AS c" // a reservation's scan of the jobs (pickJobs)
@@ -163,6 +176,9 @@ const (
 	// pausedAllRow is the end of reservable's condition on the pause-all row.
 	pausedAllRow        = ".queues WHERE name = '')"
 	pausedAllRowIgnored = ".queues WHERE name = '' AND false)"
+	// releaseWhenAwaited is childrenReleased's condition.
+	releaseWhenAwaited    = "WHERE EXISTS (SELECT FROM done WHERE awaited)"
+	releaseWhenNotAwaited = "WHERE EXISTS (SELECT FROM done WHERE NOT awaited)"
 )
 
 // plant checks that every edit finds its text, panicking otherwise, and

@@ -88,6 +88,44 @@ func TestDependenciesStayBoundedWithAMillionRows(t *testing.T) {
 					t.Errorf("%s, %s, %s: %s\n%s", c.name, stats, mode, strings.Join(bad, "; "), plan)
 				}
 			}
+			releasePlansStayBounded(t, s, stats+", "+mode, mode)
+		}
+	}
+}
+
+// releasePlansStayBounded: a completion calls release_children only when
+// a job it completed is awaited, and the function's statement then reads
+// job_waits and jobs through index scans bounded by a condition, about as
+// many rows as it changes. EXPLAIN cannot reach a function's statements:
+// auto_explain reports them.
+func releasePlansStayBounded(t *testing.T, s *pg.Store, what, mode string) {
+	t.Helper()
+	for _, c := range []struct {
+		name     string
+		id       string
+		releases int // statements of release_children run
+	}{
+		{"a parent of three", smallParent, 1},
+		{"a job nobody waits for", "'00000000-0000-0000-0000-000000000006'", 0},
+	} {
+		plans := autoExplained(t, s, []string{"SET LOCAL plan_cache_mode = " + mode, "PREPARE tw_complete AS " + pg.CompleteSQL(s), pg.IndexScansOnlySQL},
+			[]string{"EXECUTE tw_complete(NULL, '{" + strings.Trim(c.id, "'") + "}', " + liveWorker + ")"})
+		releases := 0
+		for _, p := range plans {
+			if !strings.Contains(p.Query, "DELETE FROM job_waits") {
+				continue
+			}
+			releases++
+			bad := append(boundedJobScans(p.Plan, "jobs_pkey"), boundedWaitScans(p.Plan)...)
+			if read := rowsRead(p.Plan); read > 10*3+20 {
+				bad = append(bad, fmt.Sprintf("read %.0f rows of jobs and job_waits to release 3", read))
+			}
+			if len(bad) > 0 {
+				t.Errorf("release the children of %s, %s: %s\n%s\n%s", c.name, what, strings.Join(bad, "; "), p.Query, p.Plan)
+			}
+		}
+		if releases != c.releases {
+			t.Errorf("completing %s, %s, ran release_children's statement %d times, want %d", c.name, what, releases, c.releases)
 		}
 	}
 }

@@ -51,6 +51,19 @@ func enqueueFunctionPlansStayBounded(t *testing.T, s *pg.Store, mode string) {
 // returns the plans of the statements the calls ran.
 func functionPlans(t *testing.T, s *pg.Store, mode string, calls []string) []nestedPlan {
 	t.Helper()
+	fn := pgx.Identifier{s.Schema()}.Sanitize() + ".enqueue"
+	var stmts []string
+	for _, args := range calls {
+		stmts = append(stmts, "SELECT "+fn+args)
+	}
+	return autoExplained(t, s, []string{"SET LOCAL plan_cache_mode = " + mode}, stmts)
+}
+
+// autoExplained runs stmts after setup in a transaction rolled back
+// afterwards, and returns the plans auto_explain reports for them and for
+// every statement they ran inside functions, in the order they ended.
+func autoExplained(t *testing.T, s *pg.Store, setup, stmts []string) []nestedPlan {
+	t.Helper()
 	ctx := t.Context()
 	var mu sync.Mutex
 	var plans []nestedPlan
@@ -65,14 +78,13 @@ func functionPlans(t *testing.T, s *pg.Store, mode string, calls []string) []nes
 		plans = append(plans, p)
 		mu.Unlock()
 	}
-	fn := pgx.Identifier{s.Schema()}.Sanitize() + ".enqueue"
-	tx, done := planTx(t, cfg, []string{"LOAD 'auto_explain'", "SET LOCAL auto_explain.log_min_duration = 0",
+	tx, done := planTx(t, cfg, append([]string{"LOAD 'auto_explain'", "SET LOCAL auto_explain.log_min_duration = 0",
 		"SET LOCAL auto_explain.log_analyze = on", "SET LOCAL auto_explain.log_nested_statements = on",
-		"SET LOCAL auto_explain.log_format = json", "SET LOCAL client_min_messages = log", "SET LOCAL plan_cache_mode = " + mode})
+		"SET LOCAL auto_explain.log_format = json", "SET LOCAL client_min_messages = log"}, setup...))
 	defer done()
-	for _, args := range calls {
-		if _, err := tx.Exec(ctx, "SELECT "+fn+args); err != nil {
-			t.Fatalf("enqueue%s: %v", args, err)
+	for _, q := range stmts {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	mu.Lock()

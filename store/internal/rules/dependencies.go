@@ -112,7 +112,8 @@ func Leaves(before, after store.Job) bool {
 // which completed at now, and whether it changed: the settling a parent's
 // completion does in its own transaction. Only the leader's
 // SettleWaitingJobs (Settle) looks at the child's other parents. store/pg
-// does the same in its completion statement (releaseChildren).
+// does the same in release_children (migration 0025), which its
+// completion statement calls.
 func DropParents(child store.Job, done func(ulid.ULID) bool, now time.Time) (store.Job, bool) {
 	left := slices.DeleteFunc(slices.Clone(child.Parents), done)
 	if len(left) == len(child.Parents) {
