@@ -84,7 +84,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.queues, "queues", "webhook,noop", "comma-separated queues to process, among the built-in ones")
 	intVar(fs, &f.concurrency, "concurrency", def.MaxConcurrent, 1, 10000, "most jobs running at once")
 	intVar(fs, &f.maxFetch, "max-fetch", def.MaxFetch, 1, 1000, "most jobs reserved per loop iteration")
-	intVar(fs, &f.lanes, "lanes", 1, 1, worker.MaxLanes, "tuning: job paths run at once, each a worker of its own in the database with its share of -concurrency and -max-fetch; two from about 100 jobs in flight, one more per 500 beyond 1,000")
+	intVar(fs, &f.lanes, "lanes", 1, 1, worker.MaxLanes, "tuning: job paths run at once, each a worker of its own in the database with its share of -concurrency and -max-fetch; two from about 100 jobs in flight when the database has time to spare, one more per 500 beyond 1,000 (docs/OPERATIONS.md, \"Lanes\")")
 	intVar(fs, &f.maxRetries, "max-retries", def.MaxRetries, 0, 100, "retries of a job before it is abandoned (it runs at most this + 1 times), unless its queue's handler or the job sets its own bound")
 	intVar(fs, &f.maxSnoozes, "max-snoozes", def.MaxSnoozes, 0, 10000, "snoozes a job may take before its next snooze fails it")
 	durationVar(fs, &f.retryDelay, "retry-delay", def.Backoff.Base, time.Millisecond, day, "delay before the first retry; it doubles with each attempt")
