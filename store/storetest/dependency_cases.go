@@ -74,6 +74,22 @@ var dependencyCases = []testCase{
 			h.t.Fatalf("settle after the completion changed %v, want nothing", got)
 		}
 	}},
+	{"OneCompletionOfParentsAndOthers", func(h *harness) {
+		// A completion of jobs nobody waits for releases nothing; one
+		// that also completes parents drops all of them at once, from
+		// every child, and leaves a child of another parent waiting.
+		w := h.worker()
+		x, y := h.running(w, "q"), h.running(w, "q")
+		p1, p2, p3 := h.running(w, "q"), h.running(w, "q"), h.running(w, "q")
+		c1, c2, c3 := h.insertChild(false, p1), h.insertChild(false, p2, p1), h.insertChild(false, p3, p2)
+		h.complete(w, x)
+		h.wantWaiting(c1, store.Waiting, p1)
+		h.complete(w, y, p1, p2)
+		h.wantWaiting(c1, store.Available)
+		h.wantWaiting(c2, store.Available)
+		h.wantWaiting(c3, store.Waiting, p3)
+		h.wantTook(h.reserve(w, 10, "c"), "after the one completion", c1, c2)
+	}},
 	{"ReleaseNotifiesItsQueue", func(h *harness) {
 		w := h.worker()
 		p1, p2 := h.running(w, "q"), h.running(w, "q")
