@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tickwork/tickwork/internal/mutant"
-	"github.com/tickwork/tickwork/sim"
 )
 
 // sampleSeeds is how many seeds the kill-rate column runs per bug; an
@@ -87,7 +86,7 @@ func runMutants(cfg config, w io.Writer) int {
 			return 2
 		}
 		if rec, ok := recorded[name]; ok {
-			o, err := catchAt(withFaults(cfg, rec.faults), rec.seed)
+			o, err := catchAt(withFaults(cfg, rec), rec.seed)
 			if err != nil {
 				fmt.Fprintln(w, "simulate:", err)
 				return 2
@@ -128,12 +127,10 @@ func brokenBy(o *outcome) string {
 	return "nondeterministic trace"
 }
 
-// withFaults is cfg with the fault kinds of faults (a -faults value,
-// checked by readMutantSeeds) forced, if any.
-func withFaults(cfg config, faults string) config {
-	if faults != "" {
-		cfg.faults = faults
-		cfg.overrides, _ = sim.ParseFaultOverrides(faults)
+// withFaults is cfg with the fault kinds rec forces, if any.
+func withFaults(cfg config, rec recordedSeed) config {
+	if rec.faults != "" {
+		cfg.faults, cfg.overrides = rec.faults, rec.overrides
 	}
 	return cfg
 }

@@ -22,8 +22,9 @@ type mutantSeeds map[string]recordedSeed
 // on or off for it (a -faults value, "" for none): a rare catch found
 // before a new kind was drawn keeps its scenario by turning the kind off.
 type recordedSeed struct {
-	seed   uint64
-	faults string
+	seed      uint64
+	faults    string
+	overrides sim.FaultOverrides // faults, parsed
 }
 
 // readMutantSeeds reads FILE: a "name seed [faults]" line per bug; '#'
@@ -51,7 +52,7 @@ func readMutantSeeds(path string) (mutantSeeds, error) {
 		}
 		rec := recordedSeed{seed: seed}
 		if len(fields) == 3 {
-			if _, err := sim.ParseFaultOverrides(fields[2]); err != nil {
+			if rec.overrides, err = sim.ParseFaultOverrides(fields[2]); err != nil {
 				return nil, fmt.Errorf("-mutant-seeds %s line %d: fault kinds %q of %s: %w", path, n, fields[2], fields[0], err)
 			}
 			rec.faults = fields[2]

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tickwork/tickwork/sim"
 )
 
 func TestReadMutantSeeds(t *testing.T) {
@@ -17,8 +19,9 @@ func TestReadMutantSeeds(t *testing.T) {
 		return path
 	}
 	seeds, err := readMutantSeeds(write("good", "# comment\n\nmax-fetch 1\n  no-rescue   42  -bulk,+crash\n"))
+	forced, _ := sim.ParseFaultOverrides("-bulk,+crash")
 	if err != nil || len(seeds) != 2 || seeds["max-fetch"] != (recordedSeed{seed: 1}) ||
-		seeds["no-rescue"] != (recordedSeed{seed: 42, faults: "-bulk,+crash"}) {
+		seeds["no-rescue"] != (recordedSeed{seed: 42, faults: "-bulk,+crash", overrides: forced}) {
 		t.Fatalf("good file: %v, %v", seeds, err)
 	}
 	for _, c := range []struct{ name, text, want string }{
