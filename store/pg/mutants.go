@@ -82,9 +82,10 @@ type plantedEdit struct {
 }
 
 // plantedEdits are store/pg's planted bugs that edit a statement's text
-// (mutants_split.go has those that split a statement in two). Each needs two transactions
-// in flight together to show, so only the interleaved simulation
-// (simulate -store pg -interleave) catches them.
+// (mutants_split.go has those that split a statement in two). Most need
+// two transactions in flight together to show, so only the interleaved
+// simulation (simulate -store pg -interleave) catches them; the serial
+// one catches those mutant.PGSerial names.
 var plantedEdits = append([]plantedEdit{
 	// pg-no-skip-locked: a reservation's scan of the jobs (not of the rate
 	// slots) waits for the rows another transaction holds.
@@ -139,30 +140,23 @@ var plantedEdits = append([]plantedEdit{
 	// without the share lock that keeps a leader from declaring the worker
 	// dead until the pass commits.
 	{mutant.PGPassLiveUnlocked, func(s *statements) *string { return &s.passLive }, " FOR SHARE)", ")"},
-}, slices.Concat(completeUncheckedEdits(), releaseSkippedEdits())...)
+}, slices.Concat(
+	// pg-complete-unchecked: every completion, CompleteJobs's and a job
+	// pass's, completes the rows whatever their status and worker (the
+	// worker's id still bound, to keep the statement's parameters).
+	inEveryCompletion(mutant.PGCompleteUnchecked, completeCheck, "$3::uuid IS NOT NULL"),
+	// pg-release-skipped: release_children is called only when a
+	// completed row is not awaited.
+	inEveryCompletion(mutant.PGReleaseSkipped, releaseWhenAwaited, releaseWhenNotAwaited),
+)...)
 
-// completeUncheckedEdits plant pg-complete-unchecked: every completion,
-// CompleteJobs's and a job pass's, completes the rows whatever their
-// status and worker (the worker's id still bound, to keep the statement's
-// parameters).
-func completeUncheckedEdits() []plantedEdit {
+// inEveryCompletion is bug's edit of old into new in each completion
+// statement (completionSQL).
+func inEveryCompletion(bug, old, new string) []plantedEdit {
 	var edits []plantedEdit
 	for i := range completionSQL {
 		for m := range numCompletionModes {
-			edits = append(edits, plantedEdit{mutant.PGCompleteUnchecked,
-				func(s *statements) *string { return &s.completions[i][m] }, completeCheck, "$3::uuid IS NOT NULL"})
-		}
-	}
-	return edits
-}
-
-// releaseSkippedEdits plant pg-release-skipped in every completion.
-func releaseSkippedEdits() []plantedEdit {
-	var edits []plantedEdit
-	for i := range completionSQL {
-		for m := range numCompletionModes {
-			edits = append(edits, plantedEdit{mutant.PGReleaseSkipped,
-				func(s *statements) *string { return &s.completions[i][m] }, releaseWhenAwaited, releaseWhenNotAwaited})
+			edits = append(edits, plantedEdit{bug, func(s *statements) *string { return &s.completions[i][m] }, old, new})
 		}
 	}
 	return edits

@@ -108,8 +108,8 @@ func releasePlansStayBounded(t *testing.T, s *pg.Store, what, mode string) {
 		{"a parent of three", smallParent, 1},
 		{"a job nobody waits for", "'00000000-0000-0000-0000-000000000006'", 0},
 	} {
-		plans := autoExplained(t, s, []string{"SET LOCAL plan_cache_mode = " + mode, "PREPARE tw_complete AS " + pg.CompleteSQL(s), pg.IndexScansOnlySQL},
-			[]string{"EXECUTE tw_complete(NULL, '{" + strings.Trim(c.id, "'") + "}', " + liveWorker + ")"})
+		plans := autoExplained(t, s, prepared(planOptions{mode: mode, guarded: true}, pg.CompleteSQL(s)),
+			[]string{"EXECUTE tw_plan(NULL, '{" + strings.Trim(c.id, "'") + "}', " + liveWorker + ")"})
 		releases := 0
 		for _, p := range plans {
 			if !strings.Contains(p.Query, "DELETE FROM job_waits") {

@@ -37,17 +37,23 @@ type planOptions struct {
 	setup   []string // statements to run first, in the same transaction
 }
 
+// prepared is the setup that prepares query as tw_plan, planned as o says
+// (its mode, and index scans only if guarded) as the store plans it.
+func prepared(o planOptions, query string) []string {
+	setup := []string{"SET LOCAL plan_cache_mode = " + o.mode, "PREPARE tw_plan AS " + query}
+	if o.guarded {
+		setup = append(setup, pg.IndexScansOnlySQL)
+	}
+	return setup
+}
+
 // explainPlan returns the plan of query, prepared, for EXECUTE with args,
 // as the store runs it.
 func explainPlan(t *testing.T, s *pg.Store, o planOptions, query, args string) planNode {
 	t.Helper()
 	ctx := t.Context()
-	setup := []string{"SET LOCAL plan_cache_mode = " + o.mode, "PREPARE tw_plan AS " + query}
-	if o.guarded {
-		setup = append(setup, pg.IndexScansOnlySQL)
-	}
 	// A connection of its own: the prepared statement dies with it.
-	tx, done := planTx(t, s.Pool().Config().ConnConfig.Copy(), append(setup, o.setup...))
+	tx, done := planTx(t, s.Pool().Config().ConnConfig.Copy(), append(prepared(o, query), o.setup...))
 	defer done()
 	explain := "EXPLAIN (FORMAT JSON) "
 	if o.analyze {
