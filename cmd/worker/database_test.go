@@ -257,3 +257,79 @@ func TestPermanentServerErrorIsNotRetried(t *testing.T) {
 		t.Errorf("a permanent error was retried or reported as success:\n%s%s", stdout, stderr)
 	}
 }
+
+// A stop signal while the worker still waits for its database is a
+// shutdown with nothing to drain: exit 0, not a connection failure. Two
+// waits: on a refused address between attempts, and inside an attempt on
+// a server that accepts the connection and never answers.
+func TestStopWhileConnectingIsACleanExit(t *testing.T) {
+	refused, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedAddr := refused.Addr().String()
+	refused.Close()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	var held []net.Conn
+	var heldMu sync.Mutex
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			heldMu.Lock()
+			held = append(held, conn)
+			heldMu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	accepted := func() bool {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		return len(held) > 0
+	}
+	for name, c := range map[string]struct {
+		addr    string
+		waiting func(out string) bool
+	}{
+		"refused": {refusedAddr, func(out string) bool { return strings.Contains(out, "database unreachable; retrying") }},
+		"silent":  {silent.Addr().String(), func(string) bool { return accepted() }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			url := fmt.Sprintf("postgres://tick:%s@%s/queue?sslmode=disable", secretPassword, c.addr)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var out lockedBuffer
+			cl := &cli{stdout: &out, stderr: &out, env: fakeEnv(nil), environ: func() []string { return nil }, abandon: context.Background()}
+			done := make(chan int, 1)
+			go func() {
+				done <- cl.main(ctx, []string{"run", "-database-url", url, "-connect-timeout", "1m", "-metrics-addr", ""})
+			}()
+			for deadline := time.Now().Add(10 * time.Second); !c.waiting(out.String()); time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the worker was not waiting for its database within 10s; output:\n%s", out.String())
+				}
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != exitOK || !strings.Contains(out.String(), "worker stopped before it started") || strings.Contains(out.String(), "gave up") {
+					t.Fatalf("exit %d after a stop while connecting, want %d and a clean stop; output:\n%s", code, exitOK, out.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the worker did not stop within 10s of the signal; output:\n%s", out.String())
+			}
+		})
+	}
+}

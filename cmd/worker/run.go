@@ -19,8 +19,9 @@ const runSynopsis = `worker run [flags]
 
 Processes jobs of the -queues with the built-in handlers until SIGTERM or
 SIGINT, then stops reserving, waits up to -drain-timeout for running jobs,
-releases those that did not finish (they are retried) and exits 0. A second
-signal abandons the drain: running jobs are cancelled at once and released
+releases those that did not finish (they are retried) and exits 0; a signal
+while it still connects to the database stops it at once, also with 0. A
+second signal abandons the drain: running jobs are cancelled at once and released
 (failed with reason "worker shut down", retried while attempts remain), the
 worker is marked shut down and the process exits 1. A third signal kills it
 at once.
@@ -217,11 +218,23 @@ func (c *cli) runCmd(ctx context.Context, args []string) error {
 	// failover, pg_terminate_backend) is waited out within
 	// -connect-timeout instead of ending the process.
 	st, err := c.openWriterStore(ctx, &f.db, log)
+	if stoppedWhileStarting(ctx, err) {
+		log.Info("worker stopped before it started: a signal came while it connected; nothing ran, so nothing to drain")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	return c.serve(ctx, st, cfg, &f, log)
+}
+
+// stoppedWhileStarting reports whether err only says that the stop
+// signal cut the startup short: a deployment that stops a worker it has
+// just started (a rollout undone, a scale-down) asked for a shutdown,
+// which with no job reserved is clean, not a failure.
+func stoppedWhileStarting(stop context.Context, err error) bool {
+	return err != nil && stop.Err() != nil && errors.Is(err, context.Canceled)
 }
 
 // serve runs the worker and the metrics server until ctx is done and the
