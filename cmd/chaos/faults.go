@@ -85,10 +85,13 @@ func (r *run) inject(ctx context.Context, kind faultKind) error {
 
 // pick returns a random worker that runs, is not stopped and is not
 // draining, or nil.
-func (r *run) pick() *slot {
+func (r *run) pick() *slot { return r.pickWhere(func(*slot) bool { return true }) }
+
+// pickWhere is pick among the workers that also satisfy ok.
+func (r *run) pickWhere(ok func(*slot) bool) *slot {
 	var up []*slot
 	for _, s := range r.fleet.slots {
-		if s.alive() && !s.stopped && !s.expectExit {
+		if s.alive() && !s.stopped && !s.expectExit && ok(s) {
 			up = append(up, s)
 		}
 	}
@@ -159,9 +162,11 @@ func (r *run) busiest() *slot {
 }
 
 // drainOne asks a worker to shut down gracefully while it has jobs in
-// flight; tend starts it again once it has exited.
+// flight; tend starts it again once it has exited. Only a worker past its
+// first moments: before the binary's main has set its handler, SIGTERM
+// kills any process, which is the kernel's default and no drain.
 func (r *run) drainOne() error {
-	s := r.pick()
+	s := r.pickWhere((*slot).handlesSignals)
 	if s == nil {
 		return nil
 	}

@@ -89,6 +89,26 @@ func TestLoadLog(t *testing.T) {
 	}
 }
 
+// A worker is drained only once it surely handles SIGTERM: its history
+// log exists, or it started long ago.
+func TestHandlesSignals(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "w1.1.history.jsonl")
+	s := &slot{name: "w1", startedAt: time.Now(), logs: []string{log}}
+	if s.handlesSignals() {
+		t.Fatal("a worker started a moment ago, with no history log yet, counts as handling signals")
+	}
+	if err := os.WriteFile(log, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !s.handlesSignals() {
+		t.Fatal("a worker whose history log exists does not count as handling signals")
+	}
+	old := &slot{name: "w2", startedAt: time.Now().Add(-2 * signalsHandledAfter), logs: []string{log + ".none"}}
+	if !old.handlesSignals() {
+		t.Fatal("a worker started long ago, still connecting, does not count as handling signals")
+	}
+}
+
 func TestWithAppName(t *testing.T) {
 	u, err := url.Parse(withAppName("postgres://u@h:5432/d?sslmode=disable", "chaos-s-w1"))
 	if err != nil || u.Query().Get("application_name") != "chaos-s-w1" || u.Query().Get("sslmode") != "disable" {

@@ -31,6 +31,7 @@ type slot struct {
 	expectExit bool      // we signalled it to exit
 	draining   bool      // SIGTERMed mid-run: start it again once it exited
 	restartAt  time.Time // when to start it again (zero: not waiting)
+	startedAt  time.Time // when its current life began
 	logs       []string  // history logs of every life
 	stderrs    []string
 }
@@ -93,7 +94,7 @@ func (f *fleet) start(s *slot) error {
 		return fmt.Errorf("start %s: %w", s.name, err)
 	}
 	f.starts++
-	s.cmd, s.done, s.err = cmd, make(chan struct{}), nil
+	s.cmd, s.done, s.err, s.startedAt = cmd, make(chan struct{}), nil, time.Now()
 	s.stopped, s.expectExit, s.draining, s.restartAt = false, false, false, time.Time{}
 	s.logs, s.stderrs = append(s.logs, logPath), append(s.stderrs, errPath)
 	done := s.done
@@ -121,6 +122,25 @@ func (s *slot) alive() bool {
 		return true
 	}
 }
+
+// handlesSignals reports whether the current life has surely reached the
+// binary's main, which sets the SIGTERM handler first: it has opened its
+// history log (after connecting), or it began long enough ago (a worker
+// still connecting handles SIGTERM too, and exits 0).
+func (s *slot) handlesSignals() bool {
+	if time.Since(s.startedAt) > signalsHandledAfter {
+		return true
+	}
+	if len(s.logs) == 0 {
+		return false
+	}
+	_, err := os.Stat(s.logs[len(s.logs)-1])
+	return err == nil
+}
+
+// signalsHandledAfter is far more than a process takes from exec to its
+// main's first line, on a loaded machine too.
+const signalsHandledAfter = 2 * time.Second
 
 func (s *slot) signal(sig syscall.Signal) error {
 	if err := s.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
