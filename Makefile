@@ -15,8 +15,9 @@ STATICCHECK := $(GO) tool staticcheck
 # its 10-minute timeout, the interleaved seeds took 720 s instead of about
 # 60, timing-bound end-to-end tests failed, and a live chaos run beside
 # the in-memory seeds logged a worker's fenced result before the rescue
-# that fenced it: property 6). Each step prints its time, and the total
-# comes last.
+# that fenced it: property 6, since mended in the history log, which
+# stamped the refusal with its pass's transaction start). Each step
+# prints its time, and the total comes last.
 TEST_STEPS = lint unit simulate simulate-pg-ci mutants chaos-ci chaos-net-ci
 test:
 	@t0=$$(date +%s); rc=0; \

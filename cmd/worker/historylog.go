@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -41,6 +42,7 @@ type historyLog struct {
 	worker    ulid.ULID
 	terms     map[ulid.ULID]time.Time // elected_at of each of our worker ids' lease term
 	pending   []props.Event           // translated events waiting for a store time
+	fenced    []props.Event           // refused results waiting for a later store time (Observe)
 	latest    time.Time               // the latest store time of an event so far
 	err       error                   // the first write error
 }
@@ -93,6 +95,18 @@ func (h *historyLog) Observe(e engine.Event) {
 	}
 	h.before(e.StoreTime)
 	h.leaderTerm(e)
+	if ok && ev.Kind == props.ResultFenced {
+		// The store time of a pass is its transaction's start, and under
+		// READ COMMITTED the completion inside it sees what committed
+		// after that: the rescue that fenced the result may carry a later
+		// time than the pass (seen once in the live chaos run: "fenced off
+		// though the row still runs under it"). So the refusal waits for
+		// the next transaction's store time, which comes after the
+		// rescue's commit.
+		ev.Time = e.StoreTime
+		h.fenced = append(h.fenced, ev)
+		return
+	}
 	if ok {
 		h.write(ev)
 	}
@@ -122,6 +136,14 @@ func (h *historyLog) before(t time.Time) {
 		h.write(ev)
 	}
 	h.pending = h.pending[:0]
+	h.fenced = slices.DeleteFunc(h.fenced, func(ev props.Event) bool {
+		if !stamp.After(ev.Time) {
+			return false // the same transaction's time: keep waiting
+		}
+		ev.Time = stamp
+		h.write(ev)
+		return true
+	})
 	h.latest = stamp
 }
 

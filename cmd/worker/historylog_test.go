@@ -20,7 +20,8 @@ import (
 
 // The history log writes what props.Reconstruct reads: the worker's
 // events as history.Translator maps them, store times only (an event no
-// transaction stamped takes the next store time), the life's opening
+// transaction stamped takes the next store time, a refused result the
+// next later one), the life's opening
 // Restarted, and leader terms as lease commits.
 func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -88,8 +89,8 @@ func TestHistoryLogTranslatesWorkerEvents(t *testing.T) {
 		{Kind: props.DrainDeadline, Time: at(11), Worker: w2},
 		{Kind: props.ExecsCancelled, Time: at(11), Worker: w2},
 		{Kind: props.ExecEnded, Time: at(11), Worker: w1, Job: j3, Decision: props.Succeed},
-		{Kind: props.ResultFenced, Time: at(11), Worker: w1, Job: j3},
 		{Kind: props.Commit, Time: at(11), Worker: w2, Leases: []props.LeaseChange{{}}},
+		{Kind: props.ResultFenced, Time: at(12), Worker: w1, Job: j3}, // the next transaction's time
 		{Kind: props.ShutdownCompleted, Time: at(12), Worker: w2},
 	}
 	for i := range want {
@@ -197,5 +198,39 @@ func TestHistoryLogNeverStampsAnEndBeforeWhatItFollows(t *testing.T) {
 	}
 	if ended == nil || !ended.Time.Equal(at(5)) {
 		t.Fatalf("the end of %s: %+v, want it stamped %v (its start), not the recovered job's earlier start\n%s", j1, ended, at(5), buf.String())
+	}
+}
+
+// A refused result is stamped with the store time of a later transaction
+// than the pass that was refused: the rescue that fenced it started after
+// that pass's transaction and committed before its completion ran, so
+// the pass's own time would put the refusal before the rescue, where the
+// row still runs under the worker.
+func TestHistoryLogStampsARefusalAfterWhatFencedIt(t *testing.T) {
+	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	w := ulid.MustParse("01J0000000000000000000000A")
+	j1, j2 := ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002")
+
+	var buf bytes.Buffer
+	h := newHistoryLog(&buf, "p1")
+	for _, e := range []engine.Event{
+		{Kind: engine.EventRegistered, Worker: w, StoreTime: at(1)},
+		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(2), Job: store.Job{ID: j1, Queue: "q"}},
+		// The pass at 10 is refused j1's result (a rescue at 15 fenced
+		// it) and reserves j2 in the same transaction.
+		{Kind: engine.EventResultFenced, Worker: w, StoreTime: at(10), Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Succeed},
+		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(10), Job: store.Job{ID: j2, Queue: "q"}},
+		{Kind: engine.EventResultRecorded, Worker: w, StoreTime: at(20), Job: store.Job{ID: j2, Queue: "q"}, Decision: worker.Succeed},
+	} {
+		h.Observe(e)
+	}
+	var kinds []string
+	for _, e := range decodeHistoryLines(t, buf.String()) {
+		kinds = append(kinds, fmt.Sprintf("%s@%d", e.Kind, e.Time.Sub(base).Milliseconds()))
+	}
+	want := "restarted@1 exec_started@2 exec_started@10 result_fenced@20"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Fatalf("history log:\n got %s\nwant %s", got, want)
 	}
 }
