@@ -174,11 +174,7 @@ func mustJSON(t *testing.T, v any) string {
 // whose commit went unseen is reported started at that reservation's
 // time, which may come before the ended job's own start.
 func TestHistoryLogNeverStampsAnEndBeforeWhatItFollows(t *testing.T) {
-	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
-	w := ulid.MustParse("01J0000000000000000000000A")
-	j1, j2 := ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002")
-
+	at, w, j1, j2 := logTimes, logWorker, logJob1, logJob2
 	var buf bytes.Buffer
 	h := newHistoryLog(&buf, "p1")
 	for _, e := range []engine.Event{
@@ -207,11 +203,7 @@ func TestHistoryLogNeverStampsAnEndBeforeWhatItFollows(t *testing.T) {
 // the pass's own time would put the refusal before the rescue, where the
 // row still runs under the worker.
 func TestHistoryLogStampsARefusalAfterWhatFencedIt(t *testing.T) {
-	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
-	w := ulid.MustParse("01J0000000000000000000000A")
-	j1, j2 := ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002")
-
+	at, w, j1, j2 := logTimes, logWorker, logJob1, logJob2
 	var buf bytes.Buffer
 	h := newHistoryLog(&buf, "p1")
 	for _, e := range []engine.Event{
@@ -227,10 +219,21 @@ func TestHistoryLogStampsARefusalAfterWhatFencedIt(t *testing.T) {
 	}
 	var kinds []string
 	for _, e := range decodeHistoryLines(t, buf.String()) {
-		kinds = append(kinds, fmt.Sprintf("%s@%d", e.Kind, e.Time.Sub(base).Milliseconds()))
+		kinds = append(kinds, fmt.Sprintf("%s@%d", e.Kind, e.Time.Sub(logTimes(0)).Milliseconds()))
 	}
 	want := "restarted@1 exec_started@2 exec_started@10 result_fenced@20"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("history log:\n got %s\nwant %s", got, want)
 	}
+}
+
+// The worker, jobs and times of the single-worker history log tests.
+var (
+	logWorker        = ulid.MustParse("01J0000000000000000000000A")
+	logJob1, logJob2 = ulid.MustParse("01J00000000000000000000001"), ulid.MustParse("01J00000000000000000000002")
+)
+
+// logTimes returns the store time ms milliseconds into those tests.
+func logTimes(ms int) time.Time {
+	return time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
 }
