@@ -191,29 +191,45 @@ func (ctl *Controller) Step(ctx context.Context) (bool, error) {
 // some wait on what no actor will release.
 func (ctl *Controller) Settle(ctx context.Context) ([]Pending, error) {
 	for {
-		if err := ctl.settle(ctx); err != nil {
+		v, err := ctl.settle(ctx)
+		if err != nil {
 			return nil, err
 		}
 		broke, err := ctl.breakDeadlock(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if !broke {
-			break
+		if broke {
+			continue
+		}
+		if pending, settled, err := ctl.pendingAt(v); settled {
+			return pending, err
 		}
 	}
+}
+
+// pendingAt returns the round trips parked at the gate if the state is
+// still the version settle found settled (settled); if anything moved
+// since, the caller settles again. A round trip given up at the gate (its
+// context cancelled) leaves it on its writer's goroutine: read after that,
+// without the check, the actor looked busy with nothing parked nor sent,
+// and Settle reported it stuck on a lock (TestCancelledContextLeavesTheGate
+// under -race, twice in a row).
+func (ctl *Controller) pendingAt(v uint64) (pending []Pending, settled bool, err error) {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
-	var pending []Pending
+	if ctl.version != v {
+		return nil, false, nil
+	}
 	for _, c := range ctl.sortedLocked() {
 		if c.phase == parked && !c.closed {
 			pending = append(pending, Pending{Conn: c.id, Statements: c.trip, Commits: c.held || !c.hold && commits(c.inTx, c.trip)})
 		}
 	}
 	if busy := ctl.busyLocked(); len(pending) == 0 && len(busy) > 0 {
-		return nil, fmt.Errorf("interleave: actors %v neither finish nor send: they wait on locks no running actor releases", busy)
+		return nil, true, fmt.Errorf("interleave: actors %v neither finish nor send: they wait on locks no running actor releases", busy)
 	}
-	return pending, nil
+	return pending, true, nil
 }
 
 // Release lets the parked round trip of connection id ("label#n") go.

@@ -13,8 +13,9 @@ import (
 // lock of another gated connection, and every released round trip has
 // either been answered or waits on such a lock. Then it records what
 // finished and who waits on whom, in connection order, so that what is
-// recorded does not depend on when the answers arrived.
-func (ctl *Controller) settle(ctx context.Context) error {
+// recorded does not depend on when the answers arrived. It returns the
+// version of the state it found settled.
+func (ctl *Controller) settle(ctx context.Context) (uint64, error) {
 	delay := minPoll
 	ask := false // a released round trip usually answers within the first
 	// poll delay: ask the server about it only once that has passed
@@ -26,24 +27,24 @@ func (ctl *Controller) settle(ctx context.Context) error {
 		if quiet && (ask || len(flight) == 0) {
 			gone, err := ctl.zombiesGone(ctx)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			on, blocked, err := ctl.blockers(ctx, flight)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			blocked = blocked && gone
 			ctl.mu.Lock()
 			if ctl.version == v && blocked {
 				ctl.reportLocked(flight, on)
 				ctl.mu.Unlock()
-				return nil
+				return v, nil
 			}
 			ctl.mu.Unlock()
 		}
 		changed, err := ctl.wait(ctx, quiet, &delay)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		ask = !changed
 	}
