@@ -21,10 +21,10 @@ Processes jobs of the -queues with the built-in handlers until SIGTERM or
 SIGINT, then stops reserving, waits up to -drain-timeout for running jobs,
 releases those that did not finish (they are retried) and exits 0; a signal
 while it still connects to the database stops it at once, also with 0. A
-second signal abandons the drain: running jobs are cancelled at once and released
-(failed with reason "worker shut down", retried while attempts remain), the
-worker is marked shut down and the process exits 1. A third signal kills it
-at once.
+second signal abandons the drain: running jobs are cancelled at once and
+released (failed with reason "worker shut down", retried while attempts
+remain), the worker is marked shut down and the process exits 1. A third
+signal kills it at once.
 
 Built-in queues:
   webhook  payload {"url": "...", "body": <any JSON>, "headers": {...}}:
