@@ -154,6 +154,16 @@ type sim struct {
 // window is a span of true time.
 type window struct{ from, to time.Duration }
 
+// GCPercent is the garbage collector's target (debug.SetGCPercent) for a
+// process that runs many seeds, as simulate and this package's tests do:
+// each run allocates a few hundred kilobytes and keeps none of it, so
+// collecting less often saves processor time for a few more megabytes.
+// 2,000 seeds, alternating, 2026-12-07: the default 100 took a third more
+// time than 400; 800 ran 7-14% more events a second than 400 (peak
+// resident 54-68 MB against 41-47); 1600 no more than 800, at twice its
+// memory.
+const GCPercent = 800
+
 // Run simulates sc and checks every property. It never panics on a
 // violation: the first one stops the run and is returned.
 func Run(sc Scenario, opt Options) Result {

@@ -82,13 +82,7 @@ func expectedFrom(cfg config) int {
 
 func main() {
 	if os.Getenv("GOGC") == "" {
-		// Each run allocates a few hundred kilobytes and keeps none of it;
-		// collecting less often saves CPU for a few more MB. 2,000 seeds,
-		// alternating, 2026-12-07: the default 100 took a third more time
-		// than 400; 800 ran 7-14% more events a second than 400 (peak
-		// resident 54-68 MB against 41-47); 1600 no more than 800, at
-		// twice its memory.
-		debug.SetGCPercent(800)
+		debug.SetGCPercent(sim.GCPercent)
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -3,16 +3,21 @@ package main
 import (
 	"bytes"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tickwork/tickwork/sim"
 	"github.com/tickwork/tickwork/store/pg/pgtest"
 )
 
 // -parallel runs seeds on goroutines; none may outlive a run (pgtest.Main
 // checks with goleak, and removes a PostgreSQL container it started).
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	debug.SetGCPercent(sim.GCPercent) // as main does
+	pgtest.Main(m)
+}
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
