@@ -273,38 +273,29 @@ func TestStopWhileConnectingIsACleanExit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { silent.Close() })
-	var held []net.Conn
-	var heldMu sync.Mutex
+	held := make(chan net.Conn, 16) // accepted and never answered
 	go func() {
+		defer close(held)
 		for {
 			conn, err := silent.Accept()
 			if err != nil {
 				return
 			}
-			heldMu.Lock()
-			held = append(held, conn)
-			heldMu.Unlock()
+			held <- conn
 		}
 	}()
 	t.Cleanup(func() {
-		heldMu.Lock()
-		defer heldMu.Unlock()
-		for _, c := range held {
+		silent.Close()
+		for c := range held {
 			c.Close()
 		}
 	})
-	accepted := func() bool {
-		heldMu.Lock()
-		defer heldMu.Unlock()
-		return len(held) > 0
-	}
 	for name, c := range map[string]struct {
 		addr    string
 		waiting func(out string) bool
 	}{
 		"refused": {refusedAddr, func(out string) bool { return strings.Contains(out, "database unreachable; retrying") }},
-		"silent":  {silent.Addr().String(), func(string) bool { return accepted() }},
+		"silent":  {silent.Addr().String(), func(string) bool { return len(held) > 0 }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			url := fmt.Sprintf("postgres://tick:%s@%s/queue?sslmode=disable", secretPassword, c.addr)

@@ -41,10 +41,11 @@ type historyLog struct {
 	restarted bool // the Restarted event that opens this life was written
 	worker    ulid.ULID
 	terms     map[ulid.ULID]time.Time // elected_at of each of our worker ids' lease term
-	pending   []props.Event           // translated events waiting for a store time
-	fenced    []props.Event           // refused results waiting for a later store time (Observe)
-	latest    time.Time               // the latest store time of an event so far
-	err       error                   // the first write error
+	// pending holds translated events waiting for a store time; one
+	// whose Time is set waits for a later store time than that (Observe).
+	pending []props.Event
+	latest  time.Time // the latest store time of an event so far
+	err     error     // the first write error
 }
 
 // attachHistoryLog sets up -history-log when given: the log observes the
@@ -103,8 +104,7 @@ func (h *historyLog) Observe(e engine.Event) {
 		// though the row still runs under it"). So the refusal waits for
 		// the next transaction's store time, which comes after the
 		// rescue's commit.
-		ev.Time = e.StoreTime
-		h.fenced = append(h.fenced, ev)
+		h.pending = append(h.pending, ev) // ev.Time: the pass's store time
 		return
 	}
 	if ok {
@@ -131,14 +131,9 @@ func (h *historyLog) before(t time.Time) {
 	if h.latest.After(stamp) {
 		stamp = h.latest
 	}
-	for _, ev := range h.pending {
-		ev.Time = stamp
-		h.write(ev)
-	}
-	h.pending = h.pending[:0]
-	h.fenced = slices.DeleteFunc(h.fenced, func(ev props.Event) bool {
-		if !stamp.After(ev.Time) {
-			return false // the same transaction's time: keep waiting
+	h.pending = slices.DeleteFunc(h.pending, func(ev props.Event) bool {
+		if !ev.Time.IsZero() && !stamp.After(ev.Time) {
+			return false // a refusal at its own transaction's time: it waits on
 		}
 		ev.Time = stamp
 		h.write(ev)

@@ -175,25 +175,21 @@ func mustJSON(t *testing.T, v any) string {
 // time, which may come before the ended job's own start.
 func TestHistoryLogNeverStampsAnEndBeforeWhatItFollows(t *testing.T) {
 	at, w, j1, j2 := logTimes, logWorker, logJob1, logJob2
-	var buf bytes.Buffer
-	h := newHistoryLog(&buf, "p1")
-	for _, e := range []engine.Event{
-		{Kind: engine.EventRegistered, Worker: w, StoreTime: at(1)},
-		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(5), Job: store.Job{ID: j1, Queue: "q"}},
-		{Kind: engine.EventJobFinished, Worker: w, Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Fail, Reason: "HTTP 400"},
-		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(3), Job: store.Job{ID: j2, Queue: "q"}, Reason: "recovered after a reservation whose commit was not seen"},
-		{Kind: engine.EventResultRecorded, Worker: w, StoreTime: at(6), Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Fail, Reason: "HTTP 400"},
-	} {
-		h.Observe(e)
-	}
+	events, text := observed(t,
+		engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: at(1)},
+		engine.Event{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(5), Job: store.Job{ID: j1, Queue: "q"}},
+		engine.Event{Kind: engine.EventJobFinished, Worker: w, Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Fail, Reason: "HTTP 400"},
+		engine.Event{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(3), Job: store.Job{ID: j2, Queue: "q"}, Reason: "recovered after a reservation whose commit was not seen"},
+		engine.Event{Kind: engine.EventResultRecorded, Worker: w, StoreTime: at(6), Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Fail, Reason: "HTTP 400"},
+	)
 	var ended *props.Event
-	for _, e := range decodeHistoryLines(t, buf.String()) {
+	for _, e := range events {
 		if e.Kind == props.ExecEnded {
 			ended = &e
 		}
 	}
 	if ended == nil || !ended.Time.Equal(at(5)) {
-		t.Fatalf("the end of %s: %+v, want it stamped %v (its start), not the recovered job's earlier start\n%s", j1, ended, at(5), buf.String())
+		t.Fatalf("the end of %s: %+v, want it stamped %v (its start), not the recovered job's earlier start\n%s", j1, ended, at(5), text)
 	}
 }
 
@@ -204,27 +200,35 @@ func TestHistoryLogNeverStampsAnEndBeforeWhatItFollows(t *testing.T) {
 // row still runs under the worker.
 func TestHistoryLogStampsARefusalAfterWhatFencedIt(t *testing.T) {
 	at, w, j1, j2 := logTimes, logWorker, logJob1, logJob2
-	var buf bytes.Buffer
-	h := newHistoryLog(&buf, "p1")
-	for _, e := range []engine.Event{
-		{Kind: engine.EventRegistered, Worker: w, StoreTime: at(1)},
-		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(2), Job: store.Job{ID: j1, Queue: "q"}},
+	events, _ := observed(t,
+		engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: at(1)},
+		engine.Event{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(2), Job: store.Job{ID: j1, Queue: "q"}},
 		// The pass at 10 is refused j1's result (a rescue at 15 fenced
 		// it) and reserves j2 in the same transaction.
-		{Kind: engine.EventResultFenced, Worker: w, StoreTime: at(10), Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Succeed},
-		{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(10), Job: store.Job{ID: j2, Queue: "q"}},
-		{Kind: engine.EventResultRecorded, Worker: w, StoreTime: at(20), Job: store.Job{ID: j2, Queue: "q"}, Decision: worker.Succeed},
-	} {
-		h.Observe(e)
-	}
+		engine.Event{Kind: engine.EventResultFenced, Worker: w, StoreTime: at(10), Job: store.Job{ID: j1, Queue: "q"}, Decision: worker.Succeed},
+		engine.Event{Kind: engine.EventJobStarted, Worker: w, StoreTime: at(10), Job: store.Job{ID: j2, Queue: "q"}},
+		engine.Event{Kind: engine.EventResultRecorded, Worker: w, StoreTime: at(20), Job: store.Job{ID: j2, Queue: "q"}, Decision: worker.Succeed},
+	)
 	var kinds []string
-	for _, e := range decodeHistoryLines(t, buf.String()) {
+	for _, e := range events {
 		kinds = append(kinds, fmt.Sprintf("%s@%d", e.Kind, e.Time.Sub(logTimes(0)).Milliseconds()))
 	}
 	want := "restarted@1 exec_started@2 exec_started@10 result_fenced@20"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("history log:\n got %s\nwant %s", got, want)
 	}
+}
+
+// observed feeds events to a new history log and returns what it wrote,
+// decoded and as text.
+func observed(t *testing.T, events ...engine.Event) ([]props.Event, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	h := newHistoryLog(&buf, "p1")
+	for _, e := range events {
+		h.Observe(e)
+	}
+	return decodeHistoryLines(t, buf.String()), buf.String()
 }
 
 // The worker, jobs and times of the single-worker history log tests.
