@@ -14,8 +14,10 @@ import (
 
 const consoleSynopsis = `worker console [-addr 127.0.0.1:8080] [-admin-token TOKEN] [flags]
 
-Serves the operator's web console for -schema until SIGTERM or SIGINT: the
-queues, the workers and the jobs, each page with a JSON twin under /api/.
+Serves the operator's web console for -schema until SIGTERM or SIGINT,
+then exits 0, also when the signal comes while it still connects to the
+database. It shows the queues, the workers and the jobs, each page with a
+JSON twin under /api/.
 It runs no handlers. It is read-only unless an admin token is set (better
 through TICKWORK_ADMIN_TOKEN than on the command line, where other users
 can see it); then a person who logs in with it, or a program that sends it
@@ -53,6 +55,10 @@ func (c *cli) consoleCmd(ctx context.Context, args []string) error {
 	// Its actions write rows: it refuses a schema this release cannot
 	// write, and waits out a connection lost while it checks, as run does.
 	st, err := c.openWriterStore(ctx, db, log)
+	if stoppedWhileStarting(ctx, err) {
+		log.Info("console stopped before it started: a signal came while it connected")
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}

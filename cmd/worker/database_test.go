@@ -258,10 +258,10 @@ func TestPermanentServerErrorIsNotRetried(t *testing.T) {
 	}
 }
 
-// A stop signal while the worker still waits for its database is a
-// shutdown with nothing to drain: exit 0, not a connection failure. Two
-// waits: on a refused address between attempts, and inside an attempt on
-// a server that accepts the connection and never answers.
+// A stop signal while worker run or worker console still waits for its
+// database is a shutdown with nothing to drain: exit 0, not a connection
+// failure. Two waits: on a refused address between attempts, and inside
+// an attempt on a server that accepts the connection and never answers.
 func TestStopWhileConnectingIsACleanExit(t *testing.T) {
 	refused, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -290,37 +290,53 @@ func TestStopWhileConnectingIsACleanExit(t *testing.T) {
 			c.Close()
 		}
 	})
-	for name, c := range map[string]struct {
-		addr    string
-		waiting func(out string) bool
+	commands := []struct {
+		name, stopped string
+		args          []string
 	}{
-		"refused": {refusedAddr, func(out string) bool { return strings.Contains(out, "database unreachable; retrying") }},
-		"silent":  {silent.Addr().String(), func(string) bool { return len(held) > 0 }},
-	} {
-		t.Run(name, func(t *testing.T) {
-			url := fmt.Sprintf("postgres://tick:%s@%s/queue?sslmode=disable", secretPassword, c.addr)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var out lockedBuffer
-			cl := &cli{stdout: &out, stderr: &out, env: fakeEnv(nil), environ: func() []string { return nil }, abandon: context.Background()}
-			done := make(chan int, 1)
-			go func() {
-				done <- cl.main(ctx, []string{"run", "-database-url", url, "-connect-timeout", "1m", "-metrics-addr", ""})
-			}()
-			for deadline := time.Now().Add(10 * time.Second); !c.waiting(out.String()); time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the worker was not waiting for its database within 10s; output:\n%s", out.String())
-				}
-			}
-			cancel()
-			select {
-			case code := <-done:
-				if code != exitOK || !strings.Contains(out.String(), "worker stopped before it started") || strings.Contains(out.String(), "gave up") {
-					t.Fatalf("exit %d after a stop while connecting, want %d and a clean stop; output:\n%s", code, exitOK, out.String())
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("the worker did not stop within 10s of the signal; output:\n%s", out.String())
-			}
+		{"run", "worker stopped before it started", []string{"run", "-metrics-addr", ""}},
+		{"console", "console stopped before it started", []string{"console", "-addr", "127.0.0.1:0"}},
+	}
+	for _, cmd := range commands {
+		t.Run(cmd.name+"/refused", func(t *testing.T) {
+			stopWhileConnecting(t, cmd.args, refusedAddr, cmd.stopped, func(out string) bool {
+				return strings.Contains(out, "database unreachable; retrying")
+			})
 		})
+		t.Run(cmd.name+"/silent", func(t *testing.T) {
+			before := len(held)
+			stopWhileConnecting(t, cmd.args, silent.Addr().String(), cmd.stopped, func(string) bool {
+				return len(held) > before
+			})
+		})
+	}
+}
+
+// stopWhileConnecting starts the worker command args on the database at
+// addr, stops it once waiting says from its output that it waits for the
+// database, and requires exit 0 with stopped in the output.
+func stopWhileConnecting(t *testing.T, args []string, addr, stopped string, waiting func(out string) bool) {
+	url := fmt.Sprintf("postgres://tick:%s@%s/queue?sslmode=disable", secretPassword, addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out lockedBuffer
+	cl := &cli{stdout: &out, stderr: &out, env: fakeEnv(nil), environ: func() []string { return nil }, abandon: context.Background()}
+	done := make(chan int, 1)
+	go func() {
+		done <- cl.main(ctx, append(args, "-database-url", url, "-connect-timeout", "1m"))
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !waiting(out.String()); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not waiting for its database within 10s; output:\n%s", args[0], out.String())
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(out.String(), stopped) || strings.Contains(out.String(), "gave up") {
+			t.Fatalf("exit %d after a stop while connecting, want %d and %q; output:\n%s", code, exitOK, stopped, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not stop within 10s of the signal; output:\n%s", args[0], out.String())
 	}
 }
