@@ -42,11 +42,16 @@ check: lint
 # are the same code run longer, at ten times the cost under -race. Then 20
 # seeds of the simulator interleaving transactions on PostgreSQL, which
 # -short leaves out: actors' goroutines, pgx's reader and the controller.
+# Seeds 81 to 100, since they reach every mark of interleaving (a deadlock
+# broken, a resign beside a lease transaction, each fault), so that the
+# detector watches each of those paths; seeds 1 to 20 reached neither of
+# those two. A change to what seeds draw can move the marks: the run's
+# GAP line then names what no seed reached.
 RACE_PKGS = ./worker/... ./store/... ./console/... ./cmd/... ./tickworktest/... ./sim/... ./internal/browser/...
 race:
 	@t0=$$(date +%s); \
 	$(GO) test -race -short -count=1 -timeout 10m -p $(TEST_P) $(RACE_PKGS) && \
-	$(GO) run -race ./cmd/simulate -store pg -interleave -seeds 20 -duration 5s -parallel 2 && \
+	$(GO) run -race ./cmd/simulate -store pg -interleave -seeds 20 -from 81 -duration 5s -parallel 2 && \
 	echo "make race: $$(( $$(date +%s) - t0 )) s"
 
 # TEST_P: packages tested at once. Most wait on PostgreSQL or on timers
