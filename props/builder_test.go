@@ -197,6 +197,13 @@ func (b *builder) shutdownWorker(w ulid.ULID) change {
 	return b.setWorker(w, func(r *WorkerRow) { r.ShutdownAt = b.now })
 }
 
+// deleteWorker deletes w's row, as retention does.
+func (b *builder) deleteWorker(w ulid.ULID) change {
+	before := b.workers[w]
+	delete(b.workers, w)
+	return func(e *Event) { e.Workers = append(e.Workers, WorkerChange{Before: &before}) }
+}
+
 // setLease replaces the lease row (nil deletes it).
 func (b *builder) setLease(after *LeaseRow) change {
 	before := b.lease

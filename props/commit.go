@@ -117,6 +117,9 @@ func (c *Checker) workerChange(e *Event, before, after *WorkerRow, sc *commitSco
 		if before != nil && before.ShutdownAt.IsZero() {
 			c.report(SingleExecution, fmt.Sprintf("live worker %s was deleted", id), withWorkers(*before))
 		}
+		if before != nil {
+			c.retainedWorker(e, before)
+		}
 		return
 	}
 	c.workers[id] = *after

@@ -87,6 +87,11 @@ type Params struct {
 	// and interval (0 dead rows: the duty is off, and no vacuum may run).
 	VacuumDeadRows int64
 	VacuumInterval time.Duration
+	// JobRetention and WorkerRetention are the workers' retention periods
+	// of ended jobs' and shut-down workers' rows (0: not checked;
+	// property 38).
+	JobRetention    time.Duration `json:",omitzero"`
+	WorkerRetention time.Duration `json:",omitzero"`
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds

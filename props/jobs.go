@@ -31,6 +31,7 @@ func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 		c.completionDeleted(e, before, sc)
 	case after == nil:
 		c.jobDeleted(before, sc)
+		c.retainedJob(e, before)
 	case before == nil:
 		c.jobInserted(after, sc)
 	default:

@@ -115,6 +115,10 @@ const (
 	// when nothing keeps it; a queue that keeps history loses no row
 	// before retention (props/queuehistory.go).
 	QueueHistory
+	// Retention: the leader deletes a job's row only its retention
+	// period after it ended, and a worker's only its period after it
+	// shut down (props/retention.go).
+	Retention
 	numProperties // not a property: how many there are
 )
 
@@ -157,6 +161,7 @@ var propertyNames = [numProperties]string{
 	QueueRemoval:        "queue removal",
 	BulkActions:         "bulk actions",
 	QueueHistory:        "queue history",
+	Retention:           "retention",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

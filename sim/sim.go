@@ -341,6 +341,7 @@ func historyParams(sc *Scenario) props.Params {
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,
+		JobRetention: cfg.JobRetention, WorkerRetention: cfg.WorkerRetention,
 	}
 	for _, c := range sc.Crons {
 		spec := props.ScheduleSpec{Name: c.Name, Cron: c.Cron}

@@ -45,6 +45,8 @@ func (o options) params() props.Params {
 		DeadThreshold:  o.deadAfter,
 		Schedules:      []props.ScheduleSpec{beatSchedule},
 		VacuumDeadRows: int64(o.vacuumDeadRows), VacuumInterval: o.vacuumInterval,
+		// the workers keep the default retention periods
+		JobRetention: worker.DefaultConfig().JobRetention, WorkerRetention: worker.DefaultConfig().WorkerRetention,
 	}
 }
 

@@ -48,6 +48,7 @@ var Names = []string{
 	DeleteUnended,
 	DeleteCutsChains,
 	HistoryIgnored,
+	RetentionHalved,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -188,6 +189,10 @@ const (
 	// nothing else keeps whatever its queue's history setting, so a queue
 	// that keeps history loses its completed rows before retention.
 	HistoryIgnored = "history-ignored"
+	// RetentionHalved: the in-memory store's retention deletes rows that
+	// ended half the retention period ago: history an operator asked to
+	// keep goes early, and no other promise breaks.
+	RetentionHalved = "retention-halved"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

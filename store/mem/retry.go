@@ -171,6 +171,9 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 		return 0, err
 	}
 	before := stampOf(t.now.Add(-age.Truncate(time.Microsecond))) // the end times retention deletes
+	if mutant.On(mutant.RetentionHalved) {
+		before = stampOf(t.now.Add(-age.Truncate(time.Microsecond) / 2))
+	}
 	gone := map[ulid.ULID]bool{}
 	var order []ulid.ULID
 	// kept: rows that halt their sequence (store.Sequence), that a

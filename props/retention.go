@@ -1,0 +1,55 @@
+package props
+
+import (
+	"fmt"
+	"time"
+)
+
+// Property 38, retention: the leader's housekeeping deletes a job's row
+// only once it ended more than Params.JobRetention before the commit's
+// store time, and a worker's row only once the worker shut down more than
+// Params.WorkerRetention before it. A row's end is its completion, failure
+// or cancellation time, the first of those set; a row with none is never
+// old enough. Deletions in an operator's commit (one of no worker) are not
+// retention and are not judged here. A zero period is not checked: a live
+// history does not know the workers' periods.
+
+// retainedJob checks a terminal row deleted in commit e.
+func (c *Checker) retainedJob(e *Event, r *JobRow) {
+	if c.params.JobRetention <= 0 || e.Worker.IsZero() || !r.Status.Terminal() {
+		return // an unended row's deletion is property 0's
+	}
+	end := firstSet(r.CompletedAt, r.FailedAt, r.CancelledAt)
+	if !oldEnough(e.Time, end, c.params.JobRetention) {
+		c.report(Retention, fmt.Sprintf("job %s deleted by %s at %s: it ended at %s, within the retention of %v",
+			r.ID, e.Worker, formatTime(e.Time), formatTime(end), c.params.JobRetention), withJobs(*r))
+	}
+}
+
+// retainedWorker checks a worker's row deleted in commit e.
+func (c *Checker) retainedWorker(e *Event, r *WorkerRow) {
+	if c.params.WorkerRetention <= 0 || e.Worker.IsZero() || r.ShutdownAt.IsZero() {
+		return // a live worker's deletion is property 6's
+	}
+	if !oldEnough(e.Time, r.ShutdownAt, c.params.WorkerRetention) {
+		c.report(Retention, fmt.Sprintf("worker %s deleted by %s at %s: it shut down at %s, within the retention of %v",
+			r.ID, e.Worker, formatTime(e.Time), formatTime(r.ShutdownAt), c.params.WorkerRetention), withWorkers(*r))
+	}
+}
+
+// oldEnough reports whether a row that ended at end (zero: never) may be
+// deleted at now under a retention period: it ended before now - period,
+// both counted in the microseconds the stores keep.
+func oldEnough(now, end time.Time, period time.Duration) bool {
+	return !end.IsZero() && end.Before(now.Truncate(time.Microsecond).Add(-period.Truncate(time.Microsecond)))
+}
+
+// firstSet returns the first of times that is not zero (zero: none).
+func firstSet(times ...time.Time) time.Time {
+	for _, t := range times {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
