@@ -49,6 +49,7 @@ var Names = []string{
 	DeleteCutsChains,
 	HistoryIgnored,
 	RetentionHalved,
+	WorkerRetentionHalved,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -193,6 +194,9 @@ const (
 	// ended half the retention period ago: history an operator asked to
 	// keep goes early, and no other promise breaks.
 	RetentionHalved = "retention-halved"
+	// WorkerRetentionHalved: the in-memory store's retention deletes the
+	// rows of workers that shut down half the retention period ago.
+	WorkerRetentionHalved = "worker-retention-halved"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

@@ -3,6 +3,7 @@ package mem
 import (
 	"context"
 	"fmt"
+	"github.com/tickwork/tickwork/internal/mutant"
 	"slices"
 	"time"
 
@@ -114,6 +115,9 @@ func (t *tx) DeleteOldWorkers(_ context.Context, age time.Duration) (int, error)
 		return 0, err
 	}
 	cutoff := t.now.Add(-age.Truncate(time.Microsecond))
+	if mutant.On(mutant.WorkerRetentionHalved) {
+		cutoff = t.now.Add(-age.Truncate(time.Microsecond) / 2)
+	}
 	var ids []ulid.ULID
 	for id, w := range t.s.workers {
 		if !w.ShutdownAt.IsZero() && w.ShutdownAt.Before(cutoff) {
