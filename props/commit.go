@@ -19,6 +19,7 @@ type commitScope struct {
 	reserved   []ulid.ULID // rows that started running
 	settled    []ulid.ULID // rows that left Waiting
 	deleted    []ulid.ULID // rows deleted while some row waited
+	retained   int         // ended rows a worker's commit deleted: retention's (property 38)
 	// operatorRetry: the commit is a batch of a bulk retry, whose retries
 	// an operator decided, as a redrive's (Event.operatorRetry).
 	operatorRetry bool
@@ -94,6 +95,7 @@ func (c *Checker) commit(e *Event) {
 	c.checkSequences(sc)
 	c.checkSettled(sc.settled)
 	c.checkParentsDeleted(sc.deleted)
+	c.checkRetentionBatch(e, sc.retained)
 	if e.Bulk != nil {
 		c.checkBulk(e)
 	}

@@ -92,6 +92,9 @@ type Params struct {
 	// property 38).
 	JobRetention    time.Duration `json:",omitzero"`
 	WorkerRetention time.Duration `json:",omitzero"`
+	// CleanupBatch is the most job rows one leader pass's retention
+	// deletes (0: not checked; property 38).
+	CleanupBatch int `json:",omitzero"`
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds

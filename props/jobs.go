@@ -31,7 +31,7 @@ func (c *Checker) jobChange(e *Event, before, after *JobRow, sc *commitScope) {
 		c.completionDeleted(e, before, sc)
 	case after == nil:
 		c.jobDeleted(before, sc)
-		c.retainedJob(e, before)
+		c.retainedJob(e, before, sc)
 	case before == nil:
 		c.jobInserted(after, sc)
 	default:

@@ -8,16 +8,21 @@ import (
 // Property 38, retention: the leader's housekeeping deletes a job's row
 // only once it ended more than Params.JobRetention before the commit's
 // store time, and a worker's row only once the worker shut down more than
-// Params.WorkerRetention before it. A row's end is its completion, failure
-// or cancellation time, the first of those set; a row with none is never
-// old enough. Deletions in an operator's commit (one of no worker) are not
-// retention and are not judged here. A zero period is not checked: a live
-// history does not know the workers' periods.
+// Params.WorkerRetention before it; one pass deletes at most
+// Params.CleanupBatch job rows. A row's end is its completion, failure or
+// cancellation time, the first of those set; a row with none is never old
+// enough. Deletions in an operator's commit (one of no worker) are not
+// retention and are not judged here. A zero setting is not checked: a
+// live history does not know the workers' settings.
 
-// retainedJob checks a terminal row deleted in commit e.
-func (c *Checker) retainedJob(e *Event, r *JobRow) {
-	if c.params.JobRetention <= 0 || e.Worker.IsZero() || !r.Status.Terminal() {
+// retainedJob checks a terminal row deleted in commit e, and counts it.
+func (c *Checker) retainedJob(e *Event, r *JobRow, sc *commitScope) {
+	if e.Worker.IsZero() || !r.Status.Terminal() {
 		return // an unended row's deletion is property 0's
+	}
+	sc.retained++
+	if c.params.JobRetention <= 0 {
+		return
 	}
 	end := firstSet(r.CompletedAt, r.FailedAt, r.CancelledAt)
 	if !oldEnough(e.Time, end, c.params.JobRetention) {
@@ -34,6 +39,15 @@ func (c *Checker) retainedWorker(e *Event, r *WorkerRow) {
 	if !oldEnough(e.Time, r.ShutdownAt, c.params.WorkerRetention) {
 		c.report(Retention, fmt.Sprintf("worker %s deleted by %s at %s: it shut down at %s, within the retention of %v",
 			r.ID, e.Worker, formatTime(e.Time), formatTime(r.ShutdownAt), c.params.WorkerRetention), withWorkers(*r))
+	}
+}
+
+// checkRetentionBatch checks how many job rows commit e's retention
+// deleted.
+func (c *Checker) checkRetentionBatch(e *Event, deleted int) {
+	if c.params.CleanupBatch > 0 && deleted > c.params.CleanupBatch {
+		c.report(Retention, fmt.Sprintf("%s deleted %d ended jobs in one pass, more than its batch of %d",
+			e.Worker, deleted, c.params.CleanupBatch))
 	}
 }
 

@@ -39,6 +39,15 @@ var retentionCases = []violationCase{
 		completedAgo(b, time.Minute)
 		return dutyCommit(b, w1, b.deleteJob(1))
 	}},
+	{"more jobs deleted in one pass than its batch", Retention, "deleted 2 ended jobs in one pass, more than its batch of 1", func(b *builder) int {
+		b.params.CleanupBatch = 1
+		completedAgo(b, 10*time.Second)
+		b.commit(none, b.enqueue(2))
+		b.commit(w1, b.reserve(2, w1))
+		b.commit(w1, b.complete(2))
+		b.params.JobRetention = 0 // only the batch is judged
+		return dutyCommit(b, w1, b.deleteJob(1), b.deleteJob(2))
+	}},
 	{"shut-down worker deleted within its retention", Retention, "worker " + w2.String() + " deleted by", func(b *builder) int {
 		retentionPeriods(b)
 		setup(b)
@@ -53,6 +62,7 @@ var retentionCases = []violationCase{
 // violation.
 func TestRetentionAllowsWhatItShould(t *testing.T) {
 	b := newBuilder()
+	b.params.CleanupBatch = 1
 	completedAgo(b, time.Minute+time.Microsecond)
 	b.commit(w2, b.shutdownWorker(w2))
 	b.commit(none, b.enqueue(2))

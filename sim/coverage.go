@@ -50,6 +50,7 @@ const (
 	MarkRedriven                         // a dead-lettered job was redriven back to its queue
 	MarkCompletionDeleted                // a completion on a queue without history deleted its job's row
 	MarkCompletionKept                   // a completion on a queue without history kept its row: something needed it
+	MarkRetentionBatchFull               // a leader pass deleted a full batch of old jobs: the sweep goes on at the next pass
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -117,6 +118,7 @@ var markNames = [numMarks]string{
 	MarkRedriven:             "dead-lettered job redriven",
 	MarkCompletionDeleted:    "completion deleted its row (history none)",
 	MarkCompletionKept:       "completion kept a needed row (history none)",
+	MarkRetentionBatchFull:   "retention pass deleted a full batch",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

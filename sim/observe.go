@@ -71,7 +71,12 @@ func (s *sim) noteObserved(p *proc, e *engine.Event) {
 		s.res.Marks.set(MarkReregistered)
 	case engine.EventScheduleFired:
 		s.count(Schedules)
-	case engine.EventJobsDeleted, engine.EventWorkersDeleted:
+	case engine.EventJobsDeleted:
+		s.res.Faults[Retention] += e.Count
+		if e.Count == s.cfg.CleanupBatch {
+			s.res.Marks.set(MarkRetentionBatchFull)
+		}
+	case engine.EventWorkersDeleted:
 		s.res.Faults[Retention] += e.Count
 	case engine.EventResultFenced:
 		s.res.Marks.set(MarkFencedResult)

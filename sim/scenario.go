@@ -35,10 +35,14 @@ type Scenario struct {
 	CleanupInterval Dur     `json:"cleanup_interval"`
 	JobRetention    Dur     `json:"job_retention"`
 	WorkerRetention Dur     `json:"worker_retention"`
-	BackoffBase     Dur     `json:"backoff_base"`
-	BackoffFactor   float64 `json:"backoff_factor"`
-	BackoffJitter   float64 `json:"backoff_jitter"`
-	BackoffMax      Dur     `json:"backoff_max,omitzero"` // drawn with a huge factor (edges.go)
+	// CleanupBatch is how many old jobs a leader pass deletes at most,
+	// small when the retention kind is on, so that sweeps go on at the
+	// next pass (zero: the engine's default).
+	CleanupBatch  int     `json:"cleanup_batch,omitzero"`
+	BackoffBase   Dur     `json:"backoff_base"`
+	BackoffFactor float64 `json:"backoff_factor"`
+	BackoffJitter float64 `json:"backoff_jitter"`
+	BackoffMax    Dur     `json:"backoff_max,omitzero"` // drawn with a huge factor (edges.go)
 	// The vacuum duty, on with its fault kind: the dead-row threshold is
 	// its rate, the interval drawn.
 	VacuumInterval Dur `json:"vacuum_interval,omitzero"`
@@ -127,6 +131,8 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	if s.On(Retention) {
 		s.JobRetention = pick(5*time.Second, 30*time.Second)
 		s.WorkerRetention = pick(5*time.Second, 30*time.Second)
+		// From a stream of its own, so that no other draw moves.
+		s.CleanupBatch = 1 + clockrng.NewRand(seed).Child("cleanup-batch").IntN(8)
 	}
 	s.Policy = drawPolicyLoad(&s)
 	drawEdges(&s)
@@ -164,8 +170,10 @@ func (s *Scenario) Normalize() {
 	})
 	if !s.On(Retention) {
 		s.JobRetention, s.WorkerRetention = Dur(30*24*time.Hour), Dur(7*24*time.Hour)
+		s.CleanupBatch = 0
 	} else if s.JobRetention.D() > time.Hour {
 		s.JobRetention, s.WorkerRetention = Dur(10*time.Second), Dur(10*time.Second)
+		s.CleanupBatch = 3
 	}
 	if !s.On(HalfOpen) {
 		s.CallTimeout = 0
@@ -314,6 +322,9 @@ func (s *Scenario) Validate() error {
 	if s.JobMax <= 0 || s.JobTimeout <= 0 {
 		errs = append(errs, fmt.Sprintf("job_max %v and job_timeout %v must be positive", s.JobMax, s.JobTimeout))
 	}
+	if s.CleanupBatch < 0 {
+		errs = append(errs, fmt.Sprintf("cleanup_batch is %d, must not be negative (0: the default)", s.CleanupBatch))
+	}
 	if len(s.Faults) != int(numFaultKinds) {
 		errs = append(errs, fmt.Sprintf("faults lists %d kinds, want %d", len(s.Faults), numFaultKinds))
 	}
@@ -351,6 +362,9 @@ func (s *Scenario) Lines() []string {
 	add("max-concurrent %d max-fetch %d max-retries %d", s.MaxConcurrent, s.MaxFetch, s.MaxRetries)
 	add("poll %v jitter %.2f heartbeat %v lease-ttl %v leader-interval %v dead-threshold %v", s.PollInterval, s.PollJitter, s.Heartbeat, s.LeaseTTL, s.LeaderInterval, s.DeadThreshold)
 	add("drain %v cleanup %v job-retention %v worker-retention %v", s.DrainTimeout, s.CleanupInterval, s.JobRetention, s.WorkerRetention)
+	if s.CleanupBatch > 0 {
+		add("cleanup-batch %d", s.CleanupBatch)
+	}
 	add("backoff base %v factor %.1f jitter %.2f", s.BackoffBase, s.BackoffFactor, s.BackoffJitter)
 	out = append(out, edgeLines(s)...)
 	add("job-max %v job-timeout %v chaos %v quiescence-bound %v", s.JobMax, s.JobTimeout, s.Chaos, s.Quiescence)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -290,6 +291,7 @@ func workerConfig(sc *Scenario) worker.Config {
 	cfg.HeartbeatInterval, cfg.LeaseTTL = sc.Heartbeat.D(), sc.LeaseTTL.D()
 	cfg.LeaderInterval, cfg.DeadWorkerThreshold = sc.LeaderInterval.D(), sc.DeadThreshold.D()
 	cfg.JobRetention, cfg.WorkerRetention = sc.JobRetention.D(), sc.WorkerRetention.D()
+	cfg.CleanupBatch = cmp.Or(sc.CleanupBatch, cfg.CleanupBatch)
 	cfg.CleanupInterval, cfg.DrainTimeout = sc.CleanupInterval.D(), sc.DrainTimeout.D()
 	cfg.Backoff = sc.Backoff()
 	cfg.CallTimeout = sc.CallTimeout.D()
@@ -341,7 +343,7 @@ func historyParams(sc *Scenario) props.Params {
 		SerialTransactions: true, // one goroutine: transactions never overlap
 		VacuumDeadRows:     sc.VacuumDeadRows(), VacuumInterval: sc.VacuumInterval.D(),
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,
-		JobRetention: cfg.JobRetention, WorkerRetention: cfg.WorkerRetention,
+		JobRetention: cfg.JobRetention, WorkerRetention: cfg.WorkerRetention, CleanupBatch: cfg.CleanupBatch,
 	}
 	for _, c := range sc.Crons {
 		spec := props.ScheduleSpec{Name: c.Name, Cron: c.Cron}

@@ -47,6 +47,7 @@ func (o options) params() props.Params {
 		VacuumDeadRows: int64(o.vacuumDeadRows), VacuumInterval: o.vacuumInterval,
 		// the workers keep the default retention periods
 		JobRetention: worker.DefaultConfig().JobRetention, WorkerRetention: worker.DefaultConfig().WorkerRetention,
+		CleanupBatch: worker.DefaultConfig().CleanupBatch,
 	}
 }
 

@@ -52,6 +52,7 @@ var values = map[string][]value{
 	"JobRetention":        {{set: 48 * time.Hour}},
 	"WorkerRetention":     {{set: 24 * time.Hour}},
 	"CleanupInterval":     {{set: 5 * time.Minute}},
+	"CleanupBatch":        {{set: 500}},
 	"CallTimeout":         {{set: 7 * time.Second}},
 	"DrainTimeout":        {{set: 5 * time.Second}, {note: "none", set: engine.NoDrain, want: time.Duration(0)}},
 	"VacuumDeadRows":      {{set: int64(10000)}},

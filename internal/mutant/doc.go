@@ -50,6 +50,7 @@ var Names = []string{
 	HistoryIgnored,
 	RetentionHalved,
 	WorkerRetentionHalved,
+	CleanupBatchIgnored,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -197,6 +198,9 @@ const (
 	// WorkerRetentionHalved: the in-memory store's retention deletes the
 	// rows of workers that shut down half the retention period ago.
 	WorkerRetentionHalved = "worker-retention-halved"
+	// CleanupBatchIgnored: the in-memory store's retention deletes every
+	// old job at once, whatever the batch a leader pass asks for.
+	CleanupBatchIgnored = "cleanup-batch-ignored"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

@@ -68,6 +68,12 @@ type Config struct {
 	// CleanupInterval is how often at most, on the local clock, the leader
 	// deletes old rows (0: 1 min).
 	CleanupInterval time.Duration
+	// CleanupBatch is how many old jobs one leader pass deletes at most
+	// (0: 2000), so that a sweep through a backlog of history (a first
+	// deployment of retention, a month of a busy queue) is many short
+	// transactions, not one long one; after a full batch the next pass
+	// goes on without waiting for CleanupInterval.
+	CleanupBatch int
 	// CallTimeout bounds each store call while the worker serves (a tick,
 	// the duties): its context ends that long after the call begins, so
 	// that a connection gone silent without closing (half-open, a
@@ -145,6 +151,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRetries < 0 {
 		bad("MaxRetries is %d, must not be negative (NoRetries for none)", c.MaxRetries)
+	}
+	if c.CleanupBatch < 1 {
+		bad("CleanupBatch is %d, must be at least 1", c.CleanupBatch)
 	}
 	if c.MaxSnoozes < 0 {
 		bad("MaxSnoozes is %d, must not be negative (NoSnoozes for none)", c.MaxSnoozes)

@@ -46,6 +46,7 @@ func (c Config) WithDefaults() Config {
 	c.JobRetention = cmp.Or(c.JobRetention, 30*24*time.Hour)
 	c.WorkerRetention = cmp.Or(c.WorkerRetention, 7*24*time.Hour)
 	c.CleanupInterval = cmp.Or(c.CleanupInterval, time.Minute)
+	c.CleanupBatch = cmp.Or(c.CleanupBatch, 2000)
 	c.DrainTimeout = orNone(c.DrainTimeout, NoDrain, 30*time.Second)
 	c.VacuumInterval = cmp.Or(c.VacuumInterval, time.Minute)
 	c.VacuumTimeout = cmp.Or(c.VacuumTimeout, time.Hour)

@@ -98,16 +98,11 @@ func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time
 	return nil
 }
 
-// cleanupBatch is how many old jobs one leader pass deletes at most, so that
-// a sweep through a backlog of history (a first deployment of retention, a
-// month of a busy queue) is many short transactions, not one long one.
-const cleanupBatch = 2000
-
 // deleteOldRows applies the retention periods. more reports a full batch of
 // jobs deleted: the next leader pass goes on, without waiting for the
 // cleanup interval.
 func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (more bool, err error) {
-	jobs, err := tx.DeleteOldJobs(ctx, c.cfg.JobRetention, cleanupBatch)
+	jobs, err := tx.DeleteOldJobs(ctx, c.cfg.JobRetention, c.cfg.CleanupBatch)
 	if err != nil {
 		return false, fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
 	}
@@ -123,5 +118,5 @@ func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (m
 		e := c.note(EventWorkersDeleted, c.id, now)
 		e.Count = workers
 	}
-	return jobs == cleanupBatch, nil
+	return jobs == c.cfg.CleanupBatch, nil
 }

@@ -420,7 +420,9 @@ func TestRetentionDeletesOldRows(t *testing.T) {
 // a time.
 func TestRetentionSweepsInBatches(t *testing.T) {
 	e := newEnv(t)
-	old := e.enqueue("q", cleanupBatch+500)
+	cfg := testConfig()
+	cfg.CleanupBatch = 300
+	old := e.enqueue("q", cfg.CleanupBatch+200)
 	e.inTx(func(tx store.Tx) error {
 		w := ulid.Make()
 		if err := tx.RegisterWorker(e.ctx, w); err != nil {
@@ -433,7 +435,6 @@ func TestRetentionSweepsInBatches(t *testing.T) {
 		return err
 	})
 	e.advance(31 * 24 * time.Hour)
-	cfg := testConfig()
 	a, rec := e.core(cfg, 1)
 	e.tick(a)
 	e.tick(a) // within LeaderInterval: no duties
@@ -443,9 +444,9 @@ func TestRetentionSweepsInBatches(t *testing.T) {
 	for _, ev := range rec.of(EventJobsDeleted) {
 		counts = append(counts, ev.Count)
 	}
-	if !slices.Equal(counts, []int{cleanupBatch, 500}) || cfg.LeaderInterval >= cfg.CleanupInterval {
-		t.Fatalf("deleted %v jobs in successive passes %v apart (cleanup interval %v), want %d then 500",
-			counts, cfg.LeaderInterval, cfg.CleanupInterval, cleanupBatch)
+	if !slices.Equal(counts, []int{cfg.CleanupBatch, 200}) || cfg.LeaderInterval >= cfg.CleanupInterval {
+		t.Fatalf("deleted %v jobs in successive passes %v apart (cleanup interval %v), want %d then 200",
+			counts, cfg.LeaderInterval, cfg.CleanupInterval, cfg.CleanupBatch)
 	}
 }
 
