@@ -20,12 +20,19 @@ func TestZeroFlagsReachTheWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := coreConfig(t, cfg)
+	if got.MaxRetries != 0 || got.MaxSnoozes != 0 || got.DrainTimeout != 0 {
+		t.Fatalf("the worker runs with MaxRetries %d, MaxSnoozes %d, DrainTimeout %v; want all zero", got.MaxRetries, got.MaxSnoozes, got.DrainTimeout)
+	}
+}
+
+// coreConfig returns the configuration a worker made with cfg runs its
+// core with.
+func coreConfig(t *testing.T, cfg worker.Config) worker.Config {
+	t.Helper()
 	w, err := worker.New(mem.New(time.Now), worker.Options{Config: cfg, Rand: clockrng.NewRand(1), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := workerengine.Of(w).CoreConfig()
-	if got.MaxRetries != 0 || got.MaxSnoozes != 0 || got.DrainTimeout != 0 {
-		t.Fatalf("the worker runs with MaxRetries %d, MaxSnoozes %d, DrainTimeout %v; want all zero", got.MaxRetries, got.MaxSnoozes, got.DrainTimeout)
-	}
+	return workerengine.Of(w).CoreConfig()
 }

@@ -70,6 +70,11 @@ type runFlags struct {
 	vacuumInterval time.Duration
 	vacuumTimeout  time.Duration
 
+	jobRetention    time.Duration
+	workerRetention time.Duration
+	cleanupInterval time.Duration
+	cleanupBatch    int
+
 	schedules []worker.ScheduleSpec
 	keys      keysFlag
 
@@ -104,6 +109,10 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	intVar(fs, &f.vacuumDeadRows, "vacuum-dead-rows", 0, 0, 1<<30, "the leader vacuums the jobs table (VACUUM ANALYZE, beside the job path) once its statistics count this many dead rows, at most once per -vacuum-interval across leaders; for a server whose autovacuum is off or too slow for the queue (0: off)")
 	durationVar(fs, &f.vacuumInterval, "vacuum-interval", def.VacuumInterval, time.Second, day, "with -vacuum-dead-rows: the least time, on the database's clock, between two vacuums")
 	durationVar(fs, &f.vacuumTimeout, "vacuum-timeout", def.VacuumTimeout, time.Second, day, "with -vacuum-dead-rows: how long a vacuum may run before the worker gives it up (a later claim vacuums again); it ends a vacuum left waiting on a silent connection")
+	durationVar(fs, &f.jobRetention, "job-retention", def.JobRetention, time.Second, 3650*day, "how long, on the database's clock, the leader keeps a job's row once that attempt ended (completed, failed or was cancelled)")
+	durationVar(fs, &f.workerRetention, "worker-retention", def.WorkerRetention, time.Second, 3650*day, "how long, on the database's clock, the leader keeps a shut-down worker's row")
+	durationVar(fs, &f.cleanupInterval, "cleanup-interval", def.CleanupInterval, time.Second, day, "how often at most the leader deletes rows past -job-retention and -worker-retention")
+	intVar(fs, &f.cleanupBatch, "cleanup-batch", def.CleanupBatch, 1, 1000000, "most jobs one leader pass deletes; after a full batch the next pass goes on at once, so a backlog goes in short transactions")
 	fs.Var(scheduleFlag{&f.schedules}, "schedule", "a recurring job NAME|CRON|QUEUE|PAYLOAD (cron: 6 fields, seconds first, UTC), or NAME|CRON|QUEUE|unique=KEY|PAYLOAD to skip a cron time while a job holds KEY; repeat for more. Every worker of a deployment must list the same schedules")
 	fs.StringVar(&f.historyLog, "history-log", "", "testing: append to this file, as JSON lines, the events a live run's property checker needs (cmd/chaos)")
 	fs.StringVar(&f.historyProcess, "history-process", fmt.Sprintf("pid %d", os.Getpid()), "testing: the process name written in -history-log events")
@@ -131,6 +140,8 @@ func (f *runFlags) config() (worker.Config, error) {
 	cfg.CallTimeout = f.callTimeout
 	cfg.Schedules = f.schedules
 	cfg.VacuumDeadRows, cfg.VacuumInterval, cfg.VacuumTimeout = int64(f.vacuumDeadRows), f.vacuumInterval, f.vacuumTimeout
+	cfg.JobRetention, cfg.WorkerRetention = f.jobRetention, f.workerRetention
+	cfg.CleanupInterval, cfg.CleanupBatch = f.cleanupInterval, f.cleanupBatch
 	// Lease maintenance must come several times per lease, or a short
 	// -lease-ttl would lapse between renewals.
 	cfg.LeaderInterval = min(cfg.LeaderInterval, f.leaseTTL/4)
@@ -173,6 +184,10 @@ var configToFlags = strings.NewReplacer(
 	"VacuumDeadRows", "-vacuum-dead-rows",
 	"VacuumInterval", "-vacuum-interval",
 	"VacuumTimeout", "-vacuum-timeout",
+	"JobRetention", "-job-retention",
+	"WorkerRetention", "-worker-retention",
+	"CleanupInterval", "-cleanup-interval",
+	"CleanupBatch", "-cleanup-batch",
 	"backoff: base", "-retry-delay",
 )
 
