@@ -16,14 +16,15 @@ import (
 const instrumentationName = "github.com/tickwork/tickwork/worker"
 
 // instruments are the worker's OpenTelemetry metrics (wakeups, tick and
-// job durations, active jobs), with the original worker's names, plus a
-// count of fenced results.
+// job durations, active jobs), with the original worker's names, plus
+// counts of fenced results and of the rows retention deleted.
 type instruments struct {
 	wakeups      metric.Int64Counter
 	tickDuration metric.Float64Histogram
 	process      metric.Float64Histogram
 	active       metric.Int64UpDownCounter
 	fenced       metric.Int64Counter
+	retained     metric.Int64Counter
 
 	// wakeupReasons holds the option of each reason Run's loop wakes for,
 	// so that counting a wakeup looks up no joined key.
@@ -72,6 +73,10 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 		metric.WithDescription("Results refused because the job no longer ran under this worker")); err != nil {
 		return nil, err
 	}
+	if in.retained, err = m.Int64Counter("job.retention.deleted",
+		metric.WithDescription("Rows this worker's leader passes deleted past their retention, by table: jobs or workers")); err != nil {
+		return nil, err
+	}
 	in.wakeupReasons = map[string]metric.MeasurementOption{}
 	for _, r := range []string{"sleep", "task", "notification"} {
 		in.wakeupReasons[r] = in.attrs("reason", r)
@@ -88,10 +93,15 @@ func (in *instruments) wakeup(ctx context.Context, reason string) {
 }
 
 // observe logs a core event at a level matching its importance, counts
-// fenced results, and passes the event on.
+// fenced results and retention's deletions, and passes the event on.
 func (w *Worker) observe(e engine.Event) {
-	if e.Kind == engine.EventResultFenced {
+	switch e.Kind {
+	case engine.EventResultFenced:
 		w.inst.fenced.Add(context.Background(), 1, w.inst.attrs("queue", e.Job.Queue))
+	case engine.EventJobsDeleted:
+		w.inst.retained.Add(context.Background(), int64(e.Count), w.inst.attrs("table", "jobs"))
+	case engine.EventWorkersDeleted:
+		w.inst.retained.Add(context.Background(), int64(e.Count), w.inst.attrs("table", "workers"))
 	}
 	level := slog.LevelDebug
 	switch e.Kind {
