@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"time"
@@ -189,6 +191,22 @@ func (h *historyLog) shutdownCompleted(ctx context.Context, st store.Store) erro
 	h.before(done.Time)
 	h.write(done)
 	return h.err
+}
+
+// finish writes the log's last event (shutdownCompleted), reading the
+// state again while the store is unavailable, for at most budget: the
+// live chaos run terminates backends and restarts the server, and a
+// worker that drained cleanly must not fail for a connection lost after.
+func (h *historyLog) finish(st store.Store, budget time.Duration, log *slog.Logger) error {
+	deadline := time.Now().Add(budget)
+	for {
+		err := h.shutdownCompleted(context.Background(), st)
+		if err == nil || !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
+			return err
+		}
+		log.Warn("history log: connection lost while reading the state after the shutdown; retrying", "err", err.Error())
+		_ = sleepCtx(context.Background(), 200*time.Millisecond)
+	}
 }
 
 // write appends one event as one line; the first error is kept.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +242,42 @@ var (
 // logTimes returns the store time ms milliseconds into those tests.
 func logTimes(ms int) time.Time {
 	return time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+}
+
+// unavailableFor is a store whose first n transactions fail as a
+// terminated connection does.
+type unavailableFor struct {
+	store.Store
+	n int
+}
+
+func (s *unavailableFor) InTx(ctx context.Context, fn func(store.Tx) error) error {
+	if s.n > 0 {
+		s.n--
+		return fmt.Errorf("begin transaction: %w (FATAL: terminating connection due to administrator command)", store.ErrUnavailable)
+	}
+	return s.Store.InTx(ctx, fn)
+}
+
+// A connection lost while the log reads the state after a clean drain
+// (the live chaos run terminates backends) is retried within the budget,
+// and the log still ends with shutdown_completed; past the budget, or on
+// an error that is not the store's unavailability, it fails.
+func TestHistoryLogFinishRetriesALostConnection(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	w := ulid.MustParse("01J0000000000000000000000A")
+	var buf bytes.Buffer
+	h := newHistoryLog(&buf, "p1")
+	h.Observe(engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: now})
+	st := &unavailableFor{Store: mem.New(func() time.Time { return now }), n: 2}
+	if err := h.finish(st, time.Minute, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatalf("two lost connections within a minute's budget: %v", err)
+	}
+	if got := decodeHistoryLines(t, buf.String()); got[len(got)-1].Kind != props.ShutdownCompleted {
+		t.Fatalf("the log ends with %v, want shutdown_completed", got[len(got)-1].Kind)
+	}
+	st.n = 1
+	if err := h.finish(st, 0, slog.New(slog.DiscardHandler)); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("a lost connection with no budget: %v, want the store's unavailability", err)
+	}
 }

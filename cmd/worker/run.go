@@ -320,7 +320,7 @@ func (c *cli) serve(ctx context.Context, st openedStore, cfg worker.Config, f *r
 		return errors.New("worker stopped without a clean drain: a second signal cut the running jobs short and released them")
 	}
 	if history != nil {
-		if err := history.shutdownCompleted(context.WithoutCancel(ctx), st); err != nil {
+		if err := history.finish(st, f.db.connectTimeout, log); err != nil {
 			return err
 		}
 	}
