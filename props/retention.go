@@ -1,6 +1,7 @@
 package props
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -24,7 +25,7 @@ func (c *Checker) retainedJob(e *Event, r *JobRow, sc *commitScope) {
 	if c.params.JobRetention <= 0 {
 		return
 	}
-	end := firstSet(r.CompletedAt, r.FailedAt, r.CancelledAt)
+	end := cmp.Or(r.CompletedAt, r.FailedAt, r.CancelledAt) // rows' times are normalized: zero is time.Time{}
 	if !oldEnough(e.Time, end, c.params.JobRetention) {
 		c.report(Retention, fmt.Sprintf("job %s deleted by %s at %s: it ended at %s, within the retention of %v",
 			r.ID, e.Worker, formatTime(e.Time), formatTime(end), c.params.JobRetention), withJobs(*r))
@@ -56,14 +57,4 @@ func (c *Checker) checkRetentionBatch(e *Event, deleted int) {
 // both counted in the microseconds the stores keep.
 func oldEnough(now, end time.Time, period time.Duration) bool {
 	return !end.IsZero() && end.Before(now.Truncate(time.Microsecond).Add(-period.Truncate(time.Microsecond)))
-}
-
-// firstSet returns the first of times that is not zero (zero: none).
-func firstSet(times ...time.Time) time.Time {
-	for _, t := range times {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
 }

@@ -60,7 +60,13 @@ type running struct {
 // runs it until stop is called or the test ends.
 func startWorker(t *testing.T, st store.Store, cfg Config, seed uint64, register func(*Worker)) *running {
 	t.Helper()
-	w, err := New(st, Options{Config: cfg, Rand: clockrng.NewRand(seed), Logger: slog.New(slog.DiscardHandler)})
+	return startWorkerWith(t, st, Options{Config: cfg, Rand: clockrng.NewRand(seed), Logger: slog.New(slog.DiscardHandler)}, register)
+}
+
+// startWorkerWith is startWorker with every option given.
+func startWorkerWith(t *testing.T, st store.Store, opts Options, register func(*Worker)) *running {
+	t.Helper()
+	w, err := New(st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

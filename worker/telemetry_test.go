@@ -61,14 +61,7 @@ func TestRunnerMetricsAndSpans(t *testing.T) {
 		}
 	}
 
-	var rm metricdata.ResourceMetrics
-	must(t, reader.Collect(context.Background(), &rm))
-	got := map[string]metricdata.Aggregation{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			got[m.Name] = m.Data
-		}
-	}
+	got := collectMetrics(t, reader)
 	for _, name := range []string{"job.worker.wakeups", "job.worker.tick_duration", "job.process.duration", "job.active_tasks"} {
 		if got[name] == nil {
 			t.Errorf("instrument %s recorded nothing", name)
@@ -104,4 +97,18 @@ func TestRunnerMetricsAndSpans(t *testing.T) {
 	if jobSpan.Parent().IsValid() {
 		t.Errorf("job span has parent %v; it should start a trace and link to the enqueuer", jobSpan.Parent())
 	}
+}
+
+// collectMetrics reads every instrument reader holds, by name.
+func collectMetrics(t *testing.T, reader sdkmetric.Reader) map[string]metricdata.Aggregation {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	must(t, reader.Collect(context.Background(), &rm))
+	got := map[string]metricdata.Aggregation{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			got[m.Name] = m.Data
+		}
+	}
+	return got
 }

@@ -36,18 +36,17 @@ func loadLog(path string) (events []props.Event, cut int, err error) {
 
 // params are the settings the workers ran with, as the checker needs them.
 func (o options) params() props.Params {
+	def := worker.DefaultConfig() // what the workers run with where options say nothing
 	return props.Params{
 		MaxRetries:     o.maxRetries,
-		MaxSnoozes:     worker.DefaultConfig().MaxSnoozes, // the workers run with the default
+		MaxSnoozes:     def.MaxSnoozes,
 		MaxConcurrent:  o.concurrency,
 		Backoff:        clockrng.Backoff{Base: o.retryDelay, Factor: 2},
 		LeaseTTL:       o.leaseTTL,
 		DeadThreshold:  o.deadAfter,
 		Schedules:      []props.ScheduleSpec{beatSchedule},
 		VacuumDeadRows: int64(o.vacuumDeadRows), VacuumInterval: o.vacuumInterval,
-		// the workers keep the default retention periods
-		JobRetention: worker.DefaultConfig().JobRetention, WorkerRetention: worker.DefaultConfig().WorkerRetention,
-		CleanupBatch: worker.DefaultConfig().CleanupBatch,
+		JobRetention: def.JobRetention, WorkerRetention: def.WorkerRetention, CleanupBatch: def.CleanupBatch,
 	}
 }
 

@@ -145,18 +145,29 @@ func (c *cli) openWriterStore(ctx context.Context, db *dbFlags, log *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err := st.CheckMigrated(ctx)
-		if err == nil {
-			return st, nil
-		}
-		// A connection lost during the check (a flaky network) is waited
-		// out within -connect-timeout, as at the first connection.
-		if !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) || sleepCtx(ctx, 200*time.Millisecond) != nil {
-			st.Close()
-			return nil, explainStoreError(err, db.schema)
-		}
+	// A connection lost during the check (a flaky network) is waited out
+	// within -connect-timeout, as at the first connection.
+	err = whileUnavailable(ctx, deadline, func() error { return st.CheckMigrated(ctx) }, func(err error) {
 		log.Warn("database connection lost while checking the schema; retrying", "err", err.Error())
+	})
+	if err != nil {
+		st.Close()
+		return nil, explainStoreError(err, db.schema)
+	}
+	return st, nil
+}
+
+// whileUnavailable calls try until it succeeds or fails with anything but
+// the store's unavailability (a connection lost), waiting 200 ms between
+// calls and telling retrying of each, until deadline or ctx's end; it
+// returns try's last error.
+func whileUnavailable(ctx context.Context, deadline time.Time, try func() error, retrying func(error)) error {
+	for {
+		err := try()
+		if err == nil || !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) || sleepCtx(ctx, 200*time.Millisecond) != nil {
+			return err
+		}
+		retrying(err)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -198,15 +197,10 @@ func (h *historyLog) shutdownCompleted(ctx context.Context, st store.Store) erro
 // live chaos run terminates backends and restarts the server, and a
 // worker that drained cleanly must not fail for a connection lost after.
 func (h *historyLog) finish(st store.Store, budget time.Duration, log *slog.Logger) error {
-	deadline := time.Now().Add(budget)
-	for {
-		err := h.shutdownCompleted(context.Background(), st)
-		if err == nil || !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
-			return err
-		}
+	ctx := context.Background()
+	return whileUnavailable(ctx, time.Now().Add(budget), func() error { return h.shutdownCompleted(ctx, st) }, func(err error) {
 		log.Warn("history log: connection lost while reading the state after the shutdown; retrying", "err", err.Error())
-		_ = sleepCtx(context.Background(), 200*time.Millisecond)
-	}
+	})
 }
 
 // write appends one event as one line; the first error is kept.

@@ -3,12 +3,12 @@ package mem
 import (
 	"context"
 	"fmt"
-	"github.com/tickwork/tickwork/internal/mutant"
 	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 )
 
