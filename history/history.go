@@ -56,7 +56,7 @@ func (t *Translator) Translate(e *engine.Event, h *props.Event) bool {
 	case engine.EventDutiesStarted:
 		h.Kind, h.LeaseExpires = props.DutiesStarted, t.expires
 	case engine.EventDutiesEnded:
-		h.Kind = props.DutiesEnded
+		h.Kind, h.Limit, h.Deleted = props.DutiesEnded, e.Limit, e.Count
 	case engine.EventScheduleFired:
 		h.Kind, h.Job, h.Schedule, h.CronTime = props.ScheduleFired, e.Job.ID, e.Schedule, e.CronTime
 	case engine.EventVacuumClaimed:

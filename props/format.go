@@ -110,6 +110,9 @@ func (e Event) String() string {
 	if e.Kind == JobPass {
 		fmt.Fprintf(&b, " queues=%v limit=%d reserved=%d", e.PassQueues, e.Limit, e.Reserved)
 	}
+	if e.Kind == DutiesEnded && e.Limit > 0 {
+		fmt.Fprintf(&b, " retention_batch=%d deleted=%d", e.Limit, e.Deleted)
+	}
 	if !e.LeaseExpires.IsZero() {
 		fmt.Fprintf(&b, " lease_expires=%s", formatTime(e.LeaseExpires))
 	}

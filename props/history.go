@@ -178,7 +178,9 @@ const (
 
 	// DutiesStarted: Worker (on Process) began leader duties in a
 	// transaction at store time Time, after checking its lease; LeaseExpires
-	// is the expiry it believed. DutiesEnded: that transaction ended.
+	// is the expiry it believed. DutiesEnded: that transaction ended; when
+	// it applied the retention periods, Limit is its batch and Deleted the
+	// job rows it deleted.
 	DutiesStarted Kind = "duties_started"
 	DutiesEnded   Kind = "duties_ended"
 
@@ -284,10 +286,14 @@ type Event struct {
 	// CancelChecked
 	Asked []ulid.ULID `json:",omitempty"`
 
-	// JobPass
+	// JobPass; Limit is also DutiesEnded's retention batch (0: the pass
+	// applied no retention)
 	PassQueues []string `json:",omitempty"`
 	Limit      int      `json:",omitzero"`
 	Reserved   int      `json:",omitzero"`
+
+	// DutiesEnded: the job rows the pass's retention deleted
+	Deleted int `json:",omitzero"`
 
 	// DutiesStarted
 	LeaseExpires time.Time `json:",omitzero"`

@@ -51,6 +51,9 @@ var Names = []string{
 	RetentionHalved,
 	WorkerRetentionHalved,
 	CleanupBatchIgnored,
+	RetentionSkipsFailed,
+	RetentionPausesAfterFullBatch,
+	WorkerRetentionOneAPass,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -201,6 +204,18 @@ const (
 	// CleanupBatchIgnored: the in-memory store's retention deletes every
 	// old job at once, whatever the batch a leader pass asks for.
 	CleanupBatchIgnored = "cleanup-batch-ignored"
+	// RetentionSkipsFailed: the in-memory store's retention leaves failed
+	// and lost rows in place, as a WHERE clause naming completed rows only
+	// would: the history of failures grows without end, and every deletion
+	// it does make is of an old enough row.
+	RetentionSkipsFailed = "retention-skips-failed"
+	// RetentionPausesAfterFullBatch: a leader whose retention pass deleted
+	// a full batch waits out the cleanup interval before the next one, so
+	// a backlog of old rows shrinks by one batch an interval.
+	RetentionPausesAfterFullBatch = "retention-pauses-after-full-batch"
+	// WorkerRetentionOneAPass: the in-memory store's retention deletes
+	// one old worker row a pass, as a LIMIT 1 left in its statement would.
+	WorkerRetentionOneAPass = "worker-retention-one-a-pass"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

@@ -85,8 +85,11 @@ type Core struct {
 	wokenBy string
 
 	lastHeartbeat, lastLeader, lastCleanup time.Time // local clock
-	lastCancelCheck                        time.Time // local clock
-	failures                               int       // consecutive failed ticks
+	// retentionOwed: the last retention pass deleted a full batch, so the
+	// next leader pass applies retention again.
+	retentionOwed   bool
+	lastCancelCheck time.Time // local clock
+	failures        int       // consecutive failed ticks
 
 	now    time.Time // the local time of the current call
 	events []Event   // buffered until the current transaction commits

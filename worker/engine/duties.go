@@ -13,8 +13,8 @@ import (
 // LockLeaderDuties confirmed in that same transaction that our lease is
 // held and unexpired: a worker whose lease lapsed does nothing.
 func (c *Core) duties(ctx context.Context) error {
-	held, more, vacuum := false, false, false
-	cleanup := due(c.now, c.lastCleanup, c.cfg.CleanupInterval)
+	held, vacuum, deleted := false, false, 0
+	cleanup := c.retentionOwed || due(c.now, c.lastCleanup, c.cfg.CleanupInterval)
 	err := c.inTx(ctx, "duties", func(tx store.Tx, now time.Time) error {
 		var err error
 		held, err = tx.LockLeaderDuties(ctx, c.id)
@@ -28,32 +28,16 @@ func (c *Core) duties(ctx context.Context) error {
 			return err
 		}
 		c.note(EventDutiesStarted, c.id, now)
-		if err := c.fireSchedules(ctx, tx, now); err != nil {
+		if deleted, err = c.leaderDuties(ctx, tx, now, cleanup); err != nil {
 			return err
-		}
-		if err := c.rescueDeadWorkers(ctx, tx, now); err != nil {
-			return err
-		}
-		if err := c.settleWaitingJobs(ctx, tx, now); err != nil {
-			return err
-		}
-		n, err := tx.PromoteScheduledJobs(ctx)
-		if err != nil {
-			return fmt.Errorf("promote scheduled jobs: %w", err)
-		}
-		if n > 0 {
-			e := c.note(EventJobsPromoted, c.id, now)
-			e.Count = n
-		}
-		if cleanup {
-			if more, err = c.deleteOldRows(ctx, tx, now); err != nil {
-				return err
-			}
 		}
 		if vacuum, err = c.claimVacuum(ctx, tx, now); err != nil {
 			return err
 		}
-		c.note(EventDutiesEnded, c.id, now)
+		e := c.note(EventDutiesEnded, c.id, now)
+		if cleanup {
+			e.Limit, e.Count = c.cfg.CleanupBatch, deleted
+		}
 		return nil
 	})
 	if err != nil {
@@ -63,10 +47,46 @@ func (c *Core) duties(ctx context.Context) error {
 		c.vacuum = vacuumDue
 	}
 	c.leader = held
-	if held && cleanup && !more {
-		c.lastCleanup = c.now
+	if held && cleanup {
+		c.cleanedUp(deleted)
 	}
 	return nil
+}
+
+// cleanedUp notes a retention pass that deleted n job rows. A full batch
+// means more may wait: the next leader pass goes on, without waiting for
+// the cleanup interval (whatever the local clock did meanwhile).
+func (c *Core) cleanedUp(n int) {
+	c.retentionOwed = n == c.cfg.CleanupBatch && !mutant.On(mutant.RetentionPausesAfterFullBatch)
+	if !c.retentionOwed {
+		c.lastCleanup = c.now
+	}
+}
+
+// leaderDuties runs the leader's duties in tx, with retention when
+// cleanup, and returns the job rows retention deleted.
+func (c *Core) leaderDuties(ctx context.Context, tx store.Tx, now time.Time, cleanup bool) (deleted int, err error) {
+	if err := c.fireSchedules(ctx, tx, now); err != nil {
+		return 0, err
+	}
+	if err := c.rescueDeadWorkers(ctx, tx, now); err != nil {
+		return 0, err
+	}
+	if err := c.settleWaitingJobs(ctx, tx, now); err != nil {
+		return 0, err
+	}
+	n, err := tx.PromoteScheduledJobs(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("promote scheduled jobs: %w", err)
+	}
+	if n > 0 {
+		e := c.note(EventJobsPromoted, c.id, now)
+		e.Count = n
+	}
+	if !cleanup {
+		return 0, nil
+	}
+	return c.deleteOldRows(ctx, tx, now)
 }
 
 // rescueDeadWorkers shuts down workers whose heartbeat is older than the
@@ -98,13 +118,12 @@ func (c *Core) rescueDeadWorkers(ctx context.Context, tx store.Tx, now time.Time
 	return nil
 }
 
-// deleteOldRows applies the retention periods. more reports a full batch of
-// jobs deleted: the next leader pass goes on, without waiting for the
-// cleanup interval.
-func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (more bool, err error) {
-	jobs, err := tx.DeleteOldJobs(ctx, c.cfg.JobRetention, c.cfg.CleanupBatch)
+// deleteOldRows applies the retention periods and returns the job rows it
+// deleted.
+func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (jobs int, err error) {
+	jobs, err = tx.DeleteOldJobs(ctx, c.cfg.JobRetention, c.cfg.CleanupBatch)
 	if err != nil {
-		return false, fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
+		return 0, fmt.Errorf("delete jobs older than %v: %w", c.cfg.JobRetention, err)
 	}
 	if jobs > 0 {
 		e := c.note(EventJobsDeleted, c.id, now)
@@ -112,11 +131,11 @@ func (c *Core) deleteOldRows(ctx context.Context, tx store.Tx, now time.Time) (m
 	}
 	workers, err := tx.DeleteOldWorkers(ctx, c.cfg.WorkerRetention)
 	if err != nil {
-		return false, fmt.Errorf("delete workers shut down before %v: %w", c.cfg.WorkerRetention, err)
+		return 0, fmt.Errorf("delete workers shut down before %v: %w", c.cfg.WorkerRetention, err)
 	}
 	if workers > 0 {
 		e := c.note(EventWorkersDeleted, c.id, now)
 		e.Count = workers
 	}
-	return jobs == c.cfg.CleanupBatch, nil
+	return jobs, nil
 }

@@ -122,6 +122,9 @@ const (
 	EventReleaseAbandoned
 	// EventDutiesEnded: the leader duties begun by EventDutiesStarted in
 	// the same transaction are over; delivered with its other events.
+	// When they applied the retention periods, Limit is the batch of job
+	// rows they could delete and Count the rows deleted; both are 0 when
+	// retention was not due.
 	EventDutiesEnded
 	// EventJobFinished: the handler of Job (reserved under Worker) returned
 	// with Decision and Reason; the result is recorded later. Not emitted
@@ -254,7 +257,7 @@ type Event struct {
 	Workers      []ulid.ULID
 	Jobs         []ulid.ULID // EventCancelChecked: the jobs asked about
 	Queues       []string    // EventJobPass: the queues it reserved from
-	Limit        int         // EventJobPass: the jobs it asked for
+	Limit        int         // EventJobPass: the jobs it asked for; EventDutiesEnded: see there
 	Count        int
 	Err          error
 }

@@ -448,6 +448,56 @@ func TestRetentionSweepsInBatches(t *testing.T) {
 		t.Fatalf("deleted %v jobs in successive passes %v apart (cleanup interval %v), want %d then 200",
 			counts, cfg.LeaderInterval, cfg.CleanupInterval, cfg.CleanupBatch)
 	}
+	if got := retentionPasses(rec); !slices.Equal(got, [][2]int{{300, 300}, {300, 200}}) {
+		t.Fatalf("duties-ended (batch, deleted) of the passes: %v, want [300 300] then [300 200]", got)
+	}
+}
+
+// retentionPasses returns the (batch, deleted) of each leader pass rec saw
+// end that applied retention.
+func retentionPasses(rec *recorder) [][2]int {
+	var passes [][2]int
+	for _, ev := range rec.of(EventDutiesEnded) {
+		if ev.Limit > 0 {
+			passes = append(passes, [2]int{ev.Limit, ev.Count})
+		}
+	}
+	return passes
+}
+
+// A retention pass that deleted a full batch while the local clock stood
+// behind the last cleanup is followed by another when the clock comes
+// back: what a full batch owes does not depend on the local clock.
+func TestRetentionGoesOnAfterAClockJump(t *testing.T) {
+	e := newEnv(t)
+	cfg := testConfig()
+	cfg.CleanupBatch = 300
+	a, rec := e.core(cfg, 1)
+	local := e.storeNow()
+	tickAt := func(at time.Time) {
+		t.Helper()
+		if _, err := a.tick(e.ctx, at); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.runDuties(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tickAt(local) // a retention pass with nothing to delete
+	old := e.enqueue("q", cfg.CleanupBatch+200)
+	e.inTx(func(tx store.Tx) error {
+		if _, err := tx.Reserve(e.ctx, a.ID(), []string{"q"}, len(old)); err != nil {
+			return err
+		}
+		_, err := tx.CompleteJobs(e.ctx, store.Completion{Worker: a.ID(), IDs: old})
+		return err
+	})
+	e.advance(31 * 24 * time.Hour)
+	tickAt(local.Add(-time.Hour))             // the clock jumped back: due
+	tickAt(local.Add(2 * cfg.LeaderInterval)) // back ahead, within the cleanup interval
+	if got := retentionPasses(rec); !slices.Equal(got, [][2]int{{300, 0}, {300, 300}, {300, 200}}) {
+		t.Fatalf("retention passes (batch, deleted): %v, want [300 0] [300 300] [300 200]", got)
+	}
 }
 
 // Fix 4: the store is the only time authority; a worker whose local clock
