@@ -57,6 +57,7 @@ type Checker struct {
 	waits      waits        // processes waiting for a tick they owe
 	vacuum     vacuumState
 	sealed     sealedIndex // jobs with encrypted fields (encrypted.go)
+	retention  retentionState
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far

@@ -95,6 +95,7 @@ func (c *Checker) dutiesEnded(e *Event) {
 	c.duty = nil
 	c.checkPassSettled(e)
 	c.checkBatchesSettled(e)
+	c.checkRetentionPass(e)
 }
 
 // endDutiesOf drops the duties in progress of a process that stopped.

@@ -198,7 +198,7 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 		if gone[e.id] {
 			continue
 		}
-		if rules.CheckDelete(*t.s.jobs[e.id], t.kept(e.id)) != nil {
+		if rules.CheckDelete(*t.s.jobs[e.id], t.kept(e.id)) != nil || t.skipFailed(e.id) {
 			kept = append(kept, e)
 			continue
 		}
@@ -207,6 +207,13 @@ func (t *tx) DeleteOldJobs(_ context.Context, age time.Duration, limit int) (int
 	}
 	t.deleteJobs(order)
 	return len(gone), nil
+}
+
+// skipFailed is mutant.RetentionSkipsFailed's edit: a failed or lost
+// row stays.
+func (t *tx) skipFailed(id ulid.ULID) bool {
+	st := t.s.jobs[id].Status
+	return mutant.On(mutant.RetentionSkipsFailed) && (st == store.Failed || st == store.Lost)
 }
 
 // kept is what keeps row id from deletion besides its status.

@@ -128,6 +128,9 @@ func (t *tx) DeleteOldWorkers(_ context.Context, age time.Duration) (int, error)
 		return 0, nil
 	}
 	slices.SortFunc(ids, ulid.ULID.Compare)
+	if mutant.On(mutant.WorkerRetentionOneAPass) {
+		ids = ids[:1]
+	}
 	for _, id := range ids {
 		t.setWorker(t.s.workers[id], nil)
 	}
