@@ -55,7 +55,7 @@ func TestBatchesAllowWhatTheyShould(t *testing.T) {
 	b.commit(w1, b.complete(2))
 	b.commit(w1, b.fail(1, "boom"), b.retry(1, 4, 5*time.Second))
 	b.after(5 * time.Second)
-	b.duties(w1)
+	b.duties(w1, b.promote(4))
 	b.commit(w1, b.reserve(4, w1))
 	b.commit(w1, b.fail(4, "again"))
 	b.duties(w1, b.release(3))

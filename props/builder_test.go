@@ -271,9 +271,15 @@ func (b *builder) elect(w ulid.ULID) change {
 	return b.setLease(&LeaseRow{Holder: w, ElectedAt: b.now, ExpiresAt: b.now.Add(b.params.LeaseTTL)})
 }
 
-// reacquire deletes the lease (expired) and gives w a new one.
+// reacquire deletes the lease (expired) and gives w a new one, with a
+// heartbeat of w's live row: a leader whose own row went stale would be
+// declared dead by its next pass (property 39).
 func (b *builder) reacquire(w ulid.ULID) {
-	b.commit(w, b.setLease(nil), b.acquire(w))
+	changes := []change{b.setLease(nil), b.acquire(w)}
+	if r, ok := b.workers[w]; ok && r.ShutdownAt.IsZero() {
+		changes = append(changes, b.heartbeat(w))
+	}
+	b.commit(w, changes...)
 }
 
 // duties records leader duties of w with the given commit changes inside.

@@ -58,6 +58,7 @@ type Checker struct {
 	vacuum     vacuumState
 	sealed     sealedIndex // jobs with encrypted fields (encrypted.go)
 	retention  retentionState
+	passDone   passDone
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far

@@ -101,7 +101,7 @@ func TestDependenciesAllowWhatTheyShould(t *testing.T) {
 		"a retried parent takes its place": func(b *builder) {
 			twoParents(b)
 			b.commit(w1, b.fail(1, "boom"), b.retry(1, 4, 0), b.waitFor(3, 4, 2))
-			b.duties(w1)
+			b.duties(w1, b.promote(4))
 			b.commit(w1, b.complete(2), b.waitFor(3, 4))
 		},
 		"cancelled by the leader for a failed parent": func(b *builder) {
@@ -109,6 +109,8 @@ func TestDependenciesAllowWhatTheyShould(t *testing.T) {
 			b.commit(w1, b.fail(1, "boom"))
 			b.duties(w1, b.cancelFor(3, 1, Failed))
 			b.after(time.Hour)
+			b.reacquire(w1)
+			b.commit(w2, b.heartbeat(w2))
 			b.duties(w1, b.deleteJob(1))
 		},
 		"settled by the second leader pass in commit order": func(b *builder) {

@@ -95,6 +95,10 @@ type Params struct {
 	// CleanupBatch is the most job rows one leader pass's retention
 	// deletes (0: not checked; property 38).
 	CleanupBatch int `json:",omitzero"`
+	// HeartbeatsUnknown says that the history holds of each worker's
+	// heartbeats only its last (Reconstruct), so that no leader pass is
+	// judged for leaving a worker unseen past DeadThreshold (property 39).
+	HeartbeatsUnknown bool `json:",omitzero"`
 }
 
 // ScheduleSpec names a schedule and its cron expression: 6 fields, seconds

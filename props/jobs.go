@@ -180,6 +180,7 @@ func (c *Checker) rescued(b, a *JobRow, sc *commitScope) {
 // finished.
 func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
 	c.queues.indexJob(id, before, after)
+	c.passDone.indexScheduled(id, before, after)
 	c.partitions.indexKeys(id, before, after)
 	c.sequences.indexSequence(id, before, after)
 	c.seqHolders.index(id, holding(before), holding(after))

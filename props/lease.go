@@ -96,6 +96,7 @@ func (c *Checker) dutiesEnded(e *Event) {
 	c.checkPassSettled(e)
 	c.checkBatchesSettled(e)
 	c.checkRetentionPass(e)
+	c.checkPassComplete(e)
 }
 
 // endDutiesOf drops the duties in progress of a process that stopped.

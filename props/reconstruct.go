@@ -25,7 +25,8 @@ import (
 //
 // What the rows cannot tell is not checked: the commits' workers are unknown
 // (so leader-only changes and fencing are judged only through the log), and
-// a promotion is assumed to happen at scheduled_at. Rows deleted by
+// a promotion is assumed to happen at scheduled_at, and a worker's
+// heartbeats but its last are not known (Params.HeartbeatsUnknown). Rows deleted by
 // retention break their chains: run with a retention longer than the run.
 func Reconstruct(params Params, jobs []JobRow, workers []WorkerRow, log []Event) History {
 	var items []item
@@ -49,6 +50,7 @@ func Reconstruct(params Params, jobs []JobRow, workers []WorkerRow, log []Event)
 	slices.SortStableFunc(logged, func(a, b Event) int { return a.Time.Compare(b.Time) })
 	items = mergeLog(items, logged)
 	h := History{Params: params, Events: make([]Event, len(items))}
+	h.Params.HeartbeatsUnknown = true
 	var lease *LeaseRow
 	for i, it := range items {
 		e := it.e

@@ -19,7 +19,17 @@ func completedAgo(b *builder, d time.Duration) {
 	retentionPeriods(b)
 	oneRunning(b)
 	b.commit(w1, b.complete(1))
-	b.after(d).reacquire(w1)
+	freshLeader(b, d)
+}
+
+// freshLeader lets d pass; then w2 heartbeats, if live, and w1 takes a
+// fresh lease, so that a pass of w1 owes no declaration of death.
+func freshLeader(b *builder, d time.Duration) {
+	b.after(d)
+	if b.workers[w2].ShutdownAt.IsZero() {
+		b.commit(w2, b.heartbeat(w2))
+	}
+	b.reacquire(w1)
 }
 
 // dutyCommit records leader duties of w with one commit of changes, and
@@ -31,10 +41,11 @@ func dutyCommit(b *builder, w ulid.ULID, changes ...change) int {
 	return at
 }
 
-// retentionPass records leader duties of w that applied retention with
-// batch limit and deleted the given rows, and returns the index of their
-// end, where property 38 judges what the pass left.
-func retentionPass(b *builder, w ulid.ULID, limit, deleted int, changes ...change) int {
+// endedPass records leader duties of w with one commit of changes, ended
+// with retention's batch limit and the rows it deleted (0, 0: no
+// retention), and returns the index of their end, where properties 38
+// and 39 judge what the pass left.
+func endedPass(b *builder, w ulid.ULID, limit, deleted int, changes ...change) int {
 	b.event(DutiesStarted, w, nil)
 	b.commit(w, changes...)
 	return atNext(b, func() {
@@ -52,7 +63,7 @@ func failedRetriedAgo(b *builder, d time.Duration) {
 	b.commit(w1, b.promote(2))
 	b.commit(w1, b.reserve(2, w1))
 	b.commit(w1, b.fail(2, "boom"))
-	b.after(d).reacquire(w1)
+	freshLeader(b, d)
 }
 
 var retentionCases = []violationCase{
@@ -75,24 +86,24 @@ var retentionCases = []violationCase{
 	}},
 	{"retention pass left an old job it could delete", Retention, "deleted 0 of its batch of 2 and left job", func(b *builder) int {
 		completedAgo(b, 2*time.Minute)
-		return retentionPass(b, w1, 2, 0)
+		return endedPass(b, w1, 2, 0)
 	}},
 	{"retention pass left an old shut-down worker", Retention, "left worker " + w2.String(), func(b *builder) int {
 		retentionPeriods(b)
 		setup(b)
 		b.commit(w2, b.shutdownWorker(w2))
 		b.after(3 * time.Minute).reacquire(w1)
-		return retentionPass(b, w1, 2, 0)
+		return endedPass(b, w1, 2, 0)
 	}},
 	{"retention pass left a retry whose attempt it deleted the pass before", Retention, "left job " + job(2).String(), func(b *builder) int {
 		failedRetriedAgo(b, 2*time.Minute)
-		retentionPass(b, w1, 2, 1, b.deleteJob(1))
-		return retentionPass(b, w1, 2, 0)
+		endedPass(b, w1, 2, 1, b.deleteJob(1))
+		return endedPass(b, w1, 2, 0)
 	}},
 	{"pass after a full retention batch applied none", Retention, "applied no retention after its last deleted a full batch", func(b *builder) int {
 		completedAgo(b, 2*time.Minute)
-		retentionPass(b, w1, 1, 1, b.deleteJob(1))
-		return retentionPass(b, w1, 0, 0)
+		endedPass(b, w1, 1, 1, b.deleteJob(1))
+		return endedPass(b, w1, 0, 0)
 	}},
 	{"shut-down worker deleted within its retention", Retention, "worker " + w2.String() + " deleted by", func(b *builder) int {
 		retentionPeriods(b)
@@ -132,11 +143,11 @@ func TestRetentionPassMayLeaveWhatStoresKeep(t *testing.T) {
 	b.commit(none, b.enqueue(3))
 	b.commit(w1, b.reserve(3, w1))
 	b.commit(w1, b.complete(3))
-	retentionPass(b, w1, 2, 1, b.deleteJob(1))
-	retentionPass(b, w1, 1, 1, b.deleteJob(2))
-	b.after(2 * time.Minute).reacquire(w1)
-	retentionPass(b, w1, 1, 1, b.deleteJob(3))
-	retentionPass(b, w1, 1, 0)
+	endedPass(b, w1, 2, 1, b.deleteJob(1))
+	endedPass(b, w1, 1, 1, b.deleteJob(2))
+	freshLeader(b, 2*time.Minute)
+	endedPass(b, w1, 1, 1, b.deleteJob(3))
+	endedPass(b, w1, 1, 0)
 	for _, v := range mustCheck(t, b.history()) {
 		t.Errorf("violation in a good history: %v", v)
 	}
@@ -149,11 +160,11 @@ func TestRetentionPassInCommitOrder(t *testing.T) {
 	b := newBuilder()
 	b.params.CommitOrder = true
 	completedAgo(b, 2*time.Minute)
-	retentionPass(b, w1, 2, 0)
+	endedPass(b, w1, 2, 0)
 	if v := mustCheck(t, b.history()); len(v) > 0 {
 		t.Fatalf("the first pass that left the row was judged in commit order: %v", v)
 	}
-	retentionPass(b, w1, 2, 0)
+	endedPass(b, w1, 2, 0)
 	v := mustCheck(t, b.history())
 	if len(v) != 1 || v[0].Property != Retention || !strings.Contains(v[0].Message, "left job "+job(1).String()) {
 		t.Fatalf("the second pass that left the row: want one retention violation naming it, got %v", v)

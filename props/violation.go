@@ -119,6 +119,10 @@ const (
 	// period after it ended, and a worker's only its period after it
 	// shut down (props/retention.go).
 	Retention
+	// PassComplete: a leader pass leaves no scheduled row due, no live
+	// worker unseen past the dead threshold and no running row under a
+	// worker that is not live (props/passcomplete.go).
+	PassComplete
 	numProperties // not a property: how many there are
 )
 
@@ -162,6 +166,7 @@ var propertyNames = [numProperties]string{
 	BulkActions:         "bulk actions",
 	QueueHistory:        "queue history",
 	Retention:           "retention",
+	PassComplete:        "leader pass complete",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

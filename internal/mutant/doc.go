@@ -54,6 +54,9 @@ var Names = []string{
 	RetentionSkipsFailed,
 	RetentionPausesAfterFullBatch,
 	WorkerRetentionOneAPass,
+	PromoteOneAPass,
+	DeadWorkersOneAPass,
+	RescueOneAPass,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -216,6 +219,17 @@ const (
 	// WorkerRetentionOneAPass: the in-memory store's retention deletes
 	// one old worker row a pass, as a LIMIT 1 left in its statement would.
 	WorkerRetentionOneAPass = "worker-retention-one-a-pass"
+	// PromoteOneAPass: the in-memory store's promotion makes one due
+	// scheduled row available a pass: retries and delayed jobs start
+	// late, one leader interval each, and none is lost.
+	PromoteOneAPass = "promote-one-a-pass"
+	// DeadWorkersOneAPass: the in-memory store declares one worker past
+	// the dead threshold dead a pass, so the others' jobs wait longer for
+	// their rescue.
+	DeadWorkersOneAPass = "dead-workers-one-a-pass"
+	// RescueOneAPass: the in-memory store's rescue marks one running job
+	// of the workers no longer live lost a pass.
+	RescueOneAPass = "rescue-one-a-pass"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

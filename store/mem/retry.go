@@ -126,6 +126,9 @@ func (t *tx) RescueLostJobs(context.Context) ([]store.Job, error) {
 		}
 	}
 	slices.SortFunc(ids, ulid.ULID.Compare)
+	if mutant.On(mutant.RescueOneAPass) && len(ids) > 1 {
+		ids = ids[:1]
+	}
 	out := make([]store.Job, 0, len(ids))
 	for _, id := range ids {
 		j := t.s.jobs[id]
@@ -157,6 +160,9 @@ func (t *tx) PromoteScheduledJobs(context.Context) (int, error) {
 		after.Status = store.Available
 		t.setJob(j, &after)
 		queues = append(queues, j.Queue)
+		if mutant.On(mutant.PromoteOneAPass) {
+			break
+		}
 	}
 	slices.Sort(queues)
 	t.notifyQueues(queues)

@@ -87,6 +87,9 @@ func (t *tx) ShutdownDeadWorkers(_ context.Context, threshold time.Duration) ([]
 		}
 	}
 	slices.SortFunc(dead, ulid.ULID.Compare)
+	if mutant.On(mutant.DeadWorkersOneAPass) && len(dead) > 1 {
+		dead = dead[:1]
+	}
 	for _, id := range dead {
 		t.shutdown(t.s.workers[id])
 	}
