@@ -55,6 +55,8 @@ func (t *Translator) Translate(e *engine.Event, h *props.Event) bool {
 		h.Kind = props.DeclaredDead
 	case engine.EventDutiesStarted:
 		h.Kind, h.LeaseExpires = props.DutiesStarted, t.expires
+	case engine.EventHeartbeat:
+		h.Kind = props.Heartbeat
 	case engine.EventDutiesEnded:
 		h.Kind, h.Limit, h.Deleted = props.DutiesEnded, e.Limit, e.Count
 	case engine.EventScheduleFired:

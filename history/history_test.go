@@ -25,7 +25,8 @@ func TestTranslate(t *testing.T) {
 		want props.Event
 		ok   bool
 	}{
-		{engine.Event{Kind: engine.EventHeartbeat, Worker: w, StoreTime: at}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventHeartbeat, Worker: w, StoreTime: at}, props.Event{Kind: props.Heartbeat, Time: at, Worker: w}, true},
+		{engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: at}, props.Event{}, false},
 		{engine.Event{Kind: engine.EventLeaseAcquired, Worker: w, StoreTime: at, LeaseExpires: at.Add(time.Second)}, props.Event{}, false},
 		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w, LeaseExpires: at.Add(time.Second)}, true},

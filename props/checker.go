@@ -203,6 +203,8 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.shutdownCompleted(e)
 	case DeclaredDead:
 		c.declaredDead(e)
+	case Heartbeat:
+		c.heartbeat(e)
 	case DutiesStarted:
 		c.dutiesStarted(e)
 	case DutiesEnded:

@@ -179,6 +179,9 @@ const (
 	// DeclaredDead: Process learned that Worker was declared dead (its
 	// heartbeat found no live row) and will register again.
 	DeclaredDead Kind = "declared_dead"
+	// Heartbeat: Worker (on Process) was told its heartbeat, in a
+	// transaction at store time Time, was recorded.
+	Heartbeat Kind = "heartbeat"
 
 	// DutiesStarted: Worker (on Process) began leader duties in a
 	// transaction at store time Time, after checking its lease; LeaseExpires

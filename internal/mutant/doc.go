@@ -57,6 +57,7 @@ var Names = []string{
 	PromoteOneAPass,
 	DeadWorkersOneAPass,
 	RescueOneAPass,
+	HeartbeatDropped,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -230,6 +231,11 @@ const (
 	// RescueOneAPass: the in-memory store's rescue marks one running job
 	// of the workers no longer live lost a pass.
 	RescueOneAPass = "rescue-one-a-pass"
+	// HeartbeatDropped: the in-memory store's heartbeat reports success
+	// without writing the row, so live workers are declared dead once the
+	// threshold passes; their jobs are rescued and run again, within
+	// every rule judged on the rows.
+	HeartbeatDropped = "heartbeat-dropped"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.
