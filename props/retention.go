@@ -83,6 +83,7 @@ type retentionState struct {
 	// worker's pass ends: the store judged the pass's rows as they were.
 	freed map[ulid.ULID]ulid.ULID
 	lag   passLag // rows a pass left, in CommitOrder owed by the next one
+	kept  int     // old rows complete passes left because stores keep them
 	// named and awaited are scratch sets of checkRetentionPass.
 	named, awaited map[ulid.ULID]bool
 }
@@ -154,12 +155,21 @@ func (c *Checker) retentionLeft(e *Event) []ulid.ULID {
 	}
 	c.indexKept()
 	for id, st := range c.jobs {
-		if st.row.Status.Terminal() && oldEnough(e.Time, endOf(&st.row), c.params.JobRetention) && !c.retentionKeeps(e.Worker, &st.row) {
+		if !st.row.Status.Terminal() || !oldEnough(e.Time, endOf(&st.row), c.params.JobRetention) {
+			continue
+		}
+		if c.retentionKeeps(e.Worker, &st.row) {
+			c.retention.kept++
+		} else {
 			left = append(left, id)
 		}
 	}
 	return left
 }
+
+// RetentionKept returns how many times a leader pass that applied
+// retention left an old row every store keeps (counted once a pass).
+func (c *Checker) RetentionKept() int { return c.retention.kept }
 
 // indexKept fills the scratch sets retentionKeeps reads: the rows an
 // attempt names as its next, and those a waiting row waits for.

@@ -51,6 +51,7 @@ const (
 	MarkCompletionDeleted                // a completion on a queue without history deleted its job's row
 	MarkCompletionKept                   // a completion on a queue without history kept its row: something needed it
 	MarkRetentionBatchFull               // a leader pass deleted a full batch of old jobs: the sweep goes on at the next pass
+	MarkRetentionKept                    // a leader pass that applied retention left an old row every store keeps
 	MarkTxOverlap                        // interleaving: a round trip went while another process's transaction was open
 	MarkLockWait                         // interleaving: the server held a round trip on another transaction's lock
 	MarkDeadlock                         // interleaving: a cycle of lock waits was broken
@@ -119,6 +120,7 @@ var markNames = [numMarks]string{
 	MarkCompletionDeleted:    "completion deleted its row (history none)",
 	MarkCompletionKept:       "completion kept a needed row (history none)",
 	MarkRetentionBatchFull:   "retention pass deleted a full batch",
+	MarkRetentionKept:        "retention pass left an old row stores keep",
 	MarkTxOverlap:            "interleaved: two processes' transactions open",
 	MarkLockWait:             "interleaved: a round trip waited on a lock",
 	MarkDeadlock:             "interleaved: a deadlock broken",

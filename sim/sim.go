@@ -413,6 +413,9 @@ func (s *sim) stop(v *props.Violation, err error) {
 func (s *sim) finish() {
 	s.phase = done
 	vs := s.checker.Finish()
+	if s.checker.RetentionKept() > 0 {
+		s.res.Marks.set(MarkRetentionKept)
+	}
 	s.tr.printf(s.now, "sim", "end settled=%v violations=%d", s.res.Settled, len(vs))
 	if len(vs) > 0 {
 		v := vs[0]
