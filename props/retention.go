@@ -167,8 +167,9 @@ func (c *Checker) retentionLeft(e *Event) []ulid.ULID {
 	return left
 }
 
-// RetentionKept returns how many times a leader pass that applied
-// retention left an old row every store keeps (counted once a pass).
+// RetentionKept returns how many old rows the leader passes that applied
+// retention left because every store keeps them (a row left by several
+// passes counts once for each).
 func (c *Checker) RetentionKept() int { return c.retention.kept }
 
 // indexKept fills the scratch sets retentionKeeps reads: the rows an
@@ -193,7 +194,7 @@ func (c *Checker) indexKept() {
 }
 
 // retentionKeeps reports whether retention must leave ended row j, as
-// every store does (store.Kept): it halts its sequence, a waiting row
+// both stores do: it halts its sequence, a waiting row
 // waits for it, its batch has not counted it, or an earlier attempt names
 // it (also one worker w's pass deleted, which still named it then).
 func (c *Checker) retentionKeeps(w ulid.ULID, j *JobRow) bool {
