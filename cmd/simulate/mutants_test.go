@@ -51,18 +51,18 @@ func TestFailingSeedIsReportedWithItsTrace(t *testing.T) {
 
 // TestRecordedMutantSeeds records seed 1 for two bugs: max-fetch, which
 // seed 1 catches, is replayed alone and reported as recorded;
-// unfenced-results, which it does not, is searched for as without the
+// output-in-clear, which it does not, is searched for as without the
 // file and listed with the line to record.
 func TestRecordedMutantSeeds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "seeds.txt")
-	if err := os.WriteFile(path, []byte("# both at seed 1\n\nmax-fetch 1\nunfenced-results 1\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("# both at seed 1\n\nmax-fetch 1\noutput-in-clear 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := parseFlags([]string{"-mutants", "-seeds", "100", "-parallel", "2", "-mutant-seeds", path}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.onlyMutants = []string{mutant.MaxFetch, mutant.UnfencedResults}
+	cfg.onlyMutants = []string{mutant.MaxFetch, mutant.OutputInClear}
 	var out strings.Builder
 	if status := runMutants(cfg, &out); status != 0 {
 		t.Fatalf("status %d:\n%s", status, out.String())
@@ -70,11 +70,11 @@ func TestRecordedMutantSeeds(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^max-fetch +1 +1 +recorded `).MatchString(out.String()) {
 		t.Errorf("max-fetch, caught by its recorded seed: no row saying so in:\n%s", out.String())
 	}
-	row := regexp.MustCompile(`(?m)^unfenced-results +(\d+) +\d+ +\d+/\d+ `).FindStringSubmatch(out.String())
+	row := regexp.MustCompile(`(?m)^output-in-clear +(\d+) +\d+ +\d+/\d+ `).FindStringSubmatch(out.String())
 	if row == nil || row[1] == "1" {
-		t.Fatalf("unfenced-results, not caught by seed 1: no row of a search catching it later in:\n%s", out.String())
+		t.Fatalf("output-in-clear, not caught by seed 1: no row of a search catching it later in:\n%s", out.String())
 	}
-	if stale := "\n  unfenced-results " + row[1] + "\n"; !strings.Contains(out.String(), stale) {
+	if stale := "\n  output-in-clear " + row[1] + "\n"; !strings.Contains(out.String(), stale) {
 		t.Errorf("no line %q to record in:\n%s", stale, out.String())
 	}
 }

@@ -49,7 +49,7 @@ func TestPictureOfAFailingSeed(t *testing.T) {
 	}
 	report := browser.Eval[string](t, ctx, `document.getElementById("violation").innerText`)
 	wantReplay := "go run -tags mutants ./cmd/simulate -mutant " + mutant.NoRescue + " -seed " + seed + " -v"
-	for _, want := range []string{"single execution", wantReplay, "VIOLATION"} {
+	for _, want := range []string{"leader pass complete", wantReplay, "VIOLATION"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the violation box lacks %q:\n%s", want, report)
 		}
