@@ -59,6 +59,7 @@ type Checker struct {
 	sealed     sealedIndex // jobs with encrypted fields (encrypted.go)
 	retention  retentionState
 	passDone   passDone
+	beats      beats
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -225,6 +226,7 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.proc(e).releaseGivenUp = true
 	case TickStarted:
 		c.tickStarted(e)
+		c.beats.tickStarted(c.procKey(e), e.Time)
 		c.proc(e).removalsTicked()
 	case Waiting:
 		c.waiting(e)
@@ -232,6 +234,7 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.notified(e)
 	case JobPass:
 		c.jobPass(e)
+		c.checkHeartbeatDue(e)
 		c.checkPassQueues(c.proc(e), e)
 	case QueueRemoved:
 		c.queueRemoved(e)

@@ -61,6 +61,11 @@ type Params struct {
 	// PollBound is the longest a serving process whose last tick
 	// succeeded waits before its next tick (0: not checked; property 21).
 	PollBound time.Duration `json:",omitzero"`
+	// HeartbeatBound is the longest a serving worker goes between the
+	// starts of a tick whose job pass heartbeated and of one whose pass
+	// must heartbeat again: the heartbeat interval in true time (0: not
+	// checked; property 40).
+	HeartbeatBound time.Duration `json:",omitzero"`
 	// BackoffBounds[i] is the longest a serving process whose last i+1
 	// ticks failed waits before its next tick; the last one holds for any
 	// more failures (none: not checked; property 21).
@@ -97,7 +102,8 @@ type Params struct {
 	CleanupBatch int `json:",omitzero"`
 	// HeartbeatsUnknown says that the history holds of each worker's
 	// heartbeats only its last (Reconstruct), so that no leader pass is
-	// judged for leaving a worker unseen past DeadThreshold (property 39).
+	// judged for leaving a worker unseen past DeadThreshold (property 39),
+	// nor a worker's heartbeats (40).
 	HeartbeatsUnknown bool `json:",omitzero"`
 }
 

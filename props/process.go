@@ -145,22 +145,6 @@ func (c *Checker) declaredDead(e *Event) {
 	}
 }
 
-// heartbeat checks that a heartbeat the store said it recorded is in the
-// worker's row: the dead threshold (property 6) is judged on the rows, so
-// a store that lost heartbeats would have live workers declared dead
-// within the rules. Not judged where the history does not hold every
-// heartbeat.
-func (c *Checker) heartbeat(e *Event) {
-	if c.params.HeartbeatsUnknown {
-		return
-	}
-	w, known := c.workers[e.Worker]
-	if !known || w.LastSeenAt.Before(e.Time) {
-		c.report(SingleExecution, fmt.Sprintf("worker %s was told its heartbeat at %s was recorded, but its row says otherwise",
-			e.Worker, formatTime(e.Time)), withWorkers(w))
-	}
-}
-
 // shutdownCompleted checks property 3 as a graceful shutdown ends: the
 // worker owns no running row and not the lease (both as the driver read
 // them and as the history's rows say), every job the process started has a

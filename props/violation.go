@@ -123,6 +123,10 @@ const (
 	// worker unseen past the dead threshold and no running row under a
 	// worker that is not live (props/passcomplete.go).
 	PassComplete
+	// Heartbeats: a heartbeat the store reported recorded is in the
+	// worker's row, and a serving worker's job pass heartbeats once its
+	// interval passed since the last (props/heartbeat.go).
+	Heartbeats
 	numProperties // not a property: how many there are
 )
 
@@ -167,6 +171,7 @@ var propertyNames = [numProperties]string{
 	QueueHistory:        "queue history",
 	Retention:           "retention",
 	PassComplete:        "leader pass complete",
+	Heartbeats:          "heartbeats",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

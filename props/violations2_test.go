@@ -15,13 +15,6 @@ func runningOnW2(b *builder) {
 }
 
 var singleExecutionCases = []violationCase{
-	{"heartbeat reported but not recorded", SingleExecution, "its heartbeat at 2030-01-01T00:00:01.000000Z was recorded", func(b *builder) int {
-		setup(b)
-		b.after(time.Second).commit(w1, b.heartbeat(w1))
-		b.event(Heartbeat, w1, nil)
-		b.commit(w2)
-		return atNext(b, func() { b.event(Heartbeat, w2, nil) })
-	}},
 	{"started before the reserve committed", SingleExecution, "whose row is available", func(b *builder) int {
 		setup(b)
 		b.commit(none, b.enqueue(1))

@@ -58,6 +58,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, queueHistoryCases...)
 	cases = append(cases, retentionCases...)
 	cases = append(cases, passCompleteCases...)
+	cases = append(cases, heartbeatCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

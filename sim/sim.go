@@ -345,6 +345,11 @@ func historyParams(sc *Scenario) props.Params {
 		Policies: sc.Policy.params(), MaxSnoozes: sc.Policy.MaxSnoozes,
 		JobRetention: cfg.JobRetention, WorkerRetention: cfg.WorkerRetention, CleanupBatch: cfg.CleanupBatch,
 	}
+	if f := sc.fault(ClockJump); f == nil || !f.On {
+		// A local clock set back stretches the interval the core measures
+		// by the jump (a monotonic clock, as production's, does not jump).
+		p.HeartbeatBound = trueBound(cfg.HeartbeatInterval)
+	}
 	for _, c := range sc.Crons {
 		spec := props.ScheduleSpec{Name: c.Name, Cron: c.Cron}
 		if c.UniqueKey != "" {

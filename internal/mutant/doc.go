@@ -58,6 +58,7 @@ var Names = []string{
 	DeadWorkersOneAPass,
 	RescueOneAPass,
 	HeartbeatDropped,
+	HeartbeatSkippedWhileBusy,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -236,6 +237,10 @@ const (
 	// threshold passes; their jobs are rescued and run again, within
 	// every rule judged on the rows.
 	HeartbeatDropped = "heartbeat-dropped"
+	// HeartbeatSkippedWhileBusy: a worker's job pass leaves out its due
+	// heartbeat while its handlers run, so a worker busy for longer than
+	// the dead threshold is declared dead and its jobs run again.
+	HeartbeatSkippedWhileBusy = "heartbeat-skipped-while-busy"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

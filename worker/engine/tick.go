@@ -257,6 +257,16 @@ func (c *Core) settleFailures(ctx context.Context) ([]store.Job, error) {
 	return recovered, nil
 }
 
+// heartbeatDue reports whether the job pass of worker id (zero: none
+// registered) heartbeats: its interval passed on the local clock, or it
+// recovered jobs.
+func (c *Core) heartbeatDue(id ulid.ULID, recovered int) bool {
+	if id == (ulid.ULID{}) || mutant.On(mutant.HeartbeatSkippedWhileBusy) && len(c.executing) > 0 {
+		return false
+	}
+	return recovered > 0 || due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)
+}
+
 // passAsked is what a job pass asked the store for: its EventJobPass but
 // for the count reserved. It is not that Event, over a kilobyte, which
 // completeAndReserve would copy out at every pass.
@@ -277,7 +287,7 @@ func (c *Core) completeAndReserve(ctx context.Context, id ulid.ULID, recovered i
 	// rescued) since, or the pass fails and they are read again.
 	p := store.JobPass{
 		Worker:    id,
-		Heartbeat: id != (ulid.ULID{}) && (recovered > 0 || due(c.now, c.lastHeartbeat, c.cfg.HeartbeatInterval)),
+		Heartbeat: c.heartbeatDue(id, recovered),
 		Complete:  c.completions(),
 		Executing: c.cancelCheck(),
 	}
