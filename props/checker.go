@@ -226,7 +226,6 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.proc(e).releaseGivenUp = true
 	case TickStarted:
 		c.tickStarted(e)
-		c.beats.tickStarted(c.procKey(e), e.Time)
 		c.proc(e).removalsTicked()
 	case Waiting:
 		c.waiting(e)

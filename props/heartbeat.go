@@ -16,22 +16,10 @@ import (
 // worker that keeps ticking is never declared dead. Neither is judged
 // where the history does not hold every heartbeat.
 
-// beats is what property 40 keeps.
-type beats struct {
-	tickAt map[string]time.Time // each process's tick in progress began then
-	beat   map[string]bool      // ... and its pass heartbeated
-	// last: each worker's tick of its last heartbeat, or of its first
-	// job pass, began then.
-	last map[ulid.ULID]time.Time
-}
-
-// tickStarted notes that process proc began a tick at t.
-func (b *beats) tickStarted(proc string, t time.Time) {
-	if b.tickAt == nil {
-		b.tickAt, b.beat, b.last = map[string]time.Time{}, map[string]bool{}, map[ulid.ULID]time.Time{}
-	}
-	b.tickAt[proc], b.beat[proc] = t, false
-}
+// beats is what property 40 keeps of each worker: its tick of its last
+// heartbeat, or of its first job pass, began then. What it keeps of each
+// process (the tick in progress) is in procState.
+type beats struct{ last map[ulid.ULID]time.Time }
 
 // heartbeat checks the row of a worker told its heartbeat was recorded,
 // and notes the heartbeat.
@@ -44,25 +32,35 @@ func (c *Checker) heartbeat(e *Event) {
 		c.report(Heartbeats, fmt.Sprintf("worker %s was told its heartbeat at %s was recorded, but its row says otherwise",
 			e.Worker, formatTime(e.Time)), withWorkers(w))
 	}
-	proc := c.procKey(e)
-	if at, ok := c.beats.tickAt[proc]; ok {
-		c.beats.beat[proc] = true
-		c.beats.last[e.Worker] = at
+	if p := c.proc(e); !p.tickAt.IsZero() {
+		p.tickBeat = true
+		c.beats.note(e.Worker, p.tickAt)
 	}
+}
+
+// note records that worker w's tick that began at t heartbeated, or made
+// its first job pass.
+func (b *beats) note(w ulid.ULID, t time.Time) {
+	if b.last == nil {
+		b.last = map[ulid.ULID]time.Time{}
+	}
+	b.last[w] = t
 }
 
 // checkHeartbeatDue judges job pass e: it heartbeated if its tick began
 // HeartbeatBound or more after the tick of its worker's last heartbeat.
 func (c *Checker) checkHeartbeatDue(e *Event) {
-	b := &c.beats
-	proc := c.procKey(e)
-	at, ticking := b.tickAt[proc]
-	if c.params.HeartbeatBound <= 0 || c.params.HeartbeatsUnknown || e.Worker.IsZero() || !ticking || b.beat[proc] {
+	if c.params.HeartbeatBound <= 0 || c.params.HeartbeatsUnknown || e.Worker.IsZero() {
 		return
 	}
-	last, seen := b.last[e.Worker]
+	p := c.proc(e)
+	at := p.tickAt
+	if at.IsZero() || p.tickBeat {
+		return
+	}
+	last, seen := c.beats.last[e.Worker]
 	if !seen {
-		b.last[e.Worker] = at
+		c.beats.note(e.Worker, at)
 		return
 	}
 	if since := at.Sub(last); since >= c.params.HeartbeatBound {

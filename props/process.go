@@ -33,6 +33,8 @@ type procState struct {
 	wait                        wait                // the tick it waits for (property 21, 22)
 	owed                        passOwed            // what its next job pass owes its wake-ups (property 22)
 	removed                     map[string]*removal // the queues it removed (queueremoval.go)
+	tickAt                      time.Time           // its tick in progress began then (property 40)
+	tickBeat                    bool                // and that tick's job pass heartbeated
 }
 
 // stops are the requests to stop one process life received.

@@ -153,15 +153,21 @@ func (c *Checker) retentionLeft(e *Event) []ulid.ULID {
 	if c.params.JobRetention <= 0 {
 		return left
 	}
-	c.indexKept()
-	for id, st := range c.jobs {
-		if !st.row.Status.Terminal() || !oldEnough(e.Time, endOf(&st.row), c.params.JobRetention) {
-			continue
+	var old []*JobRow
+	for _, st := range c.jobs {
+		if st.row.Status.Terminal() && oldEnough(e.Time, endOf(&st.row), c.params.JobRetention) {
+			old = append(old, &st.row)
 		}
-		if c.retentionKeeps(e.Worker, &st.row) {
+	}
+	if len(old) == 0 { // as after most passes: what keeps rows is not needed
+		return left
+	}
+	c.indexKept()
+	for _, r := range old {
+		if c.retentionKeeps(e.Worker, r) {
 			c.retention.kept++
 		} else {
-			left = append(left, id)
+			left = append(left, r.ID)
 		}
 	}
 	return left

@@ -121,8 +121,12 @@ func (c *Checker) notified(e *Event) {
 	c.waits.add(p, w.deadline())
 }
 
-// tickStarted pays the tick the process owed.
-func (c *Checker) tickStarted(e *Event) { c.proc(e).wait = wait{} }
+// tickStarted pays the tick the process owed and notes when the tick
+// began (property 40).
+func (c *Checker) tickStarted(e *Event) {
+	p := c.proc(e)
+	p.wait, p.tickAt, p.tickBeat = wait{}, e.Time, false
+}
 
 // resumeWait adds the part of the stall just ended that fell within the
 // process's wait to it.
