@@ -46,7 +46,7 @@ func (t *Translator) Translate(e *engine.Event, h *props.Event) bool {
 	switch e.Kind {
 	case engine.EventLeaseAcquired, engine.EventLeaseRenewed:
 		t.expires = e.LeaseExpires
-		return false
+		h.Kind = props.LeasePass
 	case engine.EventLeaseLost, engine.EventLeaseReleased:
 		t.expires = time.Time{}
 		return false
@@ -57,6 +57,11 @@ func (t *Translator) Translate(e *engine.Event, h *props.Event) bool {
 		h.Kind, h.LeaseExpires = props.DutiesStarted, t.expires
 	case engine.EventHeartbeat:
 		h.Kind = props.Heartbeat
+	case engine.EventStoreError:
+		if e.Reason != "lease" {
+			return false
+		}
+		h.Kind, h.Reason = props.LeasePass, "failed"
 	case engine.EventDutiesEnded:
 		h.Kind, h.Limit, h.Deleted = props.DutiesEnded, e.Limit, e.Count
 	case engine.EventScheduleFired:

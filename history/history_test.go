@@ -27,7 +27,10 @@ func TestTranslate(t *testing.T) {
 	}{
 		{engine.Event{Kind: engine.EventHeartbeat, Worker: w, StoreTime: at}, props.Event{Kind: props.Heartbeat, Time: at, Worker: w}, true},
 		{engine.Event{Kind: engine.EventRegistered, Worker: w, StoreTime: at}, props.Event{}, false},
-		{engine.Event{Kind: engine.EventLeaseAcquired, Worker: w, StoreTime: at, LeaseExpires: at.Add(time.Second)}, props.Event{}, false},
+		{engine.Event{Kind: engine.EventLeaseAcquired, Worker: w, StoreTime: at, LeaseExpires: at.Add(time.Second)},
+			props.Event{Kind: props.LeasePass, Time: at, Worker: w}, true},
+		{engine.Event{Kind: engine.EventStoreError, Worker: w, Reason: "lease"}, props.Event{Kind: props.LeasePass, Worker: w, Reason: "failed"}, true},
+		{engine.Event{Kind: engine.EventStoreError, Worker: w, Reason: "jobs"}, props.Event{}, false},
 		{engine.Event{Kind: engine.EventDutiesStarted, Worker: w, StoreTime: at},
 			props.Event{Kind: props.DutiesStarted, Time: at, Worker: w, LeaseExpires: at.Add(time.Second)}, true},
 		{engine.Event{Kind: engine.EventJobFinished, Worker: w, Job: j, Decision: worker.Fail, Reason: "no"},

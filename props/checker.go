@@ -60,6 +60,7 @@ type Checker struct {
 	retention  retentionState
 	passDone   passDone
 	beats      beats
+	leaseTicks map[ulid.ULID]time.Time // each worker's tick of its last lease pass began then (property 41)
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far
@@ -206,6 +207,8 @@ func (c *Checker) Step(e *Event) *Violation {
 		c.declaredDead(e)
 	case Heartbeat:
 		c.heartbeat(e)
+	case LeasePass:
+		c.leasePass(e)
 	case DutiesStarted:
 		c.dutiesStarted(e)
 	case DutiesEnded:
@@ -234,6 +237,7 @@ func (c *Checker) Step(e *Event) *Violation {
 	case JobPass:
 		c.jobPass(e)
 		c.checkHeartbeatDue(e)
+		c.checkLeaseDue(e)
 		c.checkPassQueues(c.proc(e), e)
 	case QueueRemoved:
 		c.queueRemoved(e)

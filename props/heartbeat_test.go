@@ -7,13 +7,19 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// tickWithPass records a tick of w's process at the builder's time, with
-// a job pass that heartbeats if beat (its commit and its Heartbeat).
-func tickWithPass(b *builder, w ulid.ULID, beat bool) {
+// tickWith records a tick of w's process at the builder's time that
+// heartbeats (kind Heartbeat), renews w's lease (LeasePass) or neither
+// (""), then makes a job pass.
+func tickWith(b *builder, w ulid.ULID, kind Kind) {
 	b.event(TickStarted, w, nil)
-	if beat {
+	switch kind {
+	case Heartbeat:
 		b.commit(w, b.heartbeat(w))
-		b.event(Heartbeat, w, nil)
+	case LeasePass:
+		b.commit(w, b.acquire(w))
+	}
+	if kind != "" {
+		b.event(kind, w, nil)
 	}
 	b.event(JobPass, w, nil)
 }
@@ -29,9 +35,9 @@ var heartbeatCases = []violationCase{
 	{"job pass past the heartbeat bound without a heartbeat", Heartbeats, "did not heartbeat: its tick began 3s after", func(b *builder) int {
 		b.params.HeartbeatBound = 2 * time.Second
 		setup(b)
-		tickWithPass(b, w1, true)
+		tickWith(b, w1, Heartbeat)
 		b.after(time.Second)
-		tickWithPass(b, w1, false)
+		tickWith(b, w1, "")
 		b.after(2 * time.Second)
 		b.event(TickStarted, w1, nil)
 		return atNext(b, func() { b.event(JobPass, w1, nil) })
@@ -47,16 +53,16 @@ func TestHeartbeatsAllowWhatTheyShould(t *testing.T) {
 		b := newBuilder()
 		b.params.HeartbeatBound, b.params.HeartbeatsUnknown = 2*time.Second, unknown
 		setup(b)
-		tickWithPass(b, w2, false)
+		tickWith(b, w2, "")
 		for range 3 {
 			b.after(time.Second)
-			tickWithPass(b, w1, false)
+			tickWith(b, w1, "")
 			b.after(time.Second)
-			tickWithPass(b, w1, true)
+			tickWith(b, w1, Heartbeat)
 		}
 		if unknown {
 			b.after(5 * time.Second)
-			tickWithPass(b, w1, false)
+			tickWith(b, w1, "")
 			b.commit(w2)
 			b.event(Heartbeat, w2, nil)
 		}

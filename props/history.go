@@ -66,6 +66,11 @@ type Params struct {
 	// must heartbeat again: the heartbeat interval in true time (0: not
 	// checked; property 40).
 	HeartbeatBound time.Duration `json:",omitzero"`
+	// LeaderBound is the longest a serving lease holder goes between the
+	// starts of a tick that maintained its lease and of one that must
+	// again: the leader interval in true time (0: not checked; property
+	// 41, judged on SerialTransactions histories only).
+	LeaderBound time.Duration `json:",omitzero"`
 	// BackoffBounds[i] is the longest a serving process whose last i+1
 	// ticks failed waits before its next tick; the last one holds for any
 	// more failures (none: not checked; property 21).
@@ -188,6 +193,10 @@ const (
 	// Heartbeat: Worker (on Process) was told its heartbeat, in a
 	// transaction at store time Time, was recorded.
 	Heartbeat Kind = "heartbeat"
+	// LeasePass: Worker (on Process) took or renewed the lease in a
+	// transaction at store time Time, or, with Reason "failed", its
+	// transaction to maintain the lease failed.
+	LeasePass Kind = "lease_pass"
 
 	// DutiesStarted: Worker (on Process) began leader duties in a
 	// transaction at store time Time, after checking its lease; LeaseExpires

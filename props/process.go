@@ -35,6 +35,7 @@ type procState struct {
 	removed                     map[string]*removal // the queues it removed (queueremoval.go)
 	tickAt                      time.Time           // its tick in progress began then (property 40)
 	tickBeat                    bool                // and that tick's job pass heartbeated
+	tickLeased                  bool                // and that tick maintained the lease (property 41)
 }
 
 // stops are the requests to stop one process life received.

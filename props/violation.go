@@ -127,6 +127,9 @@ const (
 	// worker's row, and a serving worker's job pass heartbeats once its
 	// interval passed since the last (props/heartbeat.go).
 	Heartbeats
+	// LeaseCadence: a serving lease holder maintains its lease once the
+	// leader interval passed since it last did (props/leasecadence.go).
+	LeaseCadence
 	numProperties // not a property: how many there are
 )
 
@@ -172,6 +175,7 @@ var propertyNames = [numProperties]string{
 	Retention:           "retention",
 	PassComplete:        "leader pass complete",
 	Heartbeats:          "heartbeats",
+	LeaseCadence:        "lease cadence",
 }
 
 // String returns the property's number and name, e.g. "2 (retry bounds)".

@@ -59,6 +59,7 @@ func TestViolations(t *testing.T) {
 	cases = append(cases, retentionCases...)
 	cases = append(cases, passCompleteCases...)
 	cases = append(cases, heartbeatCases...)
+	cases = append(cases, leaseCadenceCases...)
 	for _, tc := range cases {
 		t.Run(tc.want.String()+"/"+tc.name, func(t *testing.T) {
 			b := newBuilder()

@@ -122,10 +122,10 @@ func (c *Checker) notified(e *Event) {
 }
 
 // tickStarted pays the tick the process owed and notes when the tick
-// began (property 40).
+// began (properties 40 and 41).
 func (c *Checker) tickStarted(e *Event) {
 	p := c.proc(e)
-	p.wait, p.tickAt, p.tickBeat = wait{}, e.Time, false
+	p.wait, p.tickAt, p.tickBeat, p.tickLeased = wait{}, e.Time, false, false
 }
 
 // resumeWait adds the part of the stall just ended that fell within the

@@ -346,9 +346,9 @@ func historyParams(sc *Scenario) props.Params {
 		JobRetention: cfg.JobRetention, WorkerRetention: cfg.WorkerRetention, CleanupBatch: cfg.CleanupBatch,
 	}
 	if f := sc.fault(ClockJump); f == nil || !f.On {
-		// A local clock set back stretches the interval the core measures
+		// A local clock set back stretches the intervals the core measures
 		// by the jump (a monotonic clock, as production's, does not jump).
-		p.HeartbeatBound = trueBound(cfg.HeartbeatInterval)
+		p.HeartbeatBound, p.LeaderBound = trueBound(cfg.HeartbeatInterval), trueBound(cfg.LeaderInterval)
 	}
 	for _, c := range sc.Crons {
 		spec := props.ScheduleSpec{Name: c.Name, Cron: c.Cron}

@@ -78,7 +78,7 @@ func newHistoryLog(out io.Writer, process string) *historyLog {
 }
 
 // Observe writes the history events of one worker event. The runner's
-// ticks, waits, wake-ups and job passes are left out: the log stamps them
+// ticks, waits, wake-ups, job passes and lease passes are left out: the log stamps them
 // with the next transaction's store time, too late for their bounds to be
 // judged (a live history sets no PollBound nor WakeBound), and they would
 // be three lines a tick.
@@ -86,7 +86,7 @@ func (h *historyLog) Observe(e engine.Event) {
 	var ev props.Event
 	ok := h.tr.Translate(&e, &ev)
 	if ok && (ev.Kind == props.TickStarted || ev.Kind == props.Waiting || ev.Kind == props.Notified ||
-		ev.Kind == props.JobPass) {
+		ev.Kind == props.JobPass || ev.Kind == props.LeasePass) {
 		ok = false
 	}
 	if e.StoreTime.IsZero() {

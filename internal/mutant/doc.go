@@ -59,6 +59,7 @@ var Names = []string{
 	RescueOneAPass,
 	HeartbeatDropped,
 	HeartbeatSkippedWhileBusy,
+	LeaderPassesSlow,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -241,6 +242,10 @@ const (
 	// heartbeat while its handlers run, so a worker busy for longer than
 	// the dead threshold is declared dead and its jobs run again.
 	HeartbeatSkippedWhileBusy = "heartbeat-skipped-while-busy"
+	// LeaderPassesSlow: a worker maintains the lease, and its leader
+	// passes run, at three times the leader interval: promotions, rescues
+	// and retention come late, and every one is still done.
+	LeaderPassesSlow = "leader-passes-slow"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.

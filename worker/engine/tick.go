@@ -43,7 +43,7 @@ func (c *Core) tick(ctx context.Context, now time.Time) (tickResult, error) {
 	}
 	leaderPass := false
 	var leaseErr error
-	if !c.shuttingDown && due(now, c.lastLeader, c.cfg.LeaderInterval) {
+	if !c.shuttingDown && due(now, c.lastLeader, c.leaderInterval()) {
 		leaseErr = c.maintainLease(ctx)
 		leaderPass = leaseErr == nil
 	}
@@ -164,6 +164,14 @@ func (c *Core) maintainLease(ctx context.Context) error {
 	}
 	c.lastLeader = c.now
 	return nil
+}
+
+// leaderInterval is how often the core maintains the lease.
+func (c *Core) leaderInterval() time.Duration {
+	if mutant.On(mutant.LeaderPassesSlow) {
+		return 3 * c.cfg.LeaderInterval
+	}
+	return c.cfg.LeaderInterval
 }
 
 // takeLease is maintainLease's transaction: it notes what it found in
