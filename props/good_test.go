@@ -68,7 +68,7 @@ func fullRun(b *builder) {
 	b.after(3 * time.Second)
 	b.commit(w3, b.acquire(w3))
 	b.after(2 * time.Second)
-	b.duties(w3, b.promote(6))
+	b.duties(w3, b.promote(6), b.scheduleRun(102)) // run 101 ended: the next is due
 	b.run(6, w3, Succeed, 0)
 }
 

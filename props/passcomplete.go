@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -10,7 +11,8 @@ import (
 
 // Property 39, leader pass complete: when a leader pass ends, its duties
 // left nothing they owed at its store time: no scheduled row due (the
-// promotion takes every one), no live worker unseen for more than
+// promotion takes every one), no schedule due (fired, or skipped for its
+// unique key; not judged in CommitOrder), no live worker unseen for more than
 // Params.DeadThreshold (declared dead; not judged where the history does
 // not hold every heartbeat), and no running row under a
 // worker that is not live (rescued as lost). In a history in CommitOrder,
@@ -40,6 +42,7 @@ func (p *passDone) indexScheduled(id ulid.ULID, before, after *JobRow) {
 
 // checkPassComplete judges what leader pass e left.
 func (c *Checker) checkPassComplete(e *Event) {
+	c.checkSchedulesFired(e)
 	left := c.passLeft(e)
 	late := c.passDone.lag.late(slices.Values(left), func(id ulid.ULID) bool { return c.stillOwed(e, id) }, c.params.CommitOrder)
 	if len(late) == 0 {
@@ -108,4 +111,46 @@ func (c *Checker) stillOwed(e *Event, id ulid.ULID) bool {
 func (c *Checker) liveWorker(id ulid.ULID) bool {
 	w, ok := c.workers[id]
 	return ok && w.ShutdownAt.IsZero()
+}
+
+// checkSchedulesFired judges, in a history not in CommitOrder, that pass
+// e left no schedule due: one whose last cron time came by e's store time,
+// whose last run's chain had ended before it (as the leader judges it,
+// lastRunActive) and that has a cron time ahead. Of several, the first by
+// name is named.
+func (c *Checker) checkSchedulesFired(e *Event) {
+	if c.params.CommitOrder || len(c.schedRows) == 0 {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.schedRows)) {
+		r := c.schedRows[name]
+		cs, known := c.crons[name]
+		if !known || r.LastScheduledAt.After(e.Time) || c.runActive(r.LastScheduledJobID, e.Time) || cs.Next(e.Time.UTC()).IsZero() {
+			continue
+		}
+		why := "it has had no run"
+		if !r.LastScheduledJobID.IsZero() {
+			why = fmt.Sprintf("its last cron time %s came and its last run %s ended", formatTime(r.LastScheduledAt), r.LastScheduledJobID)
+		}
+		c.report(PassComplete, fmt.Sprintf("leader pass of worker %s at %s left schedule %s due: %s", e.Worker, formatTime(e.Time), name, why))
+		return
+	}
+}
+
+// runActive reports whether the chain of attempts from row id (zero: no
+// run) has a row that has not ended, or whose last ended at at or after:
+// the pass fires schedules first, so a run its own rescue ended is owed
+// only by the next pass.
+func (c *Checker) runActive(id ulid.ULID, at time.Time) bool {
+	for hops := 0; !id.IsZero() && hops <= len(c.jobs); hops++ {
+		st := c.jobs[id]
+		if st == nil {
+			return false // deleted by retention: long over
+		}
+		if !st.row.Status.Terminal() || st.row.NextAttemptID.IsZero() && !endOf(&st.row).Before(at) {
+			return true
+		}
+		id = st.row.NextAttemptID
+	}
+	return false
 }

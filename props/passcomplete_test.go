@@ -7,6 +7,17 @@ import (
 )
 
 var passCompleteCases = []violationCase{
+	{"pass left a schedule due", PassComplete, "left schedule tick due: its last cron time", func(b *builder) int {
+		setup(b)
+		b.duties(w1, b.scheduleRun(100))
+		b.after(time.Minute).commit(w2, b.heartbeat(w2))
+		b.reacquire(w1)
+		b.duties(w1, b.promote(100)) // due, but its run has not ended
+		b.commit(w1, b.reserve(100, w1))
+		b.commit(w1, b.complete(100))
+		b.after(time.Second)
+		return endedPass(b, w1, 0, 0)
+	}},
 	{"pass left a due retry scheduled", PassComplete, "left job " + job(2).String() + " scheduled for", func(b *builder) int {
 		oneRunning(b)
 		b.commit(w1, b.fail(1, "boom"), b.retry(1, 2, 5*time.Second))

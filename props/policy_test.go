@@ -241,7 +241,7 @@ func policyRun(b *builder) {
 	b.commit(w1, b.fail(2, "again"), b.retry(2, 3, time.Minute))
 	b.after(time.Minute)
 	b.reacquire(w1)
-	b.duties(w1, b.promote(3))
+	b.duties(w1, b.promote(3), b.setSchedule("tick", epoch.Add(2*time.Minute), none)) // still held: skipped again
 	b.runOnce(3, w2)
 	b.endSnooze(3, w2, 10*time.Second)
 	b.commit(w2, b.snooze(3, 4, 10*time.Second))

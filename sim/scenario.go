@@ -127,6 +127,13 @@ func Draw(seed uint64, ov FaultOverrides) Scenario {
 	s.Faults = drawFaults(clockrng.NewRand(seed).Child("faults"), ov)
 	if s.On(Schedules) {
 		s.Crons = drawCrons(r, s.Queues, int(s.Rate(Schedules)))
+		// The rate gives one schedule but for its top value; half the
+		// seeds get a second, from a stream of their own so that no other
+		// draw moves, so that a leader pass meets several due at once.
+		if second := clockrng.NewRand(seed).Child("schedules/second"); len(s.Crons) < maxCrons && second.Chance(0.5) {
+			s.Crons = append(s.Crons, drawCrons(second, s.Queues, 1)...)
+			s.Crons[len(s.Crons)-1].Name = fmt.Sprintf("cron%d", len(s.Crons)-1)
+		}
 	}
 	if s.On(Retention) {
 		s.JobRetention = pick(5*time.Second, 30*time.Second)

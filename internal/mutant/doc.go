@@ -60,6 +60,7 @@ var Names = []string{
 	HeartbeatDropped,
 	HeartbeatSkippedWhileBusy,
 	LeaderPassesSlow,
+	SchedulesOneAPass,
 	BulkIgnoresStatus,
 	BulkBatchOverrun,
 	DeadLetterRetried,
@@ -246,6 +247,10 @@ const (
 	// passes run, at three times the leader interval: promotions, rescues
 	// and retention come late, and every one is still done.
 	LeaderPassesSlow = "leader-passes-slow"
+	// SchedulesOneAPass: a leader pass fires the first due schedule and
+	// leaves the others to the next pass; their runs carry the right cron
+	// times, late.
+	SchedulesOneAPass = "schedules-one-a-pass"
 	// BulkIgnoresStatus: Client.Bulk's batches leave the status out of
 	// the filter they judge rows by, so `worker jobs cancel -status
 	// available` cancels running jobs too.
