@@ -2,11 +2,11 @@ package props
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"github.com/robfig/cron/v3"
 )
 
 // Property 39, leader pass complete: when a leader pass ends, its duties
@@ -25,6 +25,26 @@ type passDone struct {
 	// scheduled: the rows in status scheduled, with their scheduled_at.
 	scheduled map[ulid.ULID]time.Time
 	lag       passLag
+	// none: the schedules found with no cron time after the time given
+	// (none after a later time either): a cron search that finds nothing
+	// reads years of calendar, at every pass.
+	none map[string]time.Time
+}
+
+// noNextTime reports whether schedule name (cron cs) has no cron time
+// after t.
+func (p *passDone) noNextTime(name string, cs cron.Schedule, t time.Time) bool {
+	if since, ok := p.none[name]; ok && !t.Before(since) {
+		return true
+	}
+	if !cs.Next(t.UTC()).IsZero() {
+		return false
+	}
+	if p.none == nil {
+		p.none = map[string]time.Time{}
+	}
+	p.none[name] = t
+	return true
 }
 
 // indexScheduled notes a row's new version (nil: deleted).
@@ -116,16 +136,17 @@ func (c *Checker) liveWorker(id ulid.ULID) bool {
 // checkSchedulesFired judges, in a history not in CommitOrder, that pass
 // e left no schedule due: one whose last cron time came by e's store time,
 // whose last run's chain had ended before it (as the leader judges it,
-// lastRunActive) and that has a cron time ahead. Of several, the first by
-// name is named.
+// lastRunActive) and that has a cron time ahead. Of several, the first in
+// Params.Schedules is named.
 func (c *Checker) checkSchedulesFired(e *Event) {
 	if c.params.CommitOrder || len(c.schedRows) == 0 {
 		return
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.schedRows)) {
-		r := c.schedRows[name]
+	for _, spec := range c.params.Schedules {
+		name := spec.Name
+		r, rowed := c.schedRows[name]
 		cs, known := c.crons[name]
-		if !known || r.LastScheduledAt.After(e.Time) || c.runActive(r.LastScheduledJobID, e.Time) || cs.Next(e.Time.UTC()).IsZero() {
+		if !rowed || !known || r.LastScheduledAt.After(e.Time) || c.runActive(r.LastScheduledJobID, e.Time) || c.passDone.noNextTime(name, cs, e.Time) {
 			continue
 		}
 		why := "it has had no run"
