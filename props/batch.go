@@ -44,7 +44,6 @@ func (b *batchIndex) index(id ulid.ULID, before, after *JobRow) {
 		b.waiting[id] = true
 	case b.waiting[id]:
 		delete(b.waiting, id)
-		b.lag.forget(id)
 	}
 	if after == nil && len(b.members[id]) > 0 { // a callback deleted: its batch is done with
 		delete(b.members, id)

@@ -59,8 +59,8 @@ type Checker struct {
 	sealed     sealedIndex // jobs with encrypted fields (encrypted.go)
 	retention  retentionState
 	passDone   passDone
-	beats      beats
-	leaseTicks map[ulid.ULID]time.Time // each worker's tick of its last lease pass began then (property 41)
+	beats      cadence // each worker's tick of its last heartbeat (property 40)
+	leaseTicks cadence // ... and of its last lease pass (property 41)
 
 	found      []Violation // violations of the current event
 	violations []Violation // every violation so far

@@ -43,9 +43,6 @@ type depIndex struct {
 // indexWaiting notes a row's new version (nil: deleted). A row that
 // leaves Waiting keeps its entry until checkSettled has judged it.
 func (d *depIndex) indexWaiting(id ulid.ULID, after *JobRow) {
-	if after == nil || after.Status != Awaiting {
-		d.lag.forget(id)
-	}
 	if after == nil {
 		delete(d.parents, id)
 		return

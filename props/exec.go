@@ -90,8 +90,7 @@ func (c *Checker) orphaned(job, worker ulid.ULID) bool {
 	if st := c.jobs[job]; st == nil || st.row.Status != Running || st.row.StartedBy != worker {
 		return true
 	}
-	w, known := c.workers[worker]
-	return !known || !w.ShutdownAt.IsZero()
+	return !c.liveWorker(worker)
 }
 
 // execEnded closes an execution and remembers its decision if the row still

@@ -1,11 +1,6 @@
 package props
 
-import (
-	"fmt"
-	"time"
-
-	"github.com/oklog/ulid/v2"
-)
+import "fmt"
 
 // Property 40, heartbeats: a heartbeat the store told its worker it
 // recorded is in the worker's row (the dead threshold, property 6, is
@@ -15,11 +10,6 @@ import (
 // after the tick of its last heartbeat (or of its first pass), so that a
 // worker that keeps ticking is never declared dead. Neither is judged
 // where the history does not hold every heartbeat.
-
-// beats is what property 40 keeps of each worker: its tick of its last
-// heartbeat, or of its first job pass, began then. What it keeps of each
-// process (the tick in progress) is in procState.
-type beats struct{ last map[ulid.ULID]time.Time }
 
 // heartbeat checks the row of a worker told its heartbeat was recorded,
 // and notes the heartbeat.
@@ -34,17 +24,8 @@ func (c *Checker) heartbeat(e *Event) {
 	}
 	if p := c.proc(e); !p.tickAt.IsZero() {
 		p.tickBeat = true
-		c.beats.note(e.Worker, p.tickAt)
+		c.beats.done(e.Worker, p.tickAt)
 	}
-}
-
-// note records that worker w's tick that began at t heartbeated, or made
-// its first job pass.
-func (b *beats) note(w ulid.ULID, t time.Time) {
-	if b.last == nil {
-		b.last = map[ulid.ULID]time.Time{}
-	}
-	b.last[w] = t
 }
 
 // checkHeartbeatDue judges job pass e: it heartbeated if its tick began
@@ -58,12 +39,7 @@ func (c *Checker) checkHeartbeatDue(e *Event) {
 	if at.IsZero() || p.tickBeat {
 		return
 	}
-	last, seen := c.beats.last[e.Worker]
-	if !seen {
-		c.beats.note(e.Worker, at)
-		return
-	}
-	if since := at.Sub(last); since >= c.params.HeartbeatBound {
+	if since, owed := c.beats.overdue(e.Worker, at, c.params.HeartbeatBound); owed {
 		c.report(Heartbeats, fmt.Sprintf("worker %s's job pass at %s did not heartbeat: its tick began %v after the tick of its last heartbeat, "+
 			"past the heartbeat interval's bound of %v", e.Worker, formatTime(e.Time), since, c.params.HeartbeatBound))
 	}

@@ -10,33 +10,42 @@ import (
 // ended parent, a callback whose members all ended): owed at the end of a
 // pass, a row is late at once; in a history in CommitOrder, where what a
 // pass was owed may commit after its snapshot, only at the end of the
-// next pass. The dependencies and the batches each keep one.
+// next pass. The dependencies, the batches, retention (property 38) and
+// the rest of a pass (39) each keep one.
 type passLag struct {
 	passes int               // the leader passes ended
 	owedAt map[ulid.ULID]int // in CommitOrder: the pass at whose end a row was first owed
 }
 
-// late counts a pass and returns the rows of ids that are late, owed
-// saying which are owed now.
+// late counts a pass and returns the rows of ids that are late; owed
+// says which of them are owed now (nil: every one). In CommitOrder the
+// rows kept are the ones owed now: a row not among ids, or no longer
+// owed, is forgotten.
 func (l *passLag) late(ids iter.Seq[ulid.ULID], owed func(ulid.ULID) bool, commitOrder bool) []ulid.ULID {
 	l.passes++
 	var late []ulid.ULID
+	var next map[ulid.ULID]int
 	for id := range ids {
-		since, seen := l.owedAt[id]
-		switch {
-		case !owed(id):
-			delete(l.owedAt, id)
-		case !commitOrder || seen && since < l.passes:
-			late = append(late, id)
-		case !seen:
-			if l.owedAt == nil {
-				l.owedAt = map[ulid.ULID]int{}
-			}
-			l.owedAt[id] = l.passes
+		if owed != nil && !owed(id) {
+			continue
 		}
+		if !commitOrder {
+			late = append(late, id)
+			continue
+		}
+		since, seen := l.owedAt[id]
+		if !seen {
+			since = l.passes
+		} else if since < l.passes {
+			late = append(late, id)
+		}
+		if next == nil {
+			next = map[ulid.ULID]int{}
+		}
+		next[id] = since
+	}
+	if commitOrder {
+		l.owedAt = next
 	}
 	return late
 }
-
-// forget drops a row that is no longer owed anything (it left Waiting).
-func (l *passLag) forget(id ulid.ULID) { delete(l.owedAt, id) }

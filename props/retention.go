@@ -33,7 +33,6 @@ func (c *Checker) retainedJob(e *Event, r *JobRow, sc *commitScope) {
 	}
 	sc.retained++
 	c.retainedNext(e.Worker, r.NextAttemptID)
-	c.retention.lag.forget(r.ID)
 	if c.params.JobRetention <= 0 {
 		return
 	}
@@ -46,7 +45,6 @@ func (c *Checker) retainedJob(e *Event, r *JobRow, sc *commitScope) {
 
 // retainedWorker checks a worker's row deleted in commit e.
 func (c *Checker) retainedWorker(e *Event, r *WorkerRow) {
-	c.retention.lag.forget(r.ID)
 	if c.params.WorkerRetention <= 0 || e.Worker.IsZero() || r.ShutdownAt.IsZero() {
 		return // a live worker's deletion is property 6's
 	}
@@ -123,7 +121,7 @@ func (c *Checker) checkRetentionPass(e *Event) {
 		return
 	}
 	left := c.retentionLeft(e)
-	late := r.lag.late(slices.Values(left), func(ulid.ULID) bool { return true }, c.params.CommitOrder)
+	late := r.lag.late(slices.Values(left), nil, c.params.CommitOrder)
 	if len(late) == 0 {
 		return
 	}

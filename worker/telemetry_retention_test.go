@@ -29,9 +29,7 @@ func TestRetentionMetric(t *testing.T) {
 	cfg := runnerConfig()
 	cfg.JobRetention, cfg.CleanupInterval, cfg.CleanupBatch = time.Millisecond, 10*time.Millisecond, 2
 	r := startWorkerWith(t, st, Options{Config: cfg, Rand: clockrng.NewRand(1), Logger: slog.New(slog.DiscardHandler),
-		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))}, func(w *Worker) {
-		must(t, Handle(w, "email", func(context.Context, Job[email]) error { return nil }))
-	})
+		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))}, handleEmail(t))
 	waitFor(t, "retention to delete the three completed jobs", func() bool {
 		return len(listJobs(t, st, store.JobFilter{})) == 0
 	})

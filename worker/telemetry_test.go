@@ -30,24 +30,18 @@ func TestRunnerMetricsAndSpans(t *testing.T) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	w, err := New(st, Options{Config: runnerConfig(), Rand: clockrng.NewRand(1),
+	r := startWorkerWith(t, st, Options{Config: runnerConfig(), Rand: clockrng.NewRand(1),
 		Logger:        slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		MeterProvider: mp, TracerProvider: tp})
-	must(t, err)
-	must(t, Handle(w, "email", func(context.Context, Job[email]) error { return nil }))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- w.Run(ctx) }()
+		MeterProvider: mp, TracerProvider: tp}, handleEmail(t))
 
 	enqueuer, span := tp.Tracer("test").Start(context.Background(), "enqueue")
-	_, err = Enqueue(enqueuer, NewClient(st, clockrng.NewRand(2)), email{To: "x"})
+	_, err := Enqueue(enqueuer, NewClient(st, clockrng.NewRand(2)), email{To: "x"})
 	must(t, err)
 	span.End()
 	waitFor(t, "the job to complete", func() bool {
 		return len(listJobs(t, st, store.JobFilter{Status: store.Completed})) == 1
 	})
-	cancel()
-	must(t, <-done)
+	must(t, r.stop())
 
 	var line map[string]any
 	for l := range strings.SplitSeq(logs.String(), "\n") {
@@ -97,6 +91,11 @@ func TestRunnerMetricsAndSpans(t *testing.T) {
 	if jobSpan.Parent().IsValid() {
 		t.Errorf("job span has parent %v; it should start a trace and link to the enqueuer", jobSpan.Parent())
 	}
+}
+
+// handleEmail registers a handler of "email" jobs that succeeds.
+func handleEmail(t *testing.T) func(*Worker) {
+	return func(w *Worker) { must(t, Handle(w, "email", func(context.Context, Job[email]) error { return nil })) }
 }
 
 // collectMetrics reads every instrument reader holds, by name.
