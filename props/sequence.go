@@ -56,24 +56,42 @@ func haltsSequence(r *JobRow) bool {
 }
 
 // sequenceIndex holds the rows of each sequence key.
-type sequenceIndex map[string]map[ulid.ULID]struct{}
+type sequenceIndex map[string]*seqRows
 
 // indexSequence keeps the index in step with one row change.
 func (si sequenceIndex) indexSequence(id ulid.ULID, before, after *JobRow) {
+	if before != nil && after != nil && before.Sequence.Key == after.Sequence.Key && placeOf(before) == placeOf(after) {
+		if rows := si[after.Sequence.Key]; rows != nil { // in its place still: only running may change
+			rows.setRunning(id, after.Status == Running)
+			return
+		}
+	}
 	if before != nil && before.Sequence.Key != "" {
-		rows := si[before.Sequence.Key]
-		delete(rows, id)
-		if len(rows) == 0 {
-			delete(si, before.Sequence.Key)
+		if rows := si[before.Sequence.Key]; rows != nil {
+			rows.order.remove(placeOf(before))
+			delete(rows.running, id)
+			if len(rows.order) == 0 {
+				delete(si, before.Sequence.Key)
+			}
 		}
 	}
 	if after != nil && after.Sequence.Key != "" {
 		rows := si[after.Sequence.Key]
 		if rows == nil {
-			rows = map[ulid.ULID]struct{}{}
+			rows = &seqRows{running: map[ulid.ULID]struct{}{}}
 			si[after.Sequence.Key] = rows
 		}
-		rows[id] = struct{}{}
+		rows.order.add(placeOf(after))
+		rows.setRunning(id, after.Status == Running)
+	}
+}
+
+// setRunning records whether row id of the key runs.
+func (rows *seqRows) setRunning(id ulid.ULID, running bool) {
+	if running {
+		rows.running[id] = struct{}{}
+	} else {
+		delete(rows.running, id)
 	}
 }
 
@@ -85,19 +103,27 @@ func holding(r *JobRow) *JobRow {
 	return r
 }
 
-// sequenceRows returns the rows of key in id order (map order decides
-// nothing).
-func (c *Checker) sequenceRows(key string) []*JobRow {
-	ids := make([]ulid.ULID, 0, len(c.sequences[key]))
-	for id := range c.sequences[key] {
-		ids = append(ids, id)
+// seqRows are the rows of one sequence key: in place order, and those
+// running apart.
+type seqRows struct {
+	order   places
+	running map[ulid.ULID]struct{}
+}
+
+// holders are one key's holding rows (seqholders.go), kept as a key's
+// rows are.
+type holders = seqRows
+
+// leastOther returns the row of the least id among ids but for r's: map
+// order decides nothing.
+func (c *Checker) leastOther(ids map[ulid.ULID]struct{}, r *JobRow) *JobRow {
+	var least *JobRow
+	for id := range ids {
+		if o := &c.jobs[id].row; o.ID != r.ID && (least == nil || o.ID.Compare(least.ID) < 0) {
+			least = o
+		}
 	}
-	slices.SortFunc(ids, ulid.ULID.Compare)
-	rows := make([]*JobRow, len(ids))
-	for i, id := range ids {
-		rows[i] = &c.jobs[id].row
-	}
-	return rows
+	return least
 }
 
 // sequenceBlocker returns the row that keeps r from starting as far as
@@ -114,12 +140,12 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 		return nil
 	}
 	var first *JobRow
-	for _, o := range c.ordered(h) {
-		if o.ID == r.ID {
+	for _, p := range h.order {
+		if p.id == r.ID {
 			continue
 		}
-		if o.Sequence.Pos < r.Sequence.Pos {
-			first = o
+		if p.pos < r.Sequence.Pos {
+			first = &c.jobs[p.id].row
 		}
 		break
 	}
@@ -127,7 +153,7 @@ func (c *Checker) sequenceBlocker(r *JobRow) *JobRow {
 		return first
 	}
 	for id := range h.running { // the least: map order decides nothing
-		if o := &c.jobs[id].row; o.ID != r.ID && (first == nil || placeOrder(o, first) < 0) {
+		if o := &c.jobs[id].row; o.ID != r.ID && (first == nil || comparePlaces(placeOf(o), placeOf(first)) < 0) {
 			first = o
 		}
 	}
@@ -146,11 +172,11 @@ func (c *Checker) haltedBehind(r *JobRow) bool {
 	if r.Sequence.Key == "" {
 		return false
 	}
-	for _, o := range c.inOrder(r.Sequence.Key) {
-		if o.Sequence.Pos >= r.Sequence.Pos {
+	for _, p := range c.inOrder(r.Sequence.Key) {
+		if p.pos >= r.Sequence.Pos {
 			break
 		}
-		if haltsSequence(o) {
+		if haltsSequence(&c.jobs[p.id].row) {
 			return true
 		}
 	}
@@ -201,24 +227,24 @@ func (c *Checker) checkPlace(r *JobRow, linked map[ulid.ULID]ulid.ULID, inserted
 		}
 		return
 	}
-	for _, o := range c.sequenceRows(r.Sequence.Key) {
-		if o.ID == r.ID || o.Sequence.Pos < r.Sequence.Pos || inserted[o.ID] && o.Sequence.Pos > r.Sequence.Pos {
-			continue
+	var o *JobRow // of the rows placed at r's or after, the least id but r's and its later batch's
+	for _, p := range c.sequences[r.Sequence.Key].order.from(r.Sequence.Pos) {
+		if p.id != r.ID && !(inserted[p.id] && p.pos > r.Sequence.Pos) && (o == nil || p.id.Compare(o.ID) < 0) {
+			o = &c.jobs[p.id].row
 		}
+	}
+	if o != nil {
 		c.report(SequenceOrder, fmt.Sprintf("job %s of sequence %q enqueued at place %d, not after job %s at place %d",
 			r.ID, r.Sequence.Key, r.Sequence.Pos, o.ID, o.Sequence.Pos), withJobs(*o, *r))
-		return
 	}
 }
 
 // checkSequenceStart judges r, which the commit started.
 func (c *Checker) checkSequenceStart(r *JobRow) {
-	for _, o := range c.sequenceRows(r.Sequence.Key) {
-		if o.ID != r.ID && o.Status == Running {
-			c.report(SequenceExclusive, fmt.Sprintf("job %s of sequence %q started while job %s of the sequence runs",
-				r.ID, r.Sequence.Key, o.ID), withJobs(*o, *r))
-			return
-		}
+	if o := c.leastOther(c.sequences[r.Sequence.Key].running, r); o != nil {
+		c.report(SequenceExclusive, fmt.Sprintf("job %s of sequence %q started while job %s of the sequence runs",
+			r.ID, r.Sequence.Key, o.ID), withJobs(*o, *r))
+		return
 	}
 	b := c.sequenceBlocker(r)
 	switch {
@@ -237,9 +263,9 @@ func (c *Checker) checkSequenceStart(r *JobRow) {
 func (c *Checker) HaltingJobs() []ulid.ULID {
 	var ids []ulid.ULID
 	for _, rows := range c.sequences {
-		for id := range rows {
-			if haltsSequence(&c.jobs[id].row) {
-				ids = append(ids, id)
+		for _, p := range rows.order {
+			if haltsSequence(&c.jobs[p.id].row) {
+				ids = append(ids, p.id)
 			}
 		}
 	}
@@ -255,7 +281,7 @@ func (c *Checker) HaltsBefore(id ulid.ULID) bool {
 		return false
 	}
 	rows := c.inOrder(st.row.Sequence.Key)
-	return len(rows) > 0 && rows[len(rows)-1].Sequence.Pos > st.row.Sequence.Pos
+	return len(rows) > 0 && rows[len(rows)-1].pos > st.row.Sequence.Pos
 }
 
 // OnlyHaltedWait reports whether every row that has not ended waits for an
