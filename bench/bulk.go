@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,7 +57,7 @@ func parseBulk(args []string, stderr io.Writer) (bulkFlags, error) {
 // no-op jobs three times: without a bulk action for f.baseline, while one
 // runs over the seeded rows, and without one again; it prints their tick
 // durations.
-func runBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runBulk(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	f, err := parseBulk(args, stderr)
 	if err != nil {
 		return err
@@ -68,7 +69,7 @@ func runBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	defer s.Close(context.WithoutCancel(ctx))
+	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }() // a schema left behind says why
 	t0 := time.Now()
 	if err := s.seedBulk(ctx, f.rows, bulkSeeds[f.action]); err != nil {
 		return err

@@ -151,12 +151,12 @@ func growingHistory(ctx context.Context, out io.Writer, f historyFlags, mode str
 // historyRun runs windows on a fresh schema named f.prefix+name, set for
 // vacuum mode, with the run's one worker (startHistoryWorker): it prints
 // header, calls windows, stops the worker and reports its vacuum duty.
-func historyRun(ctx context.Context, out io.Writer, f historyFlags, name, mode, header string, windows func(*tickworkSystem, *historyWorker) error) error {
+func historyRun(ctx context.Context, out io.Writer, f historyFlags, name, mode, header string, windows func(*tickworkSystem, *historyWorker) error) (err error) {
 	s, err := historySchema(ctx, f, name, mode)
 	if err != nil {
 		return err
 	}
-	defer s.Close(context.WithoutCancel(ctx))
+	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }() // a schema left behind says why
 	fmt.Fprintf(out, "\n%s\n", header)
 	hw, err := startHistoryWorker(ctx, s, f, mode)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -47,13 +48,13 @@ func (st *sweepState) swept() int {
 	return st.deleted
 }
 
-func sweepRun(ctx context.Context, out io.Writer, f historyFlags, old int) error {
+func sweepRun(ctx context.Context, out io.Writer, f historyFlags, old int) (err error) {
 	schema := f.prefix + "sweep"
 	s, err := freshTickwork(ctx, f.url, schema)
 	if err != nil {
 		return err
 	}
-	defer s.Close(context.WithoutCancel(ctx))
+	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }() // a schema left behind says why
 	if old > 0 {
 		t0 := time.Now()
 		if err := s.seedOld(ctx, old); err != nil {
