@@ -134,18 +134,3 @@ func (s *sim) openJob(p *proc, j *store.Job, ex *execution) {
 		}
 	}
 }
-
-// sealOutput returns the output ex's job stores, sealed as the worker
-// seals it when the payload was, recording its clear text first.
-func (s *sim) sealOutput(p *proc, ex *execution, out json.RawMessage) json.RawMessage {
-	if ex.sealed == nil || out == nil {
-		return out
-	}
-	s.record(&props.Event{Kind: props.Encrypted, Job: ex.job, Process: p.name, Fields: []string{props.SealedOutput}, Clear: []string{string(out)}})
-	sealed, err := p.ring.SealOutput(ex.sealed, out)
-	if err != nil {
-		s.stop(nil, fmt.Errorf("seed %d: seal the output of job %s: %w", s.sc.Seed, ex.job, err))
-		return nil
-	}
-	return sealed
-}

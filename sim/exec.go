@@ -21,6 +21,7 @@ import (
 type execution struct {
 	id     uint64
 	job    ulid.ULID
+	row    store.Job // the row as reserved, which the worker runs the attempt on (handler.go)
 	worker ulid.ULID // the worker id it was reserved under
 
 	decision     worker.Decision
@@ -34,9 +35,15 @@ type execution struct {
 	// stuck in a call without a deadline, which only the release at
 	// the end of the grace frees its job from.
 	hangs, hung bool
-	sealed      json.RawMessage // the job's payload if sealed, to seal its output with (encryption.go)
+	sealed      json.RawMessage // the job's payload if sealed (encryption.go)
 	cancelled   bool
 	endQueued   bool
+	panics      bool // it panics as it returns
+	// timedOutFirst: its handler timeout came while it ran, before its
+	// context ended otherwise, so the deadline ended the context it ran
+	// under; doneAtStart: that context had ended before it started.
+	timedOutFirst, doneAtStart bool
+	playing                    bool // the worker runs its attempt past the handler's start (handler.go)
 }
 
 // outcome is how a modelled handler behaves.
@@ -93,7 +100,8 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	r := &s.execRng
 	s.master.ChildInto(r, jobLabel(j.ID))
 	s.execSeq++
-	ex := &execution{id: s.execSeq, job: j.ID, worker: j.StartedBy, ctx: p.ctxs.Start(j.ID)}
+	ex := &execution{id: s.execSeq, job: j.ID, row: j, worker: j.StartedBy, ctx: p.ctxs.Start(j.ID)}
+	ex.doneAtStart = p.cancelled || ex.ctx.Err() != nil // p.cancelled: cancelled as it starts (below)
 	o := s.drawOutcome(r)
 	run := r.DurationBetween(time.Millisecond, s.sc.JobMax.D())
 	switch o {
@@ -104,7 +112,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	case fails:
 		ex.decision, ex.reason = worker.Fail, "handler failed"
 	case panics:
-		ex.decision, ex.reason = worker.Retry, props.PanicReason+"simulated"
+		ex.decision, ex.reason, ex.panics = worker.Retry, props.PanicReason+"simulated", true
 	case overruns:
 		run += s.sc.JobTimeout.D()
 		ex.decision, ex.reason = worker.Retry, "handler returned after its timeout"
@@ -147,6 +155,7 @@ func (p *proc) exec(id uint64) (int, *execution) {
 // jobTimeout cancels a handler's context at its timeout.
 func (s *sim) jobTimeout(p *proc, id uint64) {
 	if _, ex := p.exec(id); ex != nil {
+		ex.timedOutFirst = ex.ctx.Err() == nil
 		s.cancelExec(p, ex, "context deadline exceeded")
 	}
 }
@@ -186,10 +195,10 @@ func (s *sim) jobDone(p *proc, id uint64) {
 		return
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
+	res := s.finishExec(p, ex)
 	p.ctxs.Finished(ex.job)
-	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), ex.decision, ex.reason)
-	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: engine.Result{JobID: ex.job, Decision: ex.decision, Reason: ex.reason,
-		Output: s.sealOutput(p, ex, ex.output()), Snooze: ex.snooze}})
+	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), res.Decision, res.Reason)
+	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: res})
 }
 
 // traceExec adds the line of an execution's start, built without fmt: one

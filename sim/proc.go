@@ -13,6 +13,7 @@ import (
 	"github.com/tickwork/tickwork/history"
 	"github.com/tickwork/tickwork/props"
 	"github.com/tickwork/tickwork/store"
+	"github.com/tickwork/tickwork/worker"
 	"github.com/tickwork/tickwork/worker/engine"
 )
 
@@ -75,6 +76,7 @@ type proc struct {
 	// remove and not told to add back, in name order (queuechurn.go).
 	removedQueues []string
 	ring          *encryption.Ring // the keys of this incarnation (encryption.go)
+	worker        *worker.Worker   // runs each attempt as its handler returns (handler.go)
 }
 
 // newProc sets up process i: its clock (drift drawn once) and fault sources.
@@ -193,6 +195,10 @@ func (s *sim) startProc(p *proc, inc int) {
 	p.ctxs, p.stops = engine.NewContexts(p.stopCtx), engine.StopRequests{}
 	p.history = history.Translator{}
 	s.startKeys(p)
+	if p.worker, err = s.newWorker(p); err != nil {
+		s.stop(nil, fmt.Errorf("seed %d: %s: new worker: %w", s.sc.Seed, p.name, err))
+		return
+	}
 	s.tr.printf(s.now, p.name, "start incarnation %d", p.inc)
 	if p.inc > 0 {
 		s.record(&props.Event{Kind: props.Restarted, Process: p.name})

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/tickwork/tickwork/clockrng"
 )
 
@@ -18,12 +16,17 @@ import (
 // timeout sees its context done when Advance returns. It has no timers,
 // so the kit's worker is driven by WorkOne and Drain, never by Run.
 type virtualClock struct {
-	mu        sync.Mutex
-	now       time.Time
-	deadlines []*deadlineCtx // pending, in the order they were set
+	clockrng.Timerless // panics with noTimers
+	mu                 sync.Mutex
+	now                time.Time
+	deadlines          []*deadlineCtx // pending, in the order they were set
 }
 
 var _ clockrng.Clock = (*virtualClock)(nil)
+
+func newVirtualClock(now time.Time) *virtualClock {
+	return &virtualClock{Timerless: clockrng.Timerless{Why: noTimers}, now: now}
+}
 
 func (c *virtualClock) Now() time.Time {
 	c.mu.Lock()
@@ -82,13 +85,6 @@ func (c *virtualClock) WithDeadline(parent context.Context, deadline time.Time) 
 
 // noTimers explains why the kit's clock refuses timers.
 const noTimers = "tickworktest: the kit's virtual clock has no timers: drive the kit's worker with WorkOne and Drain, not Run"
-
-func (c *virtualClock) After(time.Duration) <-chan time.Time         { panic(noTimers) }
-func (c *virtualClock) AfterFunc(time.Duration, func()) *clock.Timer { panic(noTimers) }
-func (c *virtualClock) Sleep(time.Duration)                          { panic(noTimers) }
-func (c *virtualClock) Tick(time.Duration) <-chan time.Time          { panic(noTimers) }
-func (c *virtualClock) Ticker(time.Duration) *clock.Ticker           { panic(noTimers) }
-func (c *virtualClock) Timer(time.Duration) *clock.Timer             { panic(noTimers) }
 
 // deadlineCtx is a context with a deadline on the virtual clock. It ends
 // with DeadlineExceeded when the clock reaches the deadline first, and its

@@ -13,7 +13,7 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 // the contexts derived from it, in the call that moves the clock past it,
 // with DeadlineExceeded; not before.
 func TestDeadlinesExpireWhenTheClockMoves(t *testing.T) {
-	c := &virtualClock{now: t0}
+	c := newVirtualClock(t0)
 	ctx, cancel := c.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	child, stop := context.WithCancel(ctx)
@@ -40,7 +40,7 @@ func TestDeadlinesExpireWhenTheClockMoves(t *testing.T) {
 }
 
 func TestDeadlineCancelAndParent(t *testing.T) {
-	c := &virtualClock{now: t0}
+	c := newVirtualClock(t0)
 	ctx, cancel := c.WithTimeout(context.Background(), time.Second)
 	cancel()
 	if !errors.Is(ctx.Err(), context.Canceled) || len(c.deadlines) != 0 {
@@ -68,7 +68,7 @@ func TestDeadlineCancelAndParent(t *testing.T) {
 }
 
 func TestVirtualClockHasNoTimers(t *testing.T) {
-	c := &virtualClock{now: t0}
+	c := newVirtualClock(t0)
 	for name, call := range map[string]func(){
 		"Timer": func() { c.Timer(time.Second) }, "After": func() { c.After(time.Second) },
 		"Sleep": func() { c.Sleep(time.Second) }, "Ticker": func() { c.Ticker(time.Second) },

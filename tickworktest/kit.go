@@ -68,7 +68,7 @@ func New(tb testing.TB, opts Options) *Kit {
 	if opts.MaxDrainAttempts <= 0 {
 		opts.MaxDrainAttempts = DefaultMaxDrainAttempts
 	}
-	k := &Kit{tb: tb, clock: &virtualClock{now: opts.Start.UTC()}, rand: clockrng.NewRand(opts.Seed), max: opts.MaxDrainAttempts}
+	k := &Kit{tb: tb, clock: newVirtualClock(opts.Start.UTC()), rand: clockrng.NewRand(opts.Seed), max: opts.MaxDrainAttempts}
 	k.st = mem.New(k.clock.Now)
 	k.client = worker.NewClient(k.st, k.rand.Child("client"))
 

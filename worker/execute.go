@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/worker/engine"
 )
@@ -53,6 +54,9 @@ func (w *Worker) execute(ctx context.Context, h *handler, job store.Job) engine.
 	switch {
 	case panicked:
 		outcome, r.Decision = "panic", Retry
+		if mutant.On(mutant.PanicFailsJob) {
+			r.Decision = Fail
+		}
 	case isUndecodable(err):
 		outcome = "undecodable"
 	case r.Decision == Snoozed:

@@ -86,6 +86,7 @@ var Names = []string{
 	RecoveredAfterFailedPass,
 	LeaseRetakenRenews,
 	OutputInClear,
+	PanicFailsJob,
 	QueueDrainedEarly,
 	PGNoSkipLocked,
 	PGSplitLease,
@@ -277,6 +278,12 @@ const (
 	// HandlerMaxAttemptsIgnored: a worker bounds a job's attempts by its
 	// config's MaxRetries, ignoring its handler's MaxAttempts.
 	HandlerMaxAttemptsIgnored = "handler-max-attempts-ignored"
+	// PanicFailsJob: the worker takes a handler's panic for a final
+	// failure, so a job whose handler panicked once fails for good
+	// instead of being retried. It is planted in the worker's
+	// handler path, which the simulator runs as each modelled handler
+	// returns.
+	PanicFailsJob = "panic-fails-job"
 	// SnoozeConsumesAttempt: the in-memory store numbers a snoozed job's
 	// next row one attempt more, as a retry.
 	SnoozeConsumesAttempt = "snooze-consumes-attempt"
