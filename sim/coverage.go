@@ -70,6 +70,9 @@ const (
 	MarkReadOnlyDropped                  // pooled: a connection on a read-only node was dropped, and the retry wrote
 	MarkMissingKey                       // an encrypted job's attempt failed: its process lacked the job's key
 	MarkOlderKey                         // an encrypted job was opened with a key older than its process's newest
+	MarkCallbackReadBatch                // a batch's callback read its batch in the worker's handler path
+	MarkTimeoutAfterEnd                  // a handler's timeout came after its context had ended otherwise
+	MarkSuccessPastTimeout               // a handler that ignored its timeout returned success, which the worker kept
 	MarkPipelinedPass                    // -store pg: a job pass ran as the store's own pipelined batch
 	numMarks
 )
@@ -139,6 +142,9 @@ var markNames = [numMarks]string{
 	MarkReadOnlyDropped:      "read-only connection dropped, the retry wrote",
 	MarkMissingKey:           "job failed for a missing key",
 	MarkOlderKey:             "job decrypted with an older key",
+	MarkCallbackReadBatch:    "callback read its batch as it ran",
+	MarkTimeoutAfterEnd:      "handler timeout after its context ended",
+	MarkSuccessPastTimeout:   "success past the handler's timeout kept",
 	MarkPipelinedPass:        "job pass sent as the store's pipelined batch",
 }
 
@@ -164,16 +170,13 @@ func (m Mark) Interleaved() bool { return interleavedOnly[m] }
 // String returns the mark's description.
 func (m Mark) String() string { return markNames[m] }
 
-// Marks is the set of marks one seed reached.
-type Marks uint64
-
-// A Marks has a bit for every mark: this fails to compile past 64 marks.
-var _ [64 - numMarks]struct{}
+// Marks is the set of marks one seed reached, a bit for each.
+type Marks [(numMarks + 63) / 64]uint64
 
 // Has reports whether m is in the set.
-func (s Marks) Has(m Mark) bool { return s&(1<<m) != 0 }
+func (s Marks) Has(m Mark) bool { return s[m/64]&(1<<(m%64)) != 0 }
 
-func (s *Marks) set(m Mark) { *s |= 1 << m }
+func (s *Marks) set(m Mark) { s[m/64] |= 1 << (m % 64) }
 
 // AllMarks returns every mark in order.
 func AllMarks() []Mark {

@@ -156,6 +156,9 @@ func (p *proc) exec(id uint64) (int, *execution) {
 func (s *sim) jobTimeout(p *proc, id uint64) {
 	if _, ex := p.exec(id); ex != nil {
 		ex.timedOutFirst = ex.ctx.Err() == nil
+		if !ex.timedOutFirst {
+			s.res.Marks.set(MarkTimeoutAfterEnd)
+		}
 		s.cancelExec(p, ex, "context deadline exceeded")
 	}
 }

@@ -56,14 +56,20 @@ func (s *sim) finishExec(p *proc, ex *execution) engine.Result {
 
 // playOutcome is every queue's handler: it does what startExec drew for
 // the execution returning, once the worker opened its payload.
-func (s *sim) playOutcome(ctx context.Context, _ worker.Job[json.RawMessage]) error {
+func (s *sim) playOutcome(ctx context.Context, job worker.Job[json.RawMessage]) error {
 	ex := s.returning
 	ex.playing = true // its run is over: its context is as it returned
+	if job.Batch != nil {
+		s.res.Marks.set(MarkCallbackReadBatch)
+	}
 	if ex.cancelled && !ex.ignoreCancel {
 		return ctx.Err() // it returned as its context ended
 	}
 	switch ex.decision {
 	case worker.Succeed:
+		if ex.timedOutFirst {
+			s.res.Marks.set(MarkSuccessPastTimeout)
+		}
 		out := ex.output()
 		if ex.sealed != nil {
 			s.record(&props.Event{Kind: props.Encrypted, Job: ex.job, Process: s.returningProc.name,
