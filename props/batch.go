@@ -18,7 +18,11 @@ import (
 //     its retries and snoozes included (they keep the batch). So the
 //     callback never starts before its last member ended, and, since a
 //     callback's first row leaves Waiting once, it starts once (its own
-//     retries are the same job).
+//     retries are the same job). Every attempt of the callback has the
+//     members' outcomes in reach: none whose row still runs under its
+//     worker ends because its batch is gone (failreason.BatchGone),
+//     which a store that deleted the batch with the callback's first
+//     row, a later attempt still to run, did.
 //   - Batches settled (BatchesSettled): when a leader pass ends, no
 //     callback waits while every member row of its batch is terminal:
 //     the pass counted the last of them and released it. In a history

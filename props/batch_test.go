@@ -3,6 +3,10 @@ package props
 import (
 	"testing"
 	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/tickwork/tickwork/internal/failreason"
 )
 
 // enqueueMember inserts job n as a member of the batch whose callback
@@ -39,12 +43,48 @@ var batchCases = []violationCase{
 		b.event(DutiesStarted, w1, nil)
 		return atNext(b, func() { b.commit(w1, b.release(3)) })
 	}},
+	{"callback ran without its batch", BatchOrder, "ran without its batch", func(b *builder) int {
+		twoMembers(b)
+		b.commit(w1, b.complete(1), b.complete(2))
+		b.duties(w1, b.release(3))
+		b.commit(w1, b.reserve(3, w1))
+		b.start(3, w1)
+		return atNext(b, func() { b.endBatchGone(3, w1) })
+	}},
 	{"callback left waiting by a leader pass", BatchesSettled, "callback 01000000000000000000000003 still waiting", func(b *builder) int {
 		twoMembers(b)
 		b.commit(w1, b.complete(1), b.complete(2))
 		b.event(DutiesStarted, w1, nil)
 		return atNext(b, func() { b.event(DutiesEnded, w1, nil) })
 	}},
+}
+
+// endBatchGone ends job n's attempt on w as the worker ends a callback's
+// attempt that found no batch.
+func (b *builder) endBatchGone(n int, w ulid.ULID) {
+	b.event(ExecEnded, w, func(e *Event) {
+		e.Job, e.Decision, e.Reason = job(n), Retry, failreason.BatchGone+": batch "+job(n).String()+": not found"
+	})
+}
+
+// TestCallbackOfDeletedRowsMayFindNoBatch: an attempt whose callback's
+// rows were all deleted while it ran (its worker declared dead) may find
+// the batch gone with them.
+func TestCallbackOfDeletedRowsMayFindNoBatch(t *testing.T) {
+	b := newBuilder()
+	twoMembers(b)
+	b.commit(w1, b.complete(1), b.complete(2))
+	b.duties(w1, b.release(3))
+	b.commit(w1, b.reserve(3, w1))
+	b.start(3, w1)
+	b.commit(w2, b.setJob(job(3), func(r *JobRow) { r.Status, r.FailedAt = Lost, b.now }))
+	b.commit(none, b.deleteJob(3))
+	b.endBatchGone(3, w1)
+	for _, v := range mustCheck(t, b.history()) {
+		if v.Property == BatchOrder {
+			t.Errorf("violation: %v", v)
+		}
+	}
 }
 
 // TestBatchesAllowWhatTheyShould: a callback released by the pass after

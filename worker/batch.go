@@ -2,10 +2,12 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/failreason"
 	"github.com/tickwork/tickwork/store"
 )
 
@@ -70,7 +72,10 @@ func makeBatch(jobs []store.NewJob) []store.NewJob {
 func (w *Worker) batchOf(ctx context.Context, id ulid.ULID) (store.Batch, error) {
 	var b store.Batch
 	err := w.st.InTx(ctx, func(tx store.Tx) (err error) { b, err = tx.GetBatch(ctx, id); return err })
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Batch{}, fmt.Errorf("%s: batch %s: %w", failreason.BatchGone, id, err)
+	case err != nil:
 		return store.Batch{}, fmt.Errorf("worker: read batch %s for its callback: %w", id, err)
 	}
 	return b, nil

@@ -45,6 +45,7 @@ var Names = []string{
 	BatchOneShort,
 	BatchCountsRetried,
 	BatchWaitsForCompletion,
+	BatchGoneWithFirstAttempt,
 	DeleteUnended,
 	DeleteCutsChains,
 	HistoryIgnored,
@@ -190,6 +191,11 @@ const (
 	// only once every member completed, so a batch with a member that
 	// failed for good or was cancelled keeps its callback waiting for ever.
 	BatchWaitsForCompletion = "batch-waits-for-completion"
+	// BatchGoneWithFirstAttempt: the in-memory store deletes a batch
+	// with its callback's first row, as both stores did until migration
+	// 0026: a retry of the callback still to run then finds no batch,
+	// and fails on every attempt.
+	BatchGoneWithFirstAttempt = "batch-gone-with-first-attempt"
 	// DeleteUnended: both stores let an operator delete a job that has
 	// not ended, so a running job's row vanishes under its worker.
 	DeleteUnended = "delete-unended"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/tickwork/tickwork/internal/mutant"
 	"github.com/tickwork/tickwork/store"
 	"github.com/tickwork/tickwork/store/internal/rules"
 )
@@ -93,13 +94,18 @@ func (t *tx) settleBatches(changed map[ulid.ULID]*store.Job) {
 	}
 }
 
-// deleteBatches deletes the batches rows of the callbacks among gone
-// (deleted by retention).
-func (t *tx) deleteBatches(gone map[ulid.ULID]bool) {
+// deleteBatches deletes the batches of callbacks, whose rows the
+// deletion of gone took, that have no row left: a later attempt of a
+// callback reads its batch when it runs.
+func (t *tx) deleteBatches(gone map[ulid.ULID]bool, callbacks []ulid.ULID) {
 	if len(t.s.batches) == 0 {
 		return // no batch: the retention pass sorts nothing
 	}
-	for _, id := range slices.SortedFunc(maps.Keys(gone), ulid.ULID.Compare) {
+	slices.SortFunc(callbacks, ulid.ULID.Compare)
+	for _, id := range slices.Compact(callbacks) {
+		if t.s.callbackRows[id] > 0 && !(mutant.On(mutant.BatchGoneWithFirstAttempt) && gone[id]) {
+			continue
+		}
 		if _, ok := t.s.batches[id]; ok {
 			t.setBatch(id, nil)
 		}

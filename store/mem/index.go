@@ -32,6 +32,20 @@ func (s *Store) writeJob(id ulid.ULID, before, after *store.Job) {
 	s.indexSequence(id, before, after)
 	s.indexParents(id, before, after)
 	s.indexUncounted(id, before, after)
+	s.indexCallbacks(before, after)
+}
+
+// indexCallbacks keeps callbackRows[b] = how many rows batch b's callback
+// has: its batch goes with the last (deleteBatches).
+func (s *Store) indexCallbacks(before, after *store.Job) {
+	if before != nil && before.CallbackOf != (ulid.ULID{}) {
+		if s.callbackRows[before.CallbackOf]--; s.callbackRows[before.CallbackOf] == 0 {
+			delete(s.callbackRows, before.CallbackOf)
+		}
+	}
+	if after != nil && after.CallbackOf != (ulid.ULID{}) {
+		s.callbackRows[after.CallbackOf]++
+	}
 }
 
 // indexUnique keeps unique[key] = the row holding key.

@@ -230,19 +230,24 @@ func (t *tx) kept(id ulid.ULID) rules.Kept {
 
 // deleteJobs deletes the rows of ids in their order, then applies ON
 // DELETE SET NULL: next_attempt_id of surviving rows in id order, then
-// schedules in name order; a callback takes its batch along.
+// schedules in name order; the last row of a callback takes its batch
+// along.
 func (t *tx) deleteJobs(ids []ulid.ULID) {
 	if len(ids) == 0 {
 		return
 	}
-	var prev []ulid.ULID
+	var prev, callbacks []ulid.ULID
 	gone := make(map[ulid.ULID]bool, len(ids))
 	for _, id := range ids {
 		gone[id] = true
 		if p, ok := t.s.prevOf[id]; ok {
 			prev = append(prev, p)
 		}
-		t.setJob(t.s.jobs[id], nil)
+		j := t.s.jobs[id]
+		if j.CallbackOf != (ulid.ULID{}) {
+			callbacks = append(callbacks, j.CallbackOf)
+		}
+		t.setJob(j, nil)
 	}
 	slices.SortFunc(prev, ulid.ULID.Compare)
 	for _, p := range prev {
@@ -253,7 +258,7 @@ func (t *tx) deleteJobs(ids []ulid.ULID) {
 		}
 	}
 	t.repointSchedules(gone, ulid.ULID{})
-	t.deleteBatches(gone)
+	t.deleteBatches(gone, callbacks)
 }
 
 // DeleteJob deletes one row that rules.CheckDelete allows.

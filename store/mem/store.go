@@ -69,6 +69,8 @@ type Store struct {
 	// parked holds, per sequence key, the available-heap entries Reserve
 	// took out because an earlier row of the key holds it (park).
 	parked map[string][]waiting
+	// callbackRows counts the rows of each batch's callback (index.go).
+	callbackRows map[ulid.ULID]int
 	// seqFronts memoises the sequences' fronts for Reserve until a row of
 	// their key changes (sequenceHead).
 	seqFronts map[string]seqFront
@@ -81,25 +83,26 @@ type Store struct {
 // microsecond, in UTC.
 func New(now func() time.Time) *Store {
 	return &Store{
-		now:        now,
-		jobs:       map[ulid.ULID]*store.Job{},
-		available:  map[string]*entryHeap{},
-		running:    map[ulid.ULID][]ulid.ULID{},
-		runningIn:  map[string]int{},
-		queues:     map[string]*store.Queue{},
-		rateSlots:  map[string][]time.Time{},
-		prevOf:     map[ulid.ULID]ulid.ULID{},
-		unique:     map[string]ulid.ULID{},
-		sequences:  sequences{},
-		seqHolding: sequences{},
-		childrenOf: map[ulid.ULID][]ulid.ULID{},
-		batches:    map[ulid.ULID]*store.Batch{},
-		uncounted:  map[ulid.ULID]bool{},
-		awaited:    map[ulid.ULID]bool{},
-		workers:    map[ulid.ULID]*store.Worker{},
-		schedules:  map[string]*store.Schedule{},
-		seqFronts:  map[string]seqFront{},
-		parked:     map[string][]waiting{},
+		now:          now,
+		jobs:         map[ulid.ULID]*store.Job{},
+		available:    map[string]*entryHeap{},
+		running:      map[ulid.ULID][]ulid.ULID{},
+		runningIn:    map[string]int{},
+		queues:       map[string]*store.Queue{},
+		rateSlots:    map[string][]time.Time{},
+		prevOf:       map[ulid.ULID]ulid.ULID{},
+		unique:       map[string]ulid.ULID{},
+		sequences:    sequences{},
+		seqHolding:   sequences{},
+		childrenOf:   map[ulid.ULID][]ulid.ULID{},
+		batches:      map[ulid.ULID]*store.Batch{},
+		uncounted:    map[ulid.ULID]bool{},
+		awaited:      map[ulid.ULID]bool{},
+		workers:      map[ulid.ULID]*store.Worker{},
+		schedules:    map[string]*store.Schedule{},
+		seqFronts:    map[string]seqFront{},
+		parked:       map[string][]waiting{},
+		callbackRows: map[ulid.ULID]int{},
 	}
 }
 

@@ -176,7 +176,8 @@ func (t *tx) DeleteOldJobs(ctx context.Context, age time.Duration, limit int) (i
 }
 
 // deleteOldJobsSQL is DeleteOldJobs's statement: $1 now, $2 the age, $3 the
-// limit; a deleted callback takes its batches row along (batch.go). It
+// limit; the last row of a callback takes its batches row along
+// (deleteBatchesSQL). It
 // reads jobs_ended_idx, keyed by end time and id (migration 0022), in
 // order from its start and sorts nothing, so that it reads about limit
 // entries, whatever the history and whatever the statistics say. A row a
@@ -197,5 +198,5 @@ const deleteOldJobsSQL = `
 		  AND (SELECT true FROM {schema}.jobs AS p WHERE p.next_attempt_id = j.id LIMIT 1) IS NULL
 		ORDER BY coalesce(completed_at, failed_at, cancelled_at), j.id
 		LIMIT $3)) RETURNING id, callback_of),
-	batch AS (DELETE FROM {schema}.batches WHERE id = ANY (ARRAY(SELECT id FROM gone WHERE callback_of = id)))
+	batch AS (` + deleteBatchesSQL + `)
 	SELECT count(*) FROM gone`

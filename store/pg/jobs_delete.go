@@ -46,8 +46,8 @@ type deleteFacts struct {
 // whether its batch counted it, which earlier attempt links to it); it
 // decides on each id in turn as DeleteJob after DeleteJob would (a row
 // whose earlier attempt went before it is no longer chained), then
-// deletes the rows allowed, and a callback's batches row with each, as
-// retention does; the foreign keys set the links to them to NULL. The
+// deletes the rows allowed, and the batches row of each callback left
+// without a row, as retention does; the foreign keys set the links to them to NULL. The
 // locks hold off a concurrent end, retry or cancel until commit, and a
 // child inserted meanwhile, which locks its parents. It returns each
 // deleted row, and each refusal.
@@ -117,7 +117,18 @@ const deleteFactsSQL = `SELECT ` + jobColumns + `,
 	(SELECT p.id FROM {schema}.jobs AS p WHERE p.next_attempt_id = j.id LIMIT 1)
 	FROM {schema}.jobs AS j WHERE j.id = ANY ($1::uuid[]) ORDER BY j.id FOR UPDATE`
 
-// deleteJobSQL deletes the rows of $1 and, for each callback, its batch.
+// deleteJobSQL deletes the rows of $1 and the batch of each callback
+// that has no row left.
 const deleteJobSQL = `
 	WITH gone AS (DELETE FROM {schema}.jobs WHERE id = ANY ($1::uuid[]) RETURNING id, callback_of)
-	DELETE FROM {schema}.batches WHERE id = ANY (ARRAY(SELECT id FROM gone WHERE callback_of = id))`
+	` + deleteBatchesSQL
+
+// deleteBatchesSQL, after a CTE gone that deleted rows of jobs (RETURNING
+// id, callback_of), deletes the batches whose callback has no row left:
+// a later attempt of the callback reads its batch when it runs. The
+// statement's snapshot still holds the rows gone deleted, hence their
+// exclusion; jobs_callback_idx (migration 0026) finds a callback's rows.
+const deleteBatchesSQL = `DELETE FROM {schema}.batches AS b
+	WHERE b.id = ANY (ARRAY(SELECT callback_of FROM gone WHERE callback_of IS NOT NULL))
+	  AND NOT EXISTS (SELECT FROM {schema}.jobs AS j
+		WHERE j.callback_of = b.id AND j.id <> ALL (ARRAY(SELECT id FROM gone)))`

@@ -348,7 +348,8 @@ var planCases = []planCase{
 	},
 	{
 		name: "delete a job", sql: pg.DeleteJobSQL, guarded: true, args: "'{00000000-0000-0000-0000-000000000002}'",
-		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey") },
+		// jobs_callback_idx: a deleted callback row's remaining rows.
+		check: func(p planNode) []string { return boundedJobScans(p, "jobs_pkey", "jobs_callback_idx") },
 	},
 	{
 		name: "check a schedule's job", sql: pg.CheckAdvanceSQL,
@@ -376,8 +377,9 @@ var planCases = []planCase{
 		name: "delete old jobs", sql: pg.DeleteOldJobsSQL, guarded: true, args: "NULL, '30 days', 2000",
 		check: func(p planNode) []string {
 			// jobs_next_attempt_idx: one probe per row judged, for an
-			// earlier attempt that still names it.
-			bad := boundedJobScans(p, "jobs_ended_idx", "jobs_pkey", "jobs_next_attempt_idx")
+			// earlier attempt that still names it; jobs_callback_idx: a
+			// deleted callback row's remaining rows.
+			bad := boundedJobScans(p, "jobs_ended_idx", "jobs_pkey", "jobs_next_attempt_idx", "jobs_callback_idx")
 			return append(bad, notSortedBeforeLimit(p, "jobs_ended_idx")...)
 		},
 	},

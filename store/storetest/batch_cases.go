@@ -169,6 +169,38 @@ var batchCases = []testCase{
 		err := h.tx(func(tx store.Tx) error { _, err := tx.GetBatch(h.ctx, cb); return err })
 		h.wantErr(err, store.ErrNotFound, "the batch of a deleted callback")
 	}},
+	{"BatchStaysWhileItsCallbackHasARow", func(h *harness) {
+		// A callback's retry reads the batch when it runs: deleting the
+		// first attempt, by an operator or by retention, leaves the
+		// batch; the callback's last row takes it along.
+		w := h.worker()
+		m, cb := h.insertBatchOf(1)
+		h.reserve(w, 1, "m")
+		h.complete(w, m[0])
+		h.wantSettled("after the member completed", cb)
+		h.wantTook(h.reserve(w, 1, "cb"), "the callback", cb)
+		h.fail(w, cb, "boom")
+		next := h.retry(cb, 0)
+		if _, err := h.deleteJob(cb); err != nil {
+			h.t.Fatalf("delete of the callback's failed first attempt: %v", err)
+		}
+		h.wantBatch(cb, 1, 0)
+		h.wantTook(h.reserve(w, 1, "cb"), "the callback's retry", next.ID)
+		h.fail(w, next.ID, "boom again")
+		last := h.retry(next.ID, 0)
+		h.clock.Advance(time.Hour)
+		if n := h.deleteOldJobs(time.Minute); n != 2 {
+			h.t.Fatalf("retention deleted %d rows, want the member and the callback's second attempt", n)
+		}
+		h.wantBatch(cb, 1, 0)
+		h.wantTook(h.reserve(w, 1, "cb"), "the callback's last retry", last.ID)
+		h.complete(w, last.ID)
+		if _, err := h.deleteJob(last.ID); err != nil {
+			h.t.Fatalf("delete of the callback's last row: %v", err)
+		}
+		err := h.tx(func(tx store.Tx) error { _, err := tx.GetBatch(h.ctx, cb); return err })
+		h.wantErr(err, store.ErrNotFound, "the batch of a callback with no row left")
+	}},
 	{"MemberCancelledForItsParentCountsInTheSamePass", func(h *harness) {
 		w := h.worker()
 		parent := h.running(w, "q")
