@@ -59,7 +59,7 @@ func TestDependenciesStayBoundedWithAMillionRows(t *testing.T) {
 		{"lock a failed parent's children", pg.ChildrenSQL(s), "'{" + strings.Trim(failedParent, "'") + "}'", true, []string{"jobs_pkey"}, 3},
 		{"write a settled child", pg.WriteSettledSQL(s), "'00000000-0000-0000-0000-0000000f4628', 'cancelled', NULL, NULL, now(), 'parent failed'",
 			true, []string{"jobs_pkey"}, 1},
-		{"delete old jobs", pg.DeleteOldJobsSQL(s), "NULL, '30 days', 2000", true, []string{"jobs_ended_idx", "jobs_pkey", "jobs_next_attempt_idx"}, 2000},
+		{"delete old jobs", pg.DeleteOldJobsSQL(s), "NULL, '30 days', 2000", true, []string{"jobs_ended_idx", "jobs_pkey", "jobs_next_attempt_idx", "jobs_callback_idx"}, 2000},
 		{"insert a retry", pg.InsertNextSQL(s),
 			"NULL, '{00000000-0000-0000-0000-000000000006}', '{00000000-0000-0000-0000-0000ffffffff}', 'scheduled', '5 seconds', 1, 0",
 			false, []string{"jobs_pkey"}, 1},
