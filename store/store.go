@@ -229,13 +229,17 @@ type Jobs interface {
 	// it (next_attempt_id, schedules) become NULL. ErrConflict, saying
 	// what to do first, for any other; ErrNotFound for an unknown one.
 	DeleteJob(ctx context.Context, id ulid.ULID) (Job, error)
-	// DeleteJobs is DeleteJob of each of ids in turn, in a fixed number
-	// of statements for all (Client.Bulk's batch), and returns one
-	// outcome per id, in order: nil for a job it deleted, else the refusal
+	// DeleteJobs is DeleteJob of each of ids in turn, of a job whose
+	// status is still from[i] (any status for ""), in a fixed number of
+	// statements for all (Client.Bulk's batch), and returns one outcome
+	// per id, in order: nil for a job it deleted, else the refusal
 	// DeleteJob would give after the earlier ids (ErrConflict, or
-	// ErrNotFound, an id given again after its delete included). Another
-	// error fails the call.
-	DeleteJobs(ctx context.Context, ids []ulid.ULID) ([]error, error)
+	// ErrNotFound, an id given again after its delete included), or
+	// ErrConflict for a job that moved on since the caller read it (a
+	// running job a leader found lost), which is left as it is. Another
+	// error, or ids and from of different lengths (ErrInvalid), fails the
+	// call.
+	DeleteJobs(ctx context.Context, ids []ulid.ULID, from []Status) ([]error, error)
 	// DeleteOldJobs deletes up to limit terminal jobs that ended
 	// (completed, failed or cancelled) before now − age, those that ended
 	// first (then by id), and returns how many; limit < 1 deletes none.

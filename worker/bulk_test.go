@@ -245,9 +245,9 @@ func (t countingTx) DeleteJob(ctx context.Context, id ulid.ULID) (store.Job, err
 	return t.Tx.DeleteJob(ctx, id)
 }
 
-func (t countingTx) DeleteJobs(ctx context.Context, ids []ulid.ULID) ([]error, error) {
+func (t countingTx) DeleteJobs(ctx context.Context, ids []ulid.ULID, from []store.Status) ([]error, error) {
 	t.calls["DeleteJobs"]++
-	return t.Tx.DeleteJobs(ctx, ids)
+	return t.Tx.DeleteJobs(ctx, ids, from)
 }
 
 // TestBulkActsWithOneStoreCallPerBatch: batches of 3 over the 7 rows

@@ -266,26 +266,34 @@ func (t *tx) DeleteJob(_ context.Context, id ulid.ULID) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
-	return t.deleteJob(id)
+	return t.deleteJob(id, "")
 }
 
-// DeleteJobs deletes the jobs in turn, as DeleteJob does each.
-func (t *tx) DeleteJobs(_ context.Context, ids []ulid.ULID) ([]error, error) {
+// DeleteJobs deletes the jobs in turn, as DeleteJob does each, those
+// still from[i].
+func (t *tx) DeleteJobs(_ context.Context, ids []ulid.ULID, from []store.Status) ([]error, error) {
 	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if err := rules.SameLength("delete jobs", len(ids), len(from)); err != nil {
 		return nil, err
 	}
 	errs := make([]error, len(ids))
 	for i, id := range ids {
-		_, errs[i] = t.deleteJob(id)
+		_, errs[i] = t.deleteJob(id, from[i])
 	}
 	return errs, nil
 }
 
-// deleteJob is DeleteJob in a transaction checked usable.
-func (t *tx) deleteJob(id ulid.ULID) (store.Job, error) {
+// deleteJob is DeleteJob, of a job still from ("": any), in a
+// transaction checked usable.
+func (t *tx) deleteJob(id ulid.ULID, from store.Status) (store.Job, error) {
 	j, ok := t.s.jobs[id]
 	if !ok {
 		return store.Job{}, fmt.Errorf("delete job %s: %w", id, store.ErrNotFound)
+	}
+	if err := rules.DeleteFrom(*j, from); err != nil {
+		return store.Job{}, err
 	}
 	if err := rules.CheckDelete(*j, t.kept(id)); err != nil {
 		return store.Job{}, err

@@ -18,7 +18,7 @@ func (t *tx) DeleteJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 	if err := t.check(); err != nil {
 		return store.Job{}, err
 	}
-	jobs, errs, err := t.deleteJobs(ctx, []ulid.ULID{id})
+	jobs, errs, err := t.deleteJobs(ctx, []ulid.ULID{id}, []store.Status{""})
 	if err != nil {
 		return store.Job{}, err
 	}
@@ -26,11 +26,14 @@ func (t *tx) DeleteJob(ctx context.Context, id ulid.ULID) (store.Job, error) {
 }
 
 // DeleteJobs implements store.Tx.
-func (t *tx) DeleteJobs(ctx context.Context, ids []ulid.ULID) ([]error, error) {
+func (t *tx) DeleteJobs(ctx context.Context, ids []ulid.ULID, from []store.Status) ([]error, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	_, errs, err := t.deleteJobs(ctx, ids)
+	if err := rules.SameLength("delete jobs", len(ids), len(from)); err != nil {
+		return nil, err
+	}
+	_, errs, err := t.deleteJobs(ctx, ids, from)
 	return errs, err
 }
 
@@ -41,7 +44,8 @@ type deleteFacts struct {
 	prev pgtype.UUID // the earlier attempt that names it as its next
 }
 
-// deleteJobs locks the rows of ids and reads, with each, what
+// deleteJobs locks the rows of ids and reads, with each, its status
+// (refused unless from[i], or from[i] is "") and what
 // rules.CheckDelete decides on (whether a waiting row waits for it,
 // whether its batch counted it, which earlier attempt links to it); it
 // decides on each id in turn as DeleteJob after DeleteJob would (a row
@@ -51,7 +55,7 @@ type deleteFacts struct {
 // locks hold off a concurrent end, retry or cancel until commit, and a
 // child inserted meanwhile, which locks its parents. It returns each
 // deleted row, and each refusal.
-func (t *tx) deleteJobs(ctx context.Context, ids []ulid.ULID) ([]store.Job, []error, error) {
+func (t *tx) deleteJobs(ctx context.Context, ids []ulid.ULID, from []store.Status) ([]store.Job, []error, error) {
 	facts, err := t.readDeleteFacts(ctx, ids)
 	if err != nil {
 		return nil, nil, err
@@ -66,6 +70,9 @@ func (t *tx) deleteJobs(ctx context.Context, ids []ulid.ULID) ([]store.Job, []er
 			continue
 		}
 		f.kept.Chained = f.prev.Valid && !gone[toULID(f.prev)]
+		if errs[i] = rules.DeleteFrom(f.job, from[i]); errs[i] != nil {
+			continue
+		}
 		errs[i] = rules.CheckDelete(f.job, f.kept)
 		if mutant.On(mutant.PGBulkDeleteUnchecked) {
 			errs[i] = nil

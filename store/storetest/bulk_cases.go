@@ -197,9 +197,28 @@ var bulkCases = []testCase{
 		ids = append(ids, rows[0], rows[8], h.newID())
 		c, nf := store.ErrConflict, store.ErrNotFound
 		h.wantAsSingles("delete jobs",
-			func(tx store.Tx) ([]error, error) { return tx.DeleteJobs(h.ctx, ids) },
+			func(tx store.Tx) ([]error, error) { return tx.DeleteJobs(h.ctx, ids, make([]store.Status, len(ids))) },
 			func(tx store.Tx, i int) error { _, err := tx.DeleteJob(h.ctx, ids[i]); return err },
 			[]error{nil, nil, nil, nil, c, c, c, c, nil, nil, nil, nf, nil, nf})
+	}},
+	{"DeleteRefusesARowThatMovedOn", func(h *harness) {
+		// Client.Bulk deletes what its filter read: a row read running
+		// that a leader marked lost since is refused and stays; one read
+		// as it is goes; ids and statuses of different lengths fail.
+		done, _, _, lost := h.terminalJobs() // lost was running until its worker was declared dead
+		errs, err := h.deleteJobsFrom([]ulid.ULID{lost, done}, []store.Status{store.Running, store.Completed})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		h.wantErr(errs[0], store.ErrConflict, "delete of a row read running, now lost")
+		if errs[1] != nil {
+			h.t.Fatalf("delete of a completed row read completed: %v", errs[1])
+		}
+		if j := h.job(lost); j.Status != store.Lost {
+			h.t.Fatalf("the refused row is %s, want it left lost", j.Status)
+		}
+		_, err = h.deleteJobsFrom([]ulid.ULID{lost}, nil)
+		h.wantErr(err, store.ErrInvalid, "ids and statuses of different lengths")
 	}},
 	{"CancelSettlesOnceForAll", func(h *harness) {
 		parent := h.insert("q", time.Time{})
@@ -250,5 +269,12 @@ func (h *harness) retryJobs(ids, newIDs []ulid.ULID) (errs []error, err error) {
 
 func (h *harness) cancelJobs(ids []ulid.ULID, from []store.Status) (errs []error, err error) {
 	err = h.tx(func(tx store.Tx) (err error) { errs, err = tx.CancelJobsFrom(h.ctx, ids, from); return err })
+	return errs, err
+}
+
+// deleteJobsFrom runs DeleteJobs in a transaction of its own.
+func (h *harness) deleteJobsFrom(ids []ulid.ULID, from []store.Status) (errs []error, err error) {
+	h.t.Helper()
+	err = h.tx(func(tx store.Tx) (err error) { errs, err = tx.DeleteJobs(h.ctx, ids, from); return err })
 	return errs, err
 }

@@ -55,15 +55,7 @@ func drawRetryJobs(rt *rapid.T, d *diff) op {
 // the one it is in: what a bulk cancel reads.
 func drawCancelJobs(rt *rapid.T, d *diff) op {
 	ids := d.drawBulkIDs(rt, store.Waiting, store.Available, store.Scheduled, store.Running)
-	from := make([]store.Status, len(ids))
-	for i, id := range ids {
-		at := slices.IndexFunc(d.last.Jobs, func(j store.Job) bool { return j.ID == id })
-		if at >= 0 && rapid.IntRange(0, 3).Draw(rt, "as read") > 0 {
-			from[i] = d.last.Jobs[at].Status
-		} else {
-			from[i] = rapid.SampledFrom([]store.Status{"", store.Scheduled, store.Available, store.Running, store.Waiting}).Draw(rt, "from")
-		}
-	}
+	from := d.drawFrom(rt, ids, store.Scheduled, store.Available, store.Running, store.Waiting)
 	return op{fmt.Sprintf("cancelJobsFrom %v from %v", ids, from), func(ctx context.Context, tx store.Tx) (string, error) {
 		errs, err := tx.CancelJobsFrom(ctx, ids, from)
 		return fmtOutcomes(errs), err
@@ -72,8 +64,25 @@ func drawCancelJobs(rt *rapid.T, d *diff) op {
 
 func drawDeleteJobs(rt *rapid.T, d *diff) op {
 	ids := d.drawBulkIDs(rt, store.Completed, store.Failed, store.Cancelled, store.Lost)
-	return op{fmt.Sprintf("deleteJobs %v", ids), func(ctx context.Context, tx store.Tx) (string, error) {
-		errs, err := tx.DeleteJobs(ctx, ids)
+	from := d.drawFrom(rt, ids, store.Running, store.Completed, store.Failed, store.Cancelled, store.Lost)
+	return op{fmt.Sprintf("deleteJobs %v from %v", ids, from), func(ctx context.Context, tx store.Tx) (string, error) {
+		errs, err := tx.DeleteJobs(ctx, ids, from)
 		return fmtOutcomes(errs), err
 	}}
+}
+
+// drawFrom draws, for each of ids, the status a bulk batch read it in:
+// most often the one it is in, else "" (any) or one of others, which a
+// row that moved on since shows.
+func (d *diff) drawFrom(rt *rapid.T, ids []ulid.ULID, others ...store.Status) []store.Status {
+	from := make([]store.Status, len(ids))
+	for i, id := range ids {
+		at := slices.IndexFunc(d.last.Jobs, func(j store.Job) bool { return j.ID == id })
+		if at >= 0 && rapid.IntRange(0, 3).Draw(rt, "as read") > 0 {
+			from[i] = d.last.Jobs[at].Status
+		} else {
+			from[i] = rapid.SampledFrom(append([]store.Status{""}, others...)).Draw(rt, "from")
+		}
+	}
+	return from
 }

@@ -27,6 +27,15 @@ func CancelRefusal(id ulid.ULID, j store.Job, found bool, from store.Status) err
 	return fmt.Errorf("cancel job %s: it is %s: %w", id, j.Status, store.ErrConflict)
 }
 
+// DeleteFrom is the refusal of deleting row j read as from, nil when it
+// is still from (or from is ""): the same in every store.
+func DeleteFrom(j store.Job, from store.Status) error {
+	if from == "" || j.Status == from {
+		return nil
+	}
+	return fmt.Errorf("delete job %s: it is %s now, not %s: %w", j.ID, j.Status, from, store.ErrConflict)
+}
+
 // SameLength returns an error wrapping store.ErrInvalid, naming what,
 // when a batch's two lists differ in length.
 func SameLength(what string, ids, other int) error {
