@@ -45,10 +45,10 @@ type Checker struct {
 	keyReleased map[string]keyRelease
 	queues      queueIndex
 	partitions  keyIndex
-	sequences   sequenceIndex
+	sequences   keyRows
 	// seqHolders: of sequences, the rows that hold theirs (holdsSequence),
 	// where sequences holds every row the run had (seqholders.go).
-	seqHolders holderIndex
+	seqHolders keyRows
 	deps       depIndex
 	batches    batchIndex
 	cancelsDue []cancelDue  // handlers a check found cancelled, to be stopped before time moves on
@@ -142,8 +142,8 @@ func New(params Params) (*Checker, error) {
 		keyReleased: make(map[string]keyRelease),
 		queues:      newQueueIndex(),
 		partitions:  newKeyIndex(),
-		sequences:   sequenceIndex{},
-		seqHolders:  holderIndex{},
+		sequences:   keyRows{},
+		seqHolders:  keyRows{},
 		deps:        depIndex{parents: map[ulid.ULID][]ulid.ULID{}},
 		batches:     batchIndex{members: map[ulid.ULID][]ulid.ULID{}, waiting: map[ulid.ULID]bool{}},
 	}

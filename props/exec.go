@@ -110,12 +110,16 @@ func (c *Checker) execEnded(e *Event) {
 		c.report(WellFormed, fmt.Sprintf("job %s ended with unknown decision %q", e.Job, e.Decision))
 	}
 	c.checkDecision(e)
-	if st := c.jobs[e.Job]; strings.Contains(e.Reason, failreason.BatchGone) && st != nil && st.row.Status == Running && st.row.StartedBy == x.start.Worker {
-		// A row that no longer runs here may be gone with every row of
-		// its callback, and its batch with them.
+	st := c.jobs[e.Job]
+	if st == nil || st.row.StartedBy != x.start.Worker {
+		return
+	}
+	// A row that no longer runs here may be gone with every row of its
+	// callback, and its batch with them.
+	if st.row.Status == Running && strings.Contains(e.Reason, failreason.BatchGone) {
 		c.report(BatchOrder, fmt.Sprintf("job %s, a batch's callback, ran without its batch: %s", e.Job, e.Reason), withJobs(st.row))
 	}
-	if st := c.jobs[e.Job]; st != nil && st.row.StartedBy == x.start.Worker && (st.row.Status == Running || failedUnseen(st, e)) {
+	if st.row.Status == Running || failedUnseen(st, e) {
 		st.decided, st.output, st.snooze = e.Decision, e.Output, e.Snooze
 	}
 }

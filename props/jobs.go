@@ -182,7 +182,7 @@ func (c *Checker) applyJob(id ulid.ULID, before, after *JobRow) {
 	c.queues.indexJob(id, before, after)
 	c.passDone.indexScheduled(id, before, after)
 	c.partitions.indexKeys(id, before, after)
-	c.sequences.indexSequence(id, before, after)
+	c.sequences.index(id, keyed(before), keyed(after))
 	c.seqHolders.index(id, holding(before), holding(after))
 	c.deps.indexWaiting(id, after)
 	c.batches.index(id, before, after)

@@ -4,41 +4,65 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// holderIndex keeps, per sequence key, the rows that hold their sequence
-// (holdsSequence): in place order, and those running apart. A job pass
-// asks of every ready row whether its sequence holds it back, and a
-// sequence's backlog holds many rows; the index answers from the first
+// keyRows keeps, per sequence key, a set of its rows in place order, and
+// those running apart: every row with a key (Checker.sequences), and the
+// rows that hold their sequence (Checker.seqHolders, holdsSequence). A job
+// pass asks of every ready row whether its sequence holds it back, and a
+// sequence's backlog holds many rows; the holders answer from the first
 // row in place order and the few running ones.
-type holderIndex map[string]*holders
+type keyRows map[string]*seqRows
 
-// index keeps the index in step with one row change; before and after are
-// the row's versions that hold their sequence, nil for none.
-func (hi holderIndex) index(id ulid.ULID, before, after *JobRow) {
+// seqRows are one key's rows of a keyRows.
+type seqRows struct {
+	order   places
+	running map[ulid.ULID]struct{}
+}
+
+// index keeps k in step with one row change; before and after are the
+// row's versions in the set, nil for none.
+func (k keyRows) index(id ulid.ULID, before, after *JobRow) {
 	if before != nil && after != nil && before.Sequence.Key == after.Sequence.Key && placeOf(before) == placeOf(after) {
-		if h := hi[after.Sequence.Key]; h != nil { // it holds on in its place: only running may change
-			h.setRunning(id, after.Status == Running)
+		if rows := k[after.Sequence.Key]; rows != nil { // in its place still: only running may change
+			rows.setRunning(id, after.Status == Running)
 			return
 		}
 	}
 	if before != nil {
-		if h := hi[before.Sequence.Key]; h != nil {
-			h.order.remove(placeOf(before))
-			delete(h.running, id)
-			if len(h.order) == 0 {
-				delete(hi, before.Sequence.Key)
+		if rows := k[before.Sequence.Key]; rows != nil {
+			rows.order.remove(placeOf(before))
+			delete(rows.running, id)
+			if len(rows.order) == 0 {
+				delete(k, before.Sequence.Key)
 			}
 		}
 	}
 	if after == nil {
 		return
 	}
-	h := hi[after.Sequence.Key]
-	if h == nil {
-		h = &holders{running: map[ulid.ULID]struct{}{}}
-		hi[after.Sequence.Key] = h
+	rows := k[after.Sequence.Key]
+	if rows == nil {
+		rows = &seqRows{running: map[ulid.ULID]struct{}{}}
+		k[after.Sequence.Key] = rows
 	}
-	h.order.add(placeOf(after))
-	h.setRunning(id, after.Status == Running)
+	rows.order.add(placeOf(after))
+	rows.setRunning(id, after.Status == Running)
+}
+
+// setRunning records whether row id of the key runs.
+func (rows *seqRows) setRunning(id ulid.ULID, running bool) {
+	if running {
+		rows.running[id] = struct{}{}
+	} else {
+		delete(rows.running, id)
+	}
+}
+
+// keyed is r if it has a sequence key, else nil: Checker.sequences's rows.
+func keyed(r *JobRow) *JobRow {
+	if r == nil || r.Sequence.Key == "" {
+		return nil
+	}
+	return r
 }
 
 // inOrder returns key's holding rows by (place, id).

@@ -55,46 +55,6 @@ func haltsSequence(r *JobRow) bool {
 	return holdsSequence(r) && (r.Status == Failed || r.Status == Lost)
 }
 
-// sequenceIndex holds the rows of each sequence key.
-type sequenceIndex map[string]*seqRows
-
-// indexSequence keeps the index in step with one row change.
-func (si sequenceIndex) indexSequence(id ulid.ULID, before, after *JobRow) {
-	if before != nil && after != nil && before.Sequence.Key == after.Sequence.Key && placeOf(before) == placeOf(after) {
-		if rows := si[after.Sequence.Key]; rows != nil { // in its place still: only running may change
-			rows.setRunning(id, after.Status == Running)
-			return
-		}
-	}
-	if before != nil && before.Sequence.Key != "" {
-		if rows := si[before.Sequence.Key]; rows != nil {
-			rows.order.remove(placeOf(before))
-			delete(rows.running, id)
-			if len(rows.order) == 0 {
-				delete(si, before.Sequence.Key)
-			}
-		}
-	}
-	if after != nil && after.Sequence.Key != "" {
-		rows := si[after.Sequence.Key]
-		if rows == nil {
-			rows = &seqRows{running: map[ulid.ULID]struct{}{}}
-			si[after.Sequence.Key] = rows
-		}
-		rows.order.add(placeOf(after))
-		rows.setRunning(id, after.Status == Running)
-	}
-}
-
-// setRunning records whether row id of the key runs.
-func (rows *seqRows) setRunning(id ulid.ULID, running bool) {
-	if running {
-		rows.running[id] = struct{}{}
-	} else {
-		delete(rows.running, id)
-	}
-}
-
 // holding is r if it holds its sequence, else nil: seqHolders's rows.
 func holding(r *JobRow) *JobRow {
 	if r == nil || !holdsSequence(r) {
@@ -102,17 +62,6 @@ func holding(r *JobRow) *JobRow {
 	}
 	return r
 }
-
-// seqRows are the rows of one sequence key: in place order, and those
-// running apart.
-type seqRows struct {
-	order   places
-	running map[ulid.ULID]struct{}
-}
-
-// holders are one key's holding rows (seqholders.go), kept as a key's
-// rows are.
-type holders = seqRows
 
 // leastOther returns the row of the least id among ids but for r's: map
 // order decides nothing.

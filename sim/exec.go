@@ -19,10 +19,8 @@ import (
 // drawn from a source named by the job row's id, so they do not depend on
 // which worker runs it or on anything else the seed drew.
 type execution struct {
-	id     uint64
-	job    ulid.ULID
-	row    store.Job // the row as reserved, which the worker runs the attempt on (handler.go)
-	worker ulid.ULID // the worker id it was reserved under
+	id  uint64
+	row store.Job // the row as reserved, which the worker runs the attempt on (handler.go)
 
 	decision     worker.Decision
 	reason       string
@@ -100,7 +98,7 @@ func (s *sim) startExec(p *proc, j store.Job) {
 	r := &s.execRng
 	s.master.ChildInto(r, jobLabel(j.ID))
 	s.execSeq++
-	ex := &execution{id: s.execSeq, job: j.ID, row: j, worker: j.StartedBy, ctx: p.ctxs.Start(j.ID)}
+	ex := &execution{id: s.execSeq, row: j, ctx: p.ctxs.Start(j.ID)}
 	ex.doneAtStart = p.cancelled || ex.ctx.Err() != nil // p.cancelled: cancelled as it starts (below)
 	o := s.drawOutcome(r)
 	run := r.DurationBetween(time.Millisecond, s.sc.JobMax.D())
@@ -172,11 +170,11 @@ func (s *sim) cancelExec(p *proc, ex *execution, why string) {
 	ex.cancelled = true
 	if ex.ignoreCancel {
 		s.count(IgnoreCancel)
-		s.tr.printf(s.now, p.name, "exec %s ignores cancellation (%s)", s.names.job(ex.job), why)
+		s.tr.printf(s.now, p.name, "exec %s ignores cancellation (%s)", s.names.job(ex.row.ID), why)
 		if ex.hangs && p.draining && why == drainCancel {
 			ex.hung = true
 			s.res.Marks.set(MarkHandlerHung)
-			s.tr.printf(s.now, p.name, "exec %s hangs until its process exits", s.names.job(ex.job))
+			s.tr.printf(s.now, p.name, "exec %s hangs until its process exits", s.names.job(ex.row.ID))
 			return
 		}
 		if !ex.endQueued {
@@ -199,8 +197,8 @@ func (s *sim) jobDone(p *proc, id uint64) {
 	}
 	p.execs = append(p.execs[:i], p.execs[i+1:]...)
 	res := s.finishExec(p, ex)
-	p.ctxs.Finished(ex.job)
-	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.job), res.Decision, res.Reason)
+	p.ctxs.Finished(ex.row.ID)
+	s.tr.printf(s.now, p.name, "exec %s returns %s %s", s.names.job(ex.row.ID), res.Decision, res.Reason)
 	s.step(p, engine.Input{Kind: engine.InJobFinished, Result: res})
 }
 

@@ -49,9 +49,14 @@ func (s *sim) newWorker(p *proc) (*worker.Worker, error) {
 // finishExec runs ex's attempt through p's worker now that its handler
 // returns, and returns the result the core is given.
 func (s *sim) finishExec(p *proc, ex *execution) engine.Result {
-	s.returning, s.returningProc = ex, p
-	defer func() { s.returning, s.returningProc = nil, nil }()
-	return workerengine.Of(p.worker).Execute(ex.ctx, ex.row)
+	s.returning = ex
+	res := workerengine.Of(p.worker).Execute(ex.ctx, ex.row)
+	s.returning = nil
+	if ex.sealed != nil && res.Output != nil { // the worker sealed what the handler recorded
+		s.record(&props.Event{Kind: props.Encrypted, Job: ex.row.ID, Process: p.name,
+			Fields: []string{props.SealedOutput}, Clear: []string{string(ex.output())}})
+	}
+	return res
 }
 
 // playOutcome is every queue's handler: it does what startExec drew for
@@ -70,12 +75,7 @@ func (s *sim) playOutcome(ctx context.Context, job worker.Job[json.RawMessage]) 
 		if ex.timedOutFirst {
 			s.res.Marks.set(MarkSuccessPastTimeout)
 		}
-		out := ex.output()
-		if ex.sealed != nil {
-			s.record(&props.Event{Kind: props.Encrypted, Job: ex.job, Process: s.returningProc.name,
-				Fields: []string{props.SealedOutput}, Clear: []string{string(out)}})
-		}
-		return worker.RecordOutput(ctx, out)
+		return worker.RecordOutput(ctx, ex.output())
 	case worker.Fail:
 		return worker.FailJob(errors.New(ex.reason))
 	case worker.Snoozed:
@@ -105,10 +105,7 @@ func (c *execClock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
 
 // WithTimeout returns the context the attempt runs under (attemptCtx).
 func (c *execClock) WithTimeout(parent context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
-	ex := c.s.returning
-	if ex == nil {
-		return parent, func() {}
-	}
+	ex := c.s.returning // the worker sets deadlines only in the attempt finishExec runs
 	ctx := &attemptCtx{Context: parent, ex: ex}
 	if ex.timedOutFirst {
 		ctx.Context = context.WithoutCancel(parent) // the deadline ended it: a later end of the parent changes nothing

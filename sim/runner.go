@@ -87,7 +87,7 @@ func (s *sim) cancelJobs(p *proc, a engine.Action) {
 	p.ctxs.Carry(a)
 	for _, id := range a.JobIDs {
 		for _, ex := range p.execs {
-			if ex.job == id && ex.ctx.Err() != nil {
+			if ex.row.ID == id && ex.ctx.Err() != nil {
 				s.tr.printf(s.now, p.name, "cancel exec %s (%s)", s.names.job(id), a.Reason)
 				s.cancelExec(p, ex, "job cancelled")
 			}

@@ -95,15 +95,14 @@ type sim struct {
 	master  *clockrng.Rand
 	execRng clockrng.Rand // startExec's draws, a child of master per job
 	// returning is the execution whose attempt a process's worker runs
-	// now, on returningProc (handler.go).
-	returning     *execution
-	returningProc *proc
-	now           time.Duration // true time since Epoch, whole microseconds
-	q             eventQueue
-	be            Backend
-	procs         []*proc
-	phase         phase
-	stopped       bool
+	// now (handler.go).
+	returning *execution
+	now       time.Duration // true time since Epoch, whole microseconds
+	q         eventQueue
+	be        Backend
+	procs     []*proc
+	phase     phase
+	stopped   bool
 
 	checker    *props.Checker
 	onRecord   func(props.Event)

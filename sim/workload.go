@@ -143,7 +143,7 @@ func (s *sim) executing() []ulid.ULID {
 	var ids []ulid.ULID
 	for _, p := range s.procs {
 		for _, ex := range p.execs {
-			ids = append(ids, ex.job)
+			ids = append(ids, ex.row.ID)
 		}
 	}
 	return ids

@@ -51,8 +51,8 @@ type deleteFacts struct {
 // decides on each id in turn as DeleteJob after DeleteJob would (a row
 // whose earlier attempt went before it is no longer chained), then
 // deletes the rows allowed, and the batches row of each callback left
-// without a row, as retention does; the foreign keys set the links to them to NULL. The
-// locks hold off a concurrent end, retry or cancel until commit, and a
+// without a row, as retention does; the foreign keys set the links to
+// them to NULL. The locks hold off a concurrent end, retry or cancel until commit, and a
 // child inserted meanwhile, which locks its parents. It returns each
 // deleted row, and each refusal.
 func (t *tx) deleteJobs(ctx context.Context, ids []ulid.ULID, from []store.Status) ([]store.Job, []error, error) {
